@@ -1,0 +1,37 @@
+/* One arena per report: everything parsed or derived from a report is
+ * allocated here and released in one hg_arena_destroy(). */
+#ifndef HANGAR_ARENA_H
+#define HANGAR_ARENA_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+#include "hangar.h"
+
+typedef struct hg_arena hg_arena;
+
+/* Returns a new empty arena (caller owns; hg_arena_destroy), NULL on ENOMEM. */
+hg_arena *hg_arena_create(void);
+/* Frees the arena and everything allocated from it.  Accepts NULL. */
+void hg_arena_destroy(hg_arena *arena);
+
+/* Zeroed memory owned by the arena; NULL on ENOMEM or size overflow. */
+void *hg_arena_alloc(hg_arena *arena, size_t size);
+void *hg_arena_calloc(hg_arena *arena, size_t count, size_t size);
+/* A NUL-terminated copy of s[0..len) owned by the arena. */
+char *hg_arena_strndup(hg_arena *arena, const char *s, size_t len);
+char *hg_arena_strdup(hg_arena *arena, const char *s);
+char *hg_arena_printf(hg_arena *arena, const char *fmt, ...) HG_PRINTF(2, 3);
+char *hg_arena_vprintf(hg_arena *arena, const char *fmt, va_list ap);
+
+/* A growable list of strings whose storage lives in an arena. */
+typedef struct hg_strlist {
+	char **items;
+	size_t len;
+	size_t cap;
+} hg_strlist;
+
+/* Appends a formatted string; returns 0 or HG_ENOMEM. */
+int hg_strlist_addf(hg_strlist *list, hg_arena *arena, const char *fmt, ...) HG_PRINTF(3, 4);
+
+#endif

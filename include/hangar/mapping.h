@@ -1,0 +1,64 @@
+/* methodMapping.txt, written by the matrix-gradle-plugin: lines
+ *   id,accessFlags,class method descriptor
+ * e.g. "1048574,1,android.os.Handler dispatchMessage (Landroid.os.Message;)V".
+ * Loaded in one pass over the mmap'd file; ids (20 bits) index a flat table,
+ * so a lookup is O(1).  Symbols are formatted only when looked up. */
+#ifndef HANGAR_MAPPING_H
+#define HANGAR_MAPPING_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arena.h"
+#include "hangar.h"
+
+typedef struct hg_mapping hg_mapping;
+
+/* One mapping entry; the slices point into the mapping's bytes (borrowed,
+ * valid until hg_mapping_destroy) and are not NUL-terminated. */
+typedef struct hg_mapping_entry {
+	const char *cls;
+	size_t cls_len;
+	const char *method;
+	size_t method_len;
+	const char *desc;   /* empty for native methods */
+	size_t desc_len;
+	int32_t access_flags;
+	long line;          /* 1-based line in the file */
+} hg_mapping_entry;
+
+/* Maps the file at path and indexes it.  Malformed lines are reported to
+ * ctx's diagnostics as warnings (path:line: why) and skipped; a duplicate id
+ * keeps its first line.  *out is owned by the caller (hg_mapping_destroy).
+ * Returns 0, HG_EIO (diagnostic sent), HG_ELIMIT or HG_ENOMEM. */
+int hg_mapping_open(const hg_ctx *ctx, const char *path, hg_mapping **out);
+
+/* Same over bytes already in memory, which the mapping copies. */
+int hg_mapping_from_memory(const hg_ctx *ctx, const char *name, const char *data, size_t len,
+			   hg_mapping **out);
+
+/* Frees the mapping.  Accepts NULL. */
+void hg_mapping_destroy(hg_mapping *mapping);
+
+/* The file name given at load (borrowed). */
+const char *hg_mapping_name(const hg_mapping *mapping);
+
+/* Number of ids the mapping holds, and of lines it skipped as malformed. */
+size_t hg_mapping_count(const hg_mapping *mapping);
+size_t hg_mapping_skipped(const hg_mapping *mapping);
+
+/* Looks id up; returns 0 and fills *entry, or HG_EINVAL when absent. */
+int hg_mapping_lookup(const hg_mapping *mapping, int32_t id, hg_mapping_entry *entry);
+
+/* The symbol of id as a Java developer reads it, e.g.
+ * "com.example.db.UserRepository.query(String, int)", owned by arena;
+ * NULL when the id is not in the mapping (or on ENOMEM). */
+const char *hg_mapping_symbol(const hg_mapping *mapping, int32_t id, hg_arena *arena);
+
+/* Formats class + method + JVM descriptor (dotted or slashed class names) as
+ * above; an unparseable descriptor is kept verbatim after the name.  Owned by
+ * arena. */
+char *hg_format_java_method(hg_arena *arena, const char *cls, size_t cls_len, const char *method,
+			    size_t method_len, const char *desc, size_t desc_len);
+
+#endif

@@ -1,0 +1,118 @@
+/* The normalized report, and reading reports from the bytes of one input.
+ *
+ * An input holds one report, several reports as NDJSON (one JSON object per
+ * line) or a JSON array of reports.  A report is a JSON object, bare or in
+ * Matrix's issue wrapper {"tag","type","content":{...}}.  Its evidence is a
+ * raw AppMethodBeat `buffer` (rebuilt as Matrix would) or a structured
+ * `stack` of "depth,id,count,cost" lines.  Every other field is kept as
+ * metadata, with its exact JSON text. */
+#ifndef HANGAR_REPORT_H
+#define HANGAR_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arena.h"
+#include "hangar.h"
+#include "mapping.h"
+#include "stack.h"
+
+enum hg_report_kind {
+	HG_KIND_UNKNOWN,
+	HG_KIND_SLOW_METHOD,
+	HG_KIND_LAG,
+	HG_KIND_ANR,
+	HG_KIND_SIGNAL_ANR,
+	HG_KIND_STARTUP,
+	HG_KIND_IDLE_HANDLER_LAG,
+	HG_KIND_TOUCH_LAG,
+	HG_KIND_PRIORITY_MODIFIED,
+	HG_KIND_TIMERSLACK_MODIFIED,
+};
+
+/* The lowercase name users see ("slow_method", "anr", ...). */
+const char *hg_report_kind_name(enum hg_report_kind kind);
+/* The kind of a Matrix `detail` value (NORMAL, ANR, LAG_TOUCH, ...). */
+enum hg_report_kind hg_report_kind_from_detail(const char *detail);
+
+/* A metadata field: key and its JSON text exactly as in the input (numbers
+ * keep every digit).  text is the unquoted string for JSON strings, else
+ * the same as json. */
+typedef struct hg_meta_field {
+	const char *key;
+	const char *json;
+	const char *text;
+} hg_meta_field;
+
+typedef struct hg_report {
+	hg_arena *arena;        /* owns everything below */
+
+	/* identity */
+	const char *source;     /* path, "-" for stdin */
+	long line;              /* 1-based line of the report's first byte */
+	long number;            /* 1-based report number within the source */
+	const char *error;      /* non-NULL: the report could not be read; the
+	                           fields below are unset */
+
+	/* what */
+	enum hg_report_kind kind;
+	const char *tag;        /* Matrix tag, e.g. "Trace_EvilMethod"; may be NULL */
+	const char *detail;     /* Matrix detail; may be NULL */
+	const char *scene;      /* may be NULL */
+	const char *process;    /* may be NULL */
+	int64_t cost;           /* message cost the device measured (0 if absent) */
+
+	/* evidence: a method stack */
+	bool from_buffer;       /* rebuilt from a raw buffer (else a structured stack) */
+	size_t buffer_words;
+	hg_method_stack full;    /* rebuilt stack, or the structured stack as sent */
+	hg_method_stack trimmed; /* what Matrix reports (same as full for a structured stack) */
+	int64_t stack_cost;      /* max(cost, largest trimmed cost) */
+	long key_index;          /* StackKey item within trimmed, -1 when empty */
+	bool has_device_key;
+	const char *device_key;  /* the stackKey the device sent, verbatim */
+
+	/* symbolication: symbols[i] names full.items[i], NULL when unknown */
+	const char **symbols;
+	size_t missing_ids;      /* distinct ids absent from the mapping */
+
+	hg_meta_field *meta;
+	size_t meta_len;
+	hg_strlist warnings;
+} hg_report;
+
+/* Options for reading a bare binary buffer (hangar stack --raw). */
+typedef struct hg_raw_opts {
+	bool strict;
+	bool has_end_time;
+	int64_t end_time;
+	int64_t cost;
+} hg_raw_opts;
+
+/* Receives each report in input order and takes ownership of it (free with
+ * hg_report_destroy).  Returning non-zero stops reading. */
+typedef int (*hg_report_sink)(void *user, hg_report *report);
+
+/* Reads every report in data[0..len) (NUL-terminated at data[len]).  A report
+ * that cannot be read is still passed to the sink with `error` set, and the
+ * error also goes to ctx's diagnostics.  Returns the number of failed reports
+ * (>= 0), or HG_ENOMEM, or the sink's non-zero value when it stopped. */
+int hg_reports_read(const hg_ctx *ctx, const char *source, const char *data, size_t len,
+		    hg_report_sink sink, void *user);
+
+/* Same for a bare binary buffer of big-endian int64 words: one report. */
+int hg_reports_read_raw(const hg_ctx *ctx, const char *source, const unsigned char *data,
+			size_t len, const hg_raw_opts *opts, hg_report_sink sink, void *user);
+
+/* Frees a report and its arena.  Accepts NULL. */
+void hg_report_destroy(hg_report *report);
+
+/* Fills report->symbols from mapping (borrowed; may be NULL: then nothing is
+ * resolved) and warns once with the count of ids the mapping lacks. */
+int hg_report_symbolicate(hg_report *report, const hg_mapping *mapping);
+
+/* The StackKey item's id as Matrix prints it ("<id>|"), or "" (arena). */
+const char *hg_report_stack_key_text(const hg_report *report);
+
+#endif

@@ -1,0 +1,32 @@
+/* Growable text buffers and JSON string escaping, shared by the library's
+ * metadata printer and the CLI's renderers. */
+#ifndef HANGAR_TEXT_H
+#define HANGAR_TEXT_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+#include "hangar.h"
+
+/* A growable byte buffer.  Caller-owned storage: hg_buf_init / hg_buf_release.
+ * After any failed append `failed` is set and further appends do nothing, so
+ * callers may check once at the end. */
+typedef struct hg_buf {
+	char *data;     /* NUL-terminated when len > 0 */
+	size_t len;
+	size_t cap;
+	int failed;
+} hg_buf;
+
+void hg_buf_init(hg_buf *buf);
+void hg_buf_release(hg_buf *buf);
+void hg_buf_reset(hg_buf *buf);
+void hg_buf_add(hg_buf *buf, const char *s, size_t len);
+void hg_buf_puts(hg_buf *buf, const char *s);
+void hg_buf_putc(hg_buf *buf, char c);
+void hg_buf_printf(hg_buf *buf, const char *fmt, ...) HG_PRINTF(2, 3);
+/* Appends s[0..len) as a quoted JSON string (control characters escaped,
+ * invalid UTF-8 bytes replaced by U+FFFD so the output always parses). */
+void hg_buf_json_string(hg_buf *buf, const char *s, size_t len);
+
+#endif

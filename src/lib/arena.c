@@ -1,0 +1,159 @@
+/* A bump allocator in chunks; large requests get a chunk of their own. */
+#include <stdio.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hangar/arena.h"
+
+#define CHUNK_SIZE ((size_t)64 * 1024)
+#define ALIGN ((size_t)16)
+
+struct chunk {
+	struct chunk *next;
+	size_t used;
+	size_t size;
+	_Alignas(16) unsigned char data[];
+};
+
+struct hg_arena {
+	struct chunk *head;
+};
+
+hg_arena *hg_arena_create(void)
+{
+	return calloc(1, sizeof(hg_arena));
+}
+
+void hg_arena_destroy(hg_arena *arena)
+{
+	if (!arena)
+		return;
+	struct chunk *c = arena->head;
+	while (c) {
+		struct chunk *next = c->next;
+		free(c);
+		c = next;
+	}
+	free(arena);
+}
+
+static struct chunk *chunk_new(size_t size)
+{
+	if (size > SIZE_MAX - sizeof(struct chunk))
+		return NULL;
+	struct chunk *c = malloc(sizeof(struct chunk) + size);
+	if (!c)
+		return NULL;
+	c->next = NULL;
+	c->used = 0;
+	c->size = size;
+	return c;
+}
+
+void *hg_arena_alloc(hg_arena *arena, size_t size)
+{
+	if (size == 0)
+		size = 1;
+	if (size > SIZE_MAX - ALIGN)
+		return NULL;
+	size = (size + ALIGN - 1) & ~(ALIGN - 1);
+	struct chunk *c = arena->head;
+	if (!c || c->size - c->used < size) {
+		if (size > CHUNK_SIZE / 4) {
+			/* A large block gets its own chunk, linked behind the
+			 * current one so the current chunk keeps serving. */
+			struct chunk *big = chunk_new(size);
+			if (!big)
+				return NULL;
+			big->used = size;
+			if (c) {
+				big->next = c->next;
+				c->next = big;
+			} else {
+				arena->head = big;
+			}
+			memset(big->data, 0, size);
+			return big->data;
+		}
+		c = chunk_new(CHUNK_SIZE);
+		if (!c)
+			return NULL;
+		c->next = arena->head;
+		arena->head = c;
+	}
+	void *p = c->data + c->used;
+	c->used += size;
+	memset(p, 0, size);
+	return p;
+}
+
+void *hg_arena_calloc(hg_arena *arena, size_t count, size_t size)
+{
+	if (size && count > SIZE_MAX / size)
+		return NULL;
+	return hg_arena_alloc(arena, count * size);
+}
+
+char *hg_arena_strndup(hg_arena *arena, const char *s, size_t len)
+{
+	if (len == SIZE_MAX)
+		return NULL;
+	char *p = hg_arena_alloc(arena, len + 1);
+	if (!p)
+		return NULL;
+	memcpy(p, s, len);
+	p[len] = '\0';
+	return p;
+}
+
+char *hg_arena_strdup(hg_arena *arena, const char *s)
+{
+	return hg_arena_strndup(arena, s, strlen(s));
+}
+
+char *hg_arena_vprintf(hg_arena *arena, const char *fmt, va_list ap)
+{
+	va_list copy;
+	va_copy(copy, ap);
+	int n = vsnprintf(NULL, 0, fmt, copy);
+	va_end(copy);
+	if (n < 0)
+		return NULL;
+	char *p = hg_arena_alloc(arena, (size_t)n + 1);
+	if (!p)
+		return NULL;
+	vsnprintf(p, (size_t)n + 1, fmt, ap);
+	return p;
+}
+
+char *hg_arena_printf(hg_arena *arena, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *p = hg_arena_vprintf(arena, fmt, ap);
+	va_end(ap);
+	return p;
+}
+
+int hg_strlist_addf(hg_strlist *list, hg_arena *arena, const char *fmt, ...)
+{
+	if (list->len == list->cap) {
+		size_t cap = list->cap ? list->cap * 2 : 8;
+		char **items = hg_arena_calloc(arena, cap, sizeof *items);
+		if (!items)
+			return HG_ENOMEM;
+		if (list->len)
+			memcpy(items, list->items, list->len * sizeof *items);
+		list->items = items;
+		list->cap = cap;
+	}
+	va_list ap;
+	va_start(ap, fmt);
+	char *s = hg_arena_vprintf(arena, fmt, ap);
+	va_end(ap);
+	if (!s)
+		return HG_ENOMEM;
+	list->items[list->len++] = s;
+	return 0;
+}

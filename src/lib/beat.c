@@ -1,0 +1,135 @@
+/* Exact decoding of AppMethodBeat words from their text and byte encodings.
+ * Nothing here goes through a double: Java longs near +-2^63 would not
+ * survive it. */
+#include <string.h>
+
+#include "hangar/beat.h"
+
+int hg_parse_int64(const char *s, size_t len, int64_t *out)
+{
+	size_t i = 0;
+	bool negative = false;
+	if (i < len && s[i] == '-') {
+		negative = true;
+		i++;
+	}
+	if (i == len)
+		return HG_EPARSE;
+	/* Accumulate the magnitude as unsigned so that -2^63 fits. */
+	uint64_t limit = negative ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
+	uint64_t value = 0;
+	for (; i < len; i++) {
+		unsigned d = (unsigned char)s[i] - '0';
+		if (d > 9)
+			return HG_EPARSE;
+		if (value > (limit - d) / 10)
+			return HG_EPARSE;
+		value = value * 10 + d;
+	}
+	if (negative)
+		*out = value == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)value;
+	else
+		*out = (int64_t)value;
+	return 0;
+}
+
+static int64_t load_be64(const unsigned char *p)
+{
+	uint64_t v = 0;
+	for (int i = 0; i < 8; i++)
+		v = (v << 8) | p[i];
+	return (int64_t)v;
+}
+
+int hg_beat_from_binary(const unsigned char *bytes, size_t len, size_t max_words, hg_arena *arena,
+			int64_t **words, size_t *count, const char **why)
+{
+	if (len % 8 != 0) {
+		*why = "length is not a multiple of 8 bytes";
+		return HG_EPARSE;
+	}
+	size_t n = len / 8;
+	if (n > max_words) {
+		*why = "too many words (see --max-words)";
+		return HG_ELIMIT;
+	}
+	int64_t *w = hg_arena_calloc(arena, n ? n : 1, sizeof *w);
+	if (!w)
+		return HG_ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		w[i] = load_be64(bytes + 8 * i);
+	*words = w;
+	*count = n;
+	return 0;
+}
+
+static int base64_value(unsigned char c)
+{
+	if (c >= 'A' && c <= 'Z')
+		return c - 'A';
+	if (c >= 'a' && c <= 'z')
+		return c - 'a' + 26;
+	if (c >= '0' && c <= '9')
+		return c - '0' + 52;
+	if (c == '+')
+		return 62;
+	if (c == '/')
+		return 63;
+	return -1;
+}
+
+int hg_beat_from_base64(const char *s, size_t len, size_t max_words, hg_arena *arena,
+			int64_t **words, size_t *count, size_t *err_pos, const char **why)
+{
+	size_t data_len = len;
+	while (data_len > 0 && s[data_len - 1] == '=' && len - data_len < 2)
+		data_len--;
+	if (data_len % 4 == 1) {
+		*err_pos = data_len;
+		*why = "base64 length is impossible (one stray character)";
+		return HG_EPARSE;
+	}
+	if (len != data_len && len % 4 != 0) {
+		*err_pos = len;
+		*why = "base64 padding does not complete a 4-character group";
+		return HG_EPARSE;
+	}
+	size_t nbytes = data_len / 4 * 3 + (data_len % 4 ? data_len % 4 - 1 : 0);
+	if (nbytes % 8 != 0) {
+		*err_pos = len;
+		*why = "decoded length is not a multiple of 8 bytes";
+		return HG_EPARSE;
+	}
+	if (nbytes / 8 > max_words) {
+		*err_pos = 0;
+		*why = "too many words (see --max-words)";
+		return HG_ELIMIT;
+	}
+	unsigned char *bytes = hg_arena_alloc(arena, nbytes ? nbytes : 1);
+	if (!bytes)
+		return HG_ENOMEM;
+	size_t out = 0;
+	uint32_t acc = 0;
+	int bits = 0;
+	for (size_t i = 0; i < data_len; i++) {
+		int v = base64_value((unsigned char)s[i]);
+		if (v < 0) {
+			*err_pos = i;
+			*why = "not a base64 character";
+			return HG_EPARSE;
+		}
+		acc = (acc << 6) | (uint32_t)v;
+		bits += 6;
+		if (bits >= 8) {
+			bits -= 8;
+			bytes[out++] = (unsigned char)(acc >> bits);
+			acc &= (1u << bits) - 1;
+		}
+	}
+	if (acc != 0) {
+		*err_pos = data_len ? data_len - 1 : 0;
+		*why = "base64 has non-zero bits after the last byte";
+		return HG_EPARSE;
+	}
+	return hg_beat_from_binary(bytes, out, max_words, arena, words, count, why);
+}

@@ -1,0 +1,64 @@
+/* The library's only window on cJSON (private to the library).
+ *
+ * cJSON keeps numbers as doubles, which cannot hold every Java long.  This
+ * wrapper therefore also records where each number token sits in the text,
+ * so integers are read exactly from their digits.  The text must outlive
+ * the document. */
+#ifndef HANGAR_LIB_JSON_H
+#define HANGAR_LIB_JSON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hangar/arena.h"
+#include "hangar/text.h"
+
+typedef struct hg_json_doc hg_json_doc;
+typedef struct hg_json hg_json; /* a node; borrowed from its document */
+
+enum hg_json_type {
+	HG_JSON_INVALID,
+	HG_JSON_NULL,
+	HG_JSON_BOOL,
+	HG_JSON_NUMBER,
+	HG_JSON_STRING,
+	HG_JSON_ARRAY,
+	HG_JSON_OBJECT,
+};
+
+/* Parses the first JSON value in text[0..len) (text NUL-terminated at len).
+ * On success *doc is caller-owned (hg_json_doc_destroy) and *end is the
+ * offset just past the value.  On a syntax error returns HG_EPARSE and sets
+ * *end to the offset of the error. */
+int hg_json_parse(const char *text, size_t len, hg_json_doc **doc, size_t *end);
+void hg_json_doc_destroy(hg_json_doc *doc);
+
+const hg_json *hg_json_root(const hg_json_doc *doc);
+enum hg_json_type hg_json_type(const hg_json *node);
+const char *hg_json_type_name(enum hg_json_type type);
+
+/* The first member named key (NULL if none or obj is not an object). */
+const hg_json *hg_json_get(const hg_json *obj, const char *key);
+/* Iteration over an array's elements or an object's members. */
+const hg_json *hg_json_first(const hg_json *container);
+const hg_json *hg_json_next(const hg_json *node);
+const char *hg_json_key(const hg_json *member);
+size_t hg_json_count(const hg_json *container);
+
+const char *hg_json_string(const hg_json *node); /* NULL unless a string */
+bool hg_json_true(const hg_json *node);
+
+/* The exact text of a number token, and its byte offset in the text. */
+void hg_json_number_text(const hg_json_doc *doc, const hg_json *node, const char **s,
+			 size_t *len);
+size_t hg_json_number_offset(const hg_json_doc *doc, const hg_json *node);
+
+/* Reads an integer number exactly; HG_EPARSE if node is not a number, has
+ * a fraction or exponent, or does not fit in int64. */
+int hg_json_int64(const hg_json_doc *doc, const hg_json *node, int64_t *out);
+
+/* Appends node as compact JSON, numbers verbatim from the input. */
+void hg_json_write(const hg_json_doc *doc, const hg_json *node, hg_buf *out);
+
+#endif

@@ -1,0 +1,181 @@
+/* Report lifetime, kinds, analysis and symbolication. */
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hangar/beat.h"
+#include "report_internal.h"
+
+static const struct {
+	const char *detail;
+	enum hg_report_kind kind;
+} detail_kinds[] = {
+	{"NORMAL", HG_KIND_SLOW_METHOD},
+	{"ANR", HG_KIND_ANR},
+	{"LAG", HG_KIND_LAG},
+	{"STARTUP", HG_KIND_STARTUP},
+	{"SIGNAL_ANR", HG_KIND_SIGNAL_ANR},
+	{"SIGNAL_ANR_NATIVE_BACKTRACE", HG_KIND_SIGNAL_ANR},
+	{"LAG_IDLE_HANDLER", HG_KIND_IDLE_HANDLER_LAG},
+	{"LAG_TOUCH", HG_KIND_TOUCH_LAG},
+	{"PRIORITY_MODIFIED", HG_KIND_PRIORITY_MODIFIED},
+	{"TIMERSLACK_MODIFIED", HG_KIND_TIMERSLACK_MODIFIED},
+};
+
+enum hg_report_kind hg_report_kind_from_detail(const char *detail)
+{
+	if (!detail)
+		return HG_KIND_UNKNOWN;
+	for (size_t i = 0; i < sizeof detail_kinds / sizeof *detail_kinds; i++)
+		if (strcmp(detail, detail_kinds[i].detail) == 0)
+			return detail_kinds[i].kind;
+	return HG_KIND_UNKNOWN;
+}
+
+const char *hg_report_kind_name(enum hg_report_kind kind)
+{
+	switch (kind) {
+	case HG_KIND_UNKNOWN: return "unknown";
+	case HG_KIND_SLOW_METHOD: return "slow_method";
+	case HG_KIND_LAG: return "lag";
+	case HG_KIND_ANR: return "anr";
+	case HG_KIND_SIGNAL_ANR: return "signal_anr";
+	case HG_KIND_STARTUP: return "startup";
+	case HG_KIND_IDLE_HANDLER_LAG: return "idle_handler_lag";
+	case HG_KIND_TOUCH_LAG: return "touch_lag";
+	case HG_KIND_PRIORITY_MODIFIED: return "priority_modified";
+	case HG_KIND_TIMERSLACK_MODIFIED: return "timerslack_modified";
+	}
+	return "unknown";
+}
+
+hg_report *report_new(const char *source, long line, long number)
+{
+	hg_arena *arena = hg_arena_create();
+	if (!arena)
+		return NULL;
+	hg_report *rep = hg_arena_alloc(arena, sizeof *rep);
+	if (!rep || !(rep->source = hg_arena_strdup(arena, source))) {
+		hg_arena_destroy(arena);
+		return NULL;
+	}
+	rep->arena = arena;
+	rep->line = line;
+	rep->number = number;
+	rep->key_index = -1;
+	return rep;
+}
+
+void hg_report_destroy(hg_report *rep)
+{
+	if (rep)
+		hg_arena_destroy(rep->arena); /* the report itself lives in it */
+}
+
+static void finish_analysis(hg_report *rep)
+{
+	rep->stack_cost = hg_stack_cost(&rep->trimmed, rep->cost);
+	rep->key_index = hg_stack_key(&rep->trimmed, rep->stack_cost);
+}
+
+int report_analyse_buffer(hg_report *rep, const int64_t *words, size_t n, bool strict,
+			  bool has_end_time, int64_t end_time)
+{
+	rep->from_buffer = true;
+	rep->buffer_words = n;
+	if (n == 0) {
+		/* Matrix skips both steps for an empty buffer. */
+		hg_strlist_addf(&rep->warnings, rep->arena, "the buffer is empty: no stack to rebuild");
+		finish_analysis(rep);
+		return 0;
+	}
+	int64_t latest = hg_stack_latest_time(words, n);
+	if (!has_end_time)
+		end_time = latest;
+	else if (latest > 0 && end_time / 1000 >= latest && end_time > 1000000000)
+		hg_strlist_addf(&rep->warnings, rep->arena,
+				"end_time %lld looks like nanoseconds (the buffer's times end at %lld ms); "
+				"Matrix 2.1 passes System.nanoTime() there, so unfinished methods get "
+				"huge costs", (long long)end_time, (long long)latest);
+	else if (end_time < latest)
+		hg_strlist_addf(&rep->warnings, rep->arena,
+				"end_time %lld is before the buffer's latest time %lld; unfinished "
+				"methods get negative costs", (long long)end_time, (long long)latest);
+	hg_rebuild_opts opts = {strict, end_time};
+	int rc = hg_stack_rebuild(words, n, &opts, rep->arena, &rep->full, &rep->warnings);
+	if (rc == 0)
+		rc = hg_stack_trim(&rep->full, HG_MATRIX_TARGET_STACK, rep->arena, &rep->trimmed);
+	if (rc != 0)
+		return rc;
+	if (rep->full.len == 0)
+		hg_strlist_addf(&rep->warnings, rep->arena,
+				"the buffer rebuilds to an empty stack (as on the device)");
+	finish_analysis(rep);
+	return 0;
+}
+
+void report_analyse_structured(hg_report *rep)
+{
+	rep->trimmed = rep->full;
+	finish_analysis(rep);
+}
+
+const char *hg_report_stack_key_text(const hg_report *rep)
+{
+	if (rep->key_index < 0)
+		return "";
+	return hg_arena_printf(rep->arena, "%d|", rep->trimmed.items[rep->key_index].id);
+}
+
+/* Symbols already formatted for this report, by id: an open-addressing
+ * table, so a stack of a million items formats each distinct id once. */
+struct symbol_cache {
+	int32_t *id;
+	const char **symbol;
+	size_t mask;
+};
+
+static const char **cache_slot(struct symbol_cache *c, int32_t id, bool *found)
+{
+	size_t h = ((uint32_t)id * 2654435761u) & c->mask;
+	while (c->id[h] != -1 && c->id[h] != id)
+		h = (h + 1) & c->mask;
+	*found = c->id[h] == id;
+	c->id[h] = id;
+	return &c->symbol[h];
+}
+
+int hg_report_symbolicate(hg_report *rep, const hg_mapping *mapping)
+{
+	if (rep->error || !mapping || rep->full.len == 0)
+		return 0;
+	size_t n = rep->full.len, cap = 16;
+	while (cap < 2 * n)
+		cap *= 2;
+	struct symbol_cache cache = {malloc(cap * sizeof(int32_t)), calloc(cap, sizeof(char *)), cap - 1};
+	rep->symbols = hg_arena_calloc(rep->arena, n, sizeof *rep->symbols);
+	if (!cache.id || !cache.symbol || !rep->symbols) {
+		free(cache.id);
+		free(cache.symbol);
+		return HG_ENOMEM;
+	}
+	memset(cache.id, 0xFF, cap * sizeof(int32_t)); /* -1: empty */
+	size_t missing = 0;
+	for (size_t i = 0; i < n; i++) {
+		int32_t id = rep->full.items[i].id;
+		bool found;
+		const char **slot = cache_slot(&cache, id == -1 ? INT32_MIN : id, &found);
+		if (!found) {
+			*slot = hg_mapping_symbol(mapping, id, rep->arena);
+			missing += *slot == NULL;
+		}
+		rep->symbols[i] = *slot;
+	}
+	free(cache.id);
+	free(cache.symbol);
+	rep->missing_ids = missing;
+	if (missing)
+		hg_strlist_addf(&rep->warnings, rep->arena, "%zu method id(s) not in %s; shown as #<id>",
+				missing, hg_mapping_name(mapping));
+	return 0;
+}

@@ -1,0 +1,245 @@
+/* Matrix reports from JSON: the issue wrapper or bare content, with a raw
+ * `buffer` or a structured `stack`, and everything else kept as metadata. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "hangar/beat.h"
+#include "report_internal.h"
+
+static int fail(struct read_error *err, size_t offset, const char *fmt, ...) HG_PRINTF(3, 4);
+
+static int fail(struct read_error *err, size_t offset, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+	va_end(ap);
+	err->offset = offset;
+	return HG_EPARSE;
+}
+
+/* A short quotation of a JSON value for error messages. */
+static void quote_value(const hg_json_doc *doc, const hg_json *v, char *out, size_t size)
+{
+	hg_buf b;
+	hg_buf_init(&b);
+	hg_json_write(doc, v, &b);
+	if (b.len > 40)
+		snprintf(out, size, "%.37s...", b.data);
+	else
+		snprintf(out, size, "%s", b.data ? b.data : "");
+	hg_buf_release(&b);
+}
+
+/* Looks key up in content first, then in the wrapper. */
+static const hg_json *field(const hg_json *content, const hg_json *wrapper, const char *key)
+{
+	const hg_json *v = hg_json_get(content, key);
+	return v || content == wrapper ? v : hg_json_get(wrapper, key);
+}
+
+static int int_field(const hg_json_doc *doc, const hg_json *v, const char *key, int64_t *out,
+		     struct read_error *err)
+{
+	if (hg_json_int64(doc, v, out) == 0)
+		return 0;
+	char q[64];
+	quote_value(doc, v, q, sizeof q);
+	size_t off = hg_json_type(v) == HG_JSON_NUMBER ? hg_json_number_offset(doc, v) : NO_OFFSET;
+	return fail(err, off, "field \"%s\": expected an integer (signed 64-bit), got %s", key, q);
+}
+
+static const char *string_field(hg_report *rep, const hg_json *content, const hg_json *wrapper,
+				const char *key)
+{
+	const char *s = hg_json_string(field(content, wrapper, key));
+	return s ? hg_arena_strdup(rep->arena, s) : NULL;
+}
+
+static int read_buffer_array(const hg_ctx *ctx, const hg_json_doc *doc, const hg_json *arr,
+			     hg_arena *arena, int64_t **words, size_t *n, struct read_error *err)
+{
+	size_t count = hg_json_count(arr);
+	if (count > ctx->limits.max_buffer_words) {
+		fail(err, NO_OFFSET, "field \"buffer\": %zu words, over the limit of %zu (see --max-words)",
+		     count, ctx->limits.max_buffer_words);
+		return HG_ELIMIT;
+	}
+	int64_t *w = hg_arena_calloc(arena, count ? count : 1, sizeof *w);
+	if (!w)
+		return HG_ENOMEM;
+	size_t i = 0;
+	for (const hg_json *e = hg_json_first(arr); e; e = hg_json_next(e), i++) {
+		if (hg_json_int64(doc, e, &w[i]) != 0) {
+			char q[64];
+			quote_value(doc, e, q, sizeof q);
+			bool number = hg_json_type(e) == HG_JSON_NUMBER;
+			return fail(err, number ? hg_json_number_offset(doc, e) : NO_OFFSET,
+				    "buffer[%zu]: expected a signed 64-bit integer, got %s%s", i, q,
+				    number ? " (out of range or not an integer)" : "");
+		}
+	}
+	*words = w;
+	*n = count;
+	return 0;
+}
+
+static int read_buffer(const hg_ctx *ctx, const hg_json_doc *doc, const hg_json *content,
+		       const hg_json *wrapper, const hg_json *buffer, hg_report *rep,
+		       struct read_error *err)
+{
+	int64_t *words = NULL;
+	size_t n = 0;
+	int rc;
+	if (hg_json_type(buffer) == HG_JSON_ARRAY) {
+		rc = read_buffer_array(ctx, doc, buffer, rep->arena, &words, &n, err);
+	} else if (hg_json_type(buffer) == HG_JSON_STRING) {
+		const char *s = hg_json_string(buffer), *why = "";
+		size_t pos = 0;
+		rc = hg_beat_from_base64(s, strlen(s), ctx->limits.max_buffer_words, rep->arena, &words,
+					 &n, &pos, &why);
+		if (rc == HG_EPARSE || rc == HG_ELIMIT)
+			fail(err, NO_OFFSET, "field \"buffer\": bad base64 at character %zu: %s", pos, why);
+	} else {
+		return fail(err, NO_OFFSET, "field \"buffer\": expected an array of integers or a base64 "
+			    "string, got %s", hg_json_type_name(hg_json_type(buffer)));
+	}
+	if (rc != 0)
+		return rc;
+
+	bool strict = true;
+	const hg_json *v = field(content, wrapper, "strict");
+	if (v) {
+		if (hg_json_type(v) != HG_JSON_BOOL)
+			return fail(err, NO_OFFSET, "field \"strict\": expected true or false, got %s",
+				    hg_json_type_name(hg_json_type(v)));
+		strict = hg_json_true(v);
+	}
+	int64_t end_time = 0;
+	bool has_end = (v = field(content, wrapper, "end_time")) != NULL;
+	if (has_end && (rc = int_field(doc, v, "end_time", &end_time, err)) != 0)
+		return rc;
+	return report_analyse_buffer(rep, words, n, strict, has_end, end_time);
+}
+
+static int read_structured(const hg_ctx *ctx, const hg_json *content,
+			   const hg_json *wrapper, const hg_json *stack, hg_report *rep,
+			   struct read_error *err)
+{
+	const char *text = hg_json_string(stack), *why = "";
+	if (!text)
+		return fail(err, NO_OFFSET, "field \"stack\": expected a string of depth,id,count,cost "
+			    "lines, got %s", hg_json_type_name(hg_json_type(stack)));
+	size_t line = 0;
+	int rc = hg_stack_parse(text, strlen(text), ctx->limits.max_stack_lines, rep->arena,
+				&rep->full, &line, &why);
+	if (rc == HG_EPARSE || rc == HG_ELIMIT)
+		fail(err, NO_OFFSET, "field \"stack\", line %zu: %s", line, why);
+	if (rc != 0)
+		return rc;
+	report_analyse_structured(rep);
+	const hg_json *key = field(content, wrapper, "stackKey");
+	if (key) {
+		const char *device = hg_json_string(key);
+		if (!device)
+			return fail(err, NO_OFFSET, "field \"stackKey\": expected a string like \"123|\", "
+				    "got %s", hg_json_type_name(hg_json_type(key)));
+		rep->has_device_key = true;
+		rep->device_key = hg_arena_strdup(rep->arena, device);
+		const char *mine = hg_report_stack_key_text(rep);
+		if (strcmp(mine, device) != 0)
+			hg_strlist_addf(&rep->warnings, rep->arena,
+					"the device sent stackKey \"%s\" but the stack gives \"%s\"",
+					device, mine);
+	}
+	return 0;
+}
+
+/* Evidence fields are not metadata: they are shown as the stack. */
+static bool is_evidence(const char *key)
+{
+	return strcmp(key, "buffer") == 0 || strcmp(key, "stack") == 0;
+}
+
+static int add_meta(hg_report *rep, const hg_json_doc *doc, const hg_json *obj, size_t *cap,
+		    bool skip_content)
+{
+	for (const hg_json *m = hg_json_first(obj); m; m = hg_json_next(m)) {
+		const char *key = hg_json_key(m);
+		if (is_evidence(key) || (skip_content && strcmp(key, "content") == 0))
+			continue;
+		bool dup = false;
+		for (size_t i = 0; i < rep->meta_len && !dup; i++)
+			dup = strcmp(rep->meta[i].key, key) == 0;
+		if (dup)
+			continue;
+		if (rep->meta_len == *cap) {
+			size_t ncap = *cap ? *cap * 2 : 16;
+			hg_meta_field *f = hg_arena_calloc(rep->arena, ncap, sizeof *f);
+			if (!f)
+				return HG_ENOMEM;
+			if (rep->meta_len)
+				memcpy(f, rep->meta, rep->meta_len * sizeof *f);
+			rep->meta = f;
+			*cap = ncap;
+		}
+		hg_buf b;
+		hg_buf_init(&b);
+		hg_json_write(doc, m, &b);
+		hg_meta_field *f = &rep->meta[rep->meta_len];
+		f->key = hg_arena_strdup(rep->arena, key);
+		f->json = b.failed ? NULL : hg_arena_strndup(rep->arena, b.data ? b.data : "", b.len);
+		hg_buf_release(&b);
+		const char *s = hg_json_string(m);
+		f->text = s ? hg_arena_strdup(rep->arena, s) : f->json;
+		if (!f->key || !f->json || !f->text)
+			return HG_ENOMEM;
+		rep->meta_len++;
+	}
+	return 0;
+}
+
+int report_from_json(const hg_ctx *ctx, const hg_json_doc *doc, const hg_json *obj,
+		     hg_report *rep, struct read_error *err)
+{
+	err->offset = NO_OFFSET;
+	err->msg[0] = '\0';
+	if (hg_json_type(obj) != HG_JSON_OBJECT)
+		return fail(err, NO_OFFSET, "expected a report object, got %s",
+			    hg_json_type_name(hg_json_type(obj)));
+	const hg_json *content = hg_json_get(obj, "content");
+	if (hg_json_type(content) != HG_JSON_OBJECT)
+		content = obj; /* a bare report */
+	const hg_json *buffer = hg_json_get(content, "buffer");
+	const hg_json *stack = hg_json_get(content, "stack");
+	if (!buffer && !stack)
+		return fail(err, NO_OFFSET, "the report has neither a \"buffer\" nor a \"stack\" field");
+
+	rep->tag = string_field(rep, content, obj, "tag");
+	rep->detail = string_field(rep, content, obj, "detail");
+	rep->scene = string_field(rep, content, obj, "scene");
+	rep->process = string_field(rep, content, obj, "process");
+	rep->kind = hg_report_kind_from_detail(rep->detail);
+	if (rep->kind == HG_KIND_UNKNOWN && !rep->detail)
+		rep->kind = HG_KIND_SLOW_METHOD; /* EvilMethodTracer's NORMAL */
+	const hg_json *cost = field(content, obj, "cost");
+	int rc;
+	if (cost && (rc = int_field(doc, cost, "cost", &rep->cost, err)) != 0)
+		return rc;
+
+	if (buffer) {
+		rc = read_buffer(ctx, doc, content, obj, buffer, rep, err);
+		if (rc == 0 && stack)
+			hg_strlist_addf(&rep->warnings, rep->arena, "the report has both \"buffer\" and "
+					"\"stack\"; the stack was rebuilt from the buffer");
+	} else {
+		rc = read_structured(ctx, content, obj, stack, rep, err);
+	}
+	if (rc != 0)
+		return rc;
+	size_t cap = 0;
+	if (content != obj && (rc = add_meta(rep, doc, content, &cap, false)) != 0)
+		return rc;
+	return add_meta(rep, doc, obj, &cap, content != obj);
+}

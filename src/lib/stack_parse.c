@@ -1,0 +1,86 @@
+/* Matrix's structured stack text: "depth,id,count,cost\n" per item. */
+#include <string.h>
+
+#include "hangar/beat.h"
+#include "hangar/stack.h"
+
+/* Parses one signed 32-bit field ending at `end`, allowing spaces around. */
+static int parse_field(const char *s, const char *end, int32_t *out)
+{
+	while (s < end && *s == ' ')
+		s++;
+	while (end > s && end[-1] == ' ')
+		end--;
+	int64_t v;
+	if (hg_parse_int64(s, (size_t)(end - s), &v) != 0 || v < INT32_MIN || v > INT32_MAX)
+		return HG_EPARSE;
+	*out = (int32_t)v;
+	return 0;
+}
+
+static int parse_line(const char *s, const char *end, hg_method_item *it, const char **why)
+{
+	int32_t f[4];
+	for (int i = 0; i < 4; i++) {
+		const char *comma = i < 3 ? memchr(s, ',', (size_t)(end - s)) : end;
+		if (!comma) {
+			*why = "expected 4 comma-separated fields depth,id,count,cost";
+			return HG_EPARSE;
+		}
+		if (parse_field(s, comma, &f[i]) != 0) {
+			*why = i == 0 ? "depth is not a 32-bit integer"
+			     : i == 1 ? "method id is not a 32-bit integer"
+			     : i == 2 ? "count is not a 32-bit integer"
+				      : "cost is not a 32-bit integer (or a field too many)";
+			return HG_EPARSE;
+		}
+		s = comma + 1;
+	}
+	if (f[0] < 0) {
+		*why = "depth is negative";
+		return HG_EPARSE;
+	}
+	*it = (hg_method_item){f[0], f[1], f[2], f[3], 0};
+	return 0;
+}
+
+int hg_stack_parse(const char *text, size_t len, size_t max_lines, hg_arena *arena,
+		   hg_method_stack *out, size_t *err_line, const char **why)
+{
+	out->items = NULL;
+	out->len = 0;
+	size_t lines = 0;
+	for (size_t i = 0; i < len; i++)
+		if (text[i] == '\n')
+			lines++;
+	if (len && text[len - 1] != '\n')
+		lines++;
+	if (lines > max_lines) {
+		*err_line = max_lines + 1;
+		*why = "too many stack lines (see --max-stack-lines)";
+		return HG_ELIMIT;
+	}
+	out->items = hg_arena_calloc(arena, lines ? lines : 1, sizeof *out->items);
+	if (!out->items)
+		return HG_ENOMEM;
+	const char *p = text, *end = text + len;
+	size_t line = 0;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *eol = nl ? nl : end;
+		line++;
+		const char *stop = eol > p && eol[-1] == '\r' ? eol - 1 : eol;
+		if (stop > p) { /* blank lines carry nothing */
+			hg_method_item *it = &out->items[out->len];
+			if (parse_line(p, stop, it, why) != 0) {
+				*err_line = line;
+				out->len = 0;
+				return HG_EPARSE;
+			}
+			it->origin = (uint32_t)out->len;
+			out->len++;
+		}
+		p = nl ? nl + 1 : end;
+	}
+	return 0;
+}

@@ -1,0 +1,143 @@
+/* Growable buffers and JSON string escaping. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hangar/text.h"
+
+void hg_buf_init(hg_buf *buf)
+{
+	memset(buf, 0, sizeof *buf);
+}
+
+void hg_buf_release(hg_buf *buf)
+{
+	free(buf->data);
+	hg_buf_init(buf);
+}
+
+void hg_buf_reset(hg_buf *buf)
+{
+	buf->len = 0;
+	if (buf->data)
+		buf->data[0] = '\0';
+}
+
+static int reserve(hg_buf *buf, size_t extra)
+{
+	if (buf->failed)
+		return -1;
+	if (extra >= SIZE_MAX - buf->len) {
+		buf->failed = 1;
+		return -1;
+	}
+	size_t need = buf->len + extra + 1;
+	if (need <= buf->cap)
+		return 0;
+	size_t cap = buf->cap ? buf->cap : 256;
+	while (cap < need)
+		cap = cap > SIZE_MAX / 2 ? need : cap * 2;
+	char *p = realloc(buf->data, cap);
+	if (!p) {
+		buf->failed = 1;
+		return -1;
+	}
+	buf->data = p;
+	buf->cap = cap;
+	return 0;
+}
+
+void hg_buf_add(hg_buf *buf, const char *s, size_t len)
+{
+	if (reserve(buf, len) != 0)
+		return;
+	memcpy(buf->data + buf->len, s, len);
+	buf->len += len;
+	buf->data[buf->len] = '\0';
+}
+
+void hg_buf_puts(hg_buf *buf, const char *s)
+{
+	hg_buf_add(buf, s, strlen(s));
+}
+
+void hg_buf_putc(hg_buf *buf, char c)
+{
+	hg_buf_add(buf, &c, 1);
+}
+
+void hg_buf_printf(hg_buf *buf, const char *fmt, ...)
+{
+	va_list ap, copy;
+	va_start(ap, fmt);
+	va_copy(copy, ap);
+	int n = vsnprintf(NULL, 0, fmt, copy);
+	va_end(copy);
+	if (n >= 0 && reserve(buf, (size_t)n) == 0) {
+		vsnprintf(buf->data + buf->len, (size_t)n + 1, fmt, ap);
+		buf->len += (size_t)n;
+	}
+	va_end(ap);
+}
+
+/* Length of the valid UTF-8 sequence at s (1..4), or 0 if invalid. */
+static size_t utf8_len(const unsigned char *s, size_t avail)
+{
+	unsigned c = s[0];
+	size_t n;
+	unsigned min;
+	if (c < 0x80)
+		return 1;
+	if ((c & 0xE0) == 0xC0)
+		n = 2, min = 0x80;
+	else if ((c & 0xF0) == 0xE0)
+		n = 3, min = 0x800;
+	else if ((c & 0xF8) == 0xF0)
+		n = 4, min = 0x10000;
+	else
+		return 0;
+	if (n > avail)
+		return 0;
+	unsigned cp = c & (0x7F >> n);
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xC0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3F);
+	}
+	if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+		return 0;
+	return n;
+}
+
+void hg_buf_json_string(hg_buf *buf, const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	hg_buf_putc(buf, '"');
+	size_t i = 0;
+	while (i < len) {
+		unsigned char c = p[i];
+		if (c == '"' || c == '\\') {
+			char esc[2] = {'\\', (char)c};
+			hg_buf_add(buf, esc, 2);
+			i++;
+		} else if (c < 0x20) {
+			switch (c) {
+			case '\n': hg_buf_add(buf, "\\n", 2); break;
+			case '\t': hg_buf_add(buf, "\\t", 2); break;
+			case '\r': hg_buf_add(buf, "\\r", 2); break;
+			default: hg_buf_printf(buf, "\\u%04x", c); break;
+			}
+			i++;
+		} else {
+			size_t n = utf8_len(p + i, len - i);
+			if (n == 0) {
+				hg_buf_add(buf, "\\ufffd", 6);
+				i++;
+			} else {
+				hg_buf_add(buf, s + i, n);
+				i += n;
+			}
+		}
+	}
+	hg_buf_putc(buf, '"');
+}
