@@ -49,6 +49,8 @@ static int reserve(hg_buf *buf, size_t extra)
 
 void hg_buf_add(hg_buf *buf, const char *s, size_t len)
 {
+	if (len == 0)
+		return;
 	if (reserve(buf, len) != 0)
 		return;
 	memcpy(buf->data + buf->len, s, len);

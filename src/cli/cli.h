@@ -1,0 +1,41 @@
+/* What the CLI's files share: the command table entry and stderr reporting. */
+#ifndef HANGAR_CLI_H
+#define HANGAR_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "hangar/hangar.h"
+
+/* Exit statuses, the same for every command. */
+enum {
+	EXIT_FINE = 0,
+	EXIT_SOME_FAILED = 1,  /* some input failed; the rest was done */
+	EXIT_USAGE = 2,
+	EXIT_NEW_CLUSTERS = 3, /* --fail-on-new */
+};
+
+struct command {
+	const char *name;
+	const char *summary;
+	int (*run)(int argc, char **argv);  /* argv[0] is the command name */
+	void (*usage)(FILE *out);
+};
+
+extern const struct command cmd_stack;
+
+/* A diagnostics sink printing "path:line:col: error: report N: message" on
+ * stderr; counts errors in *(int *)user when user is non-NULL. */
+void cli_print_diag(void *user, const hg_diag *diag);
+
+/* Reports a usage error on stderr ("hangar CMD: ...") and returns EXIT_USAGE. */
+int cli_usage_error(const char *cmd, const char *fmt, ...) HG_PRINTF(2, 3);
+
+/* Parses a non-negative or signed integer option value; false if invalid. */
+bool cli_parse_int64(const char *s, int64_t *out);
+
+/* Whether to colour output on stream: --color=always/never/auto, NO_COLOR. */
+enum color_mode { COLOR_AUTO, COLOR_ALWAYS, COLOR_NEVER };
+bool cli_use_color(enum color_mode mode, FILE *stream);
+
+#endif

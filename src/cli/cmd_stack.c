@@ -1,0 +1,280 @@
+/* hangar stack: rebuild, key, symbolicate and print method-trace reports. */
+#include <getopt.h>
+#include <libgen.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "hangar/input.h"
+#include "hangar/mapping.h"
+#include "hangar/report.h"
+#include "render.h"
+
+static void stack_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: hangar stack [OPTIONS] FILE...\n"
+		"\n"
+		"Rebuild the main-thread call stack of slow-method / lag / ANR reports exactly as\n"
+		"Matrix does on the device, find the StackKey, symbolicate and print it.\n"
+		"FILE holds one report, NDJSON (one report per line) or a JSON array; '-' is stdin.\n"
+		"\n"
+		"Options:\n"
+		"  -m, --mapping FILE    methodMapping.txt (default: next to the report, then\n"
+		"                        $HANGAR_MAPPING)\n"
+		"  -f, --format FORMAT   tree (default), json (one object per line) or matrix\n"
+		"                        (Matrix's own stack/stackKey/cost fields)\n"
+		"      --no-trim         show the whole rebuilt stack, not Matrix's 30 items\n"
+		"      --max-depth N     fold frames deeper than N levels (tree)\n"
+		"      --min-cost MS     fold frames cheaper than MS milliseconds (tree)\n"
+		"      --ascii           plain ASCII tree guides\n"
+		"      --color WHEN      auto (default), always or never; NO_COLOR disables\n"
+		"      --raw             FILE is a bare binary buffer of big-endian int64 words\n"
+		"      --end-time MS     with --raw: when the slice was taken (default: latest time)\n"
+		"      --cost MS         with --raw: the message cost the device measured\n"
+		"      --no-strict       with --raw: do not wait for the first dispatch entry\n"
+		"      --max-input BYTES largest input file read (default 1 GiB)\n"
+		"      --max-words N     most words in one buffer (default 16777216)\n"
+		"  -h, --help            show this help\n"
+		"\n"
+		"Exit status: 0 all reports fine, 1 some failed (the rest are printed), 2 usage.\n");
+}
+
+struct stack_run {
+	hg_ctx ctx;
+	enum output_format format;
+	struct render_opts render;
+	const char *mapping_path;
+	hg_mapping *fixed_mapping;   /* -m or $HANGAR_MAPPING, for every report */
+	bool mapping_failed;
+	hg_mapping *local_mapping;   /* methodMapping.txt beside the current file */
+	char *local_dir;
+	bool raw;
+	hg_raw_opts raw_opts;
+	const hg_mapping *current;   /* the mapping for the file being read */
+	hg_buf out;
+	int errors;                  /* diagnostics of severity error */
+	int failed_reports;
+};
+
+static const struct option long_options[] = {
+	{"mapping", required_argument, NULL, 'm'},
+	{"format", required_argument, NULL, 'f'},
+	{"no-trim", no_argument, NULL, 'T'},
+	{"max-depth", required_argument, NULL, 'D'},
+	{"min-cost", required_argument, NULL, 'C'},
+	{"ascii", no_argument, NULL, 'A'},
+	{"color", required_argument, NULL, 'K'},
+	{"raw", no_argument, NULL, 'R'},
+	{"end-time", required_argument, NULL, 'E'},
+	{"cost", required_argument, NULL, 'c'},
+	{"no-strict", no_argument, NULL, 'S'},
+	{"max-input", required_argument, NULL, 'I'},
+	{"max-words", required_argument, NULL, 'W'},
+	{"help", no_argument, NULL, 'h'},
+	{NULL, 0, NULL, 0},
+};
+
+static int parse_options(struct stack_run *run, int argc, char **argv, bool *raw_only_used)
+{
+	enum color_mode color = COLOR_AUTO;
+	int64_t v;
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "m:f:h", long_options, NULL)) != -1) {
+		switch (c) {
+		case 'm': run->mapping_path = optarg; break;
+		case 'f':
+			if (!strcmp(optarg, "tree")) run->format = FORMAT_TREE;
+			else if (!strcmp(optarg, "json")) run->format = FORMAT_JSON;
+			else if (!strcmp(optarg, "matrix")) run->format = FORMAT_MATRIX;
+			else return cli_usage_error("stack", "unknown format '%s' (tree, json, matrix)", optarg);
+			break;
+		case 'T': run->render.no_trim = true; break;
+		case 'D':
+			if (!cli_parse_int64(optarg, &v) || v < 0 || v > 1000000)
+				return cli_usage_error("stack", "--max-depth wants a number >= 0, not '%s'", optarg);
+			run->render.max_depth = (long)v;
+			break;
+		case 'C':
+			if (!cli_parse_int64(optarg, &v) || v < 0)
+				return cli_usage_error("stack", "--min-cost wants milliseconds >= 0, not '%s'", optarg);
+			run->render.min_cost = v;
+			break;
+		case 'A': run->render.ascii = true; break;
+		case 'K':
+			if (!strcmp(optarg, "auto")) color = COLOR_AUTO;
+			else if (!strcmp(optarg, "always")) color = COLOR_ALWAYS;
+			else if (!strcmp(optarg, "never")) color = COLOR_NEVER;
+			else return cli_usage_error("stack", "--color wants auto, always or never, not '%s'", optarg);
+			break;
+		case 'R': run->raw = true; break;
+		case 'E':
+			if (!cli_parse_int64(optarg, &run->raw_opts.end_time))
+				return cli_usage_error("stack", "--end-time wants an integer, not '%s'", optarg);
+			run->raw_opts.has_end_time = true;
+			*raw_only_used = true;
+			break;
+		case 'c':
+			if (!cli_parse_int64(optarg, &run->raw_opts.cost))
+				return cli_usage_error("stack", "--cost wants an integer, not '%s'", optarg);
+			*raw_only_used = true;
+			break;
+		case 'S': run->raw_opts.strict = false; *raw_only_used = true; break;
+		case 'I':
+			if (!cli_parse_int64(optarg, &v) || v <= 0)
+				return cli_usage_error("stack", "--max-input wants a byte count > 0, not '%s'", optarg);
+			run->ctx.limits.max_input_bytes = (size_t)v;
+			break;
+		case 'W':
+			if (!cli_parse_int64(optarg, &v) || v <= 0)
+				return cli_usage_error("stack", "--max-words wants a count > 0, not '%s'", optarg);
+			run->ctx.limits.max_buffer_words = (size_t)v;
+			break;
+		case 'h': stack_usage(stdout); return -1;
+		default: return cli_usage_error("stack", "unknown option");
+		}
+	}
+	run->render.color = cli_use_color(color, stdout) && run->format == FORMAT_TREE;
+	return 0;
+}
+
+static void flush_out(struct stack_run *run)
+{
+	if (run->out.len)
+		fwrite(run->out.data, 1, run->out.len, stdout);
+	hg_buf_reset(&run->out);
+}
+
+static int on_report(void *user, hg_report *rep)
+{
+	struct stack_run *run = user;
+	if (rep->error)
+		run->failed_reports++;
+	else if (hg_report_symbolicate(rep, run->current) != 0)
+		run->out.failed = 1;
+	switch (run->format) {
+	case FORMAT_TREE: render_tree(&run->out, rep, &run->render); break;
+	case FORMAT_JSON: render_json(&run->out, rep, &run->render); break;
+	case FORMAT_MATRIX: render_matrix(&run->out, rep, &run->render); break;
+	}
+	hg_report_destroy(rep);
+	if (run->out.failed) {
+		fprintf(stderr, "hangar stack: out of memory\n");
+		return HG_ENOMEM;
+	}
+	flush_out(run);
+	return 0;
+}
+
+/* The mapping for a file: -m, else methodMapping.txt beside it (loaded once
+ * per folder), else $HANGAR_MAPPING. */
+static const hg_mapping *mapping_for(struct stack_run *run, const char *path)
+{
+	if (run->mapping_path || run->mapping_failed)
+		return run->fixed_mapping;
+	if (strcmp(path, "-") != 0) {
+		char *copy = strdup(path);
+		if (!copy)
+			return NULL;
+		char *dir = dirname(copy);
+		if (!run->local_dir || strcmp(run->local_dir, dir) != 0) {
+			hg_mapping_destroy(run->local_mapping);
+			run->local_mapping = NULL;
+			free(run->local_dir);
+			run->local_dir = strdup(dir);
+			size_t len = strlen(dir) + sizeof "/methodMapping.txt";
+			char *candidate = malloc(len);
+			if (candidate) {
+				snprintf(candidate, len, "%s/methodMapping.txt", dir);
+				FILE *probe = fopen(candidate, "r");
+				if (probe) {
+					fclose(probe);
+					if (hg_mapping_open(&run->ctx, candidate, &run->local_mapping) != 0)
+						run->local_mapping = NULL;
+				}
+				free(candidate);
+			}
+		}
+		free(copy);
+		if (run->local_mapping)
+			return run->local_mapping;
+	}
+	return run->fixed_mapping;
+}
+
+static int load_fixed_mapping(struct stack_run *run)
+{
+	const char *path = run->mapping_path;
+	if (!path) {
+		path = getenv("HANGAR_MAPPING");
+		if (!path || !*path)
+			return 0;
+	}
+	if (hg_mapping_open(&run->ctx, path, &run->fixed_mapping) != 0) {
+		run->mapping_failed = true; /* reports still print, unsymbolicated */
+		return -1;
+	}
+	return 0;
+}
+
+static void read_one(struct stack_run *run, const char *path)
+{
+	char *data = NULL;
+	size_t len = 0;
+	if (hg_input_read(&run->ctx, path, &data, &len) != 0) {
+		/* A file that cannot be read is one failed input: say so in the
+		 * machine formats too, so a pipeline sees it. */
+		run->failed_reports++;
+		if (run->format != FORMAT_TREE) {
+			hg_buf_puts(&run->out, "{\"source\":");
+			hg_buf_json_string(&run->out, path, strlen(path));
+			hg_buf_puts(&run->out, ",\"error\":\"cannot read the input\"}\n");
+			flush_out(run);
+		}
+		return;
+	}
+	run->current = mapping_for(run, path);
+	if (run->raw)
+		hg_reports_read_raw(&run->ctx, path, (const unsigned char *)data, len, &run->raw_opts,
+				    on_report, run);
+	else
+		hg_reports_read(&run->ctx, path, data, len, on_report, run);
+	free(data);
+}
+
+static int run_stack(int argc, char **argv)
+{
+	struct stack_run run = {0};
+	hg_ctx_init(&run.ctx);
+	run.ctx.diag = cli_print_diag;
+	run.ctx.diag_user = &run.errors;
+	run.render.max_depth = -1;
+	run.raw_opts.strict = true;
+	hg_buf_init(&run.out);
+	bool raw_only_used = false;
+	int rc = parse_options(&run, argc, argv, &raw_only_used);
+	if (rc != 0)
+		return rc < 0 ? EXIT_FINE : rc;
+	if (optind >= argc)
+		return cli_usage_error("stack", "no input: give a report FILE, or '-' for stdin");
+	if (raw_only_used && !run.raw)
+		return cli_usage_error("stack", "--end-time, --cost and --no-strict go with --raw; "
+				       "a JSON report carries its own end_time, cost and strict");
+	load_fixed_mapping(&run);
+	for (int i = optind; i < argc; i++)
+		read_one(&run, argv[i]);
+	fflush(stdout);
+	hg_mapping_destroy(run.fixed_mapping);
+	hg_mapping_destroy(run.local_mapping);
+	free(run.local_dir);
+	hg_buf_release(&run.out);
+	return run.failed_reports || run.mapping_failed ? EXIT_SOME_FAILED : EXIT_FINE;
+}
+
+const struct command cmd_stack = {
+	"stack",
+	"rebuild, key and symbolicate method-trace reports; print trees or JSON",
+	run_stack,
+	stack_usage,
+};

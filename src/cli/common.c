@@ -1,0 +1,53 @@
+/* Diagnostics on stderr, usage errors, option values, colour. */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "hangar/beat.h"
+
+void cli_print_diag(void *user, const hg_diag *d)
+{
+	if (d->severity == HG_DIAG_ERROR && user)
+		(*(int *)user)++;
+	const char *sev = d->severity == HG_DIAG_ERROR ? "error" : "warning";
+	if (d->line > 0 && d->col > 0)
+		fprintf(stderr, "%s:%ld:%ld: %s: ", d->source, d->line, d->col, sev);
+	else if (d->line > 0)
+		fprintf(stderr, "%s:%ld: %s: ", d->source, d->line, sev);
+	else
+		fprintf(stderr, "%s: %s: ", d->source, sev);
+	if (d->report > 0)
+		fprintf(stderr, "report %ld: ", d->report);
+	fprintf(stderr, "%s\n", d->message);
+}
+
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "hangar %s: ", cmd);
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, "\nTry 'hangar %s --help'.\n", cmd);
+	va_end(ap);
+	return EXIT_USAGE;
+}
+
+bool cli_parse_int64(const char *s, int64_t *out)
+{
+	return s && hg_parse_int64(s, strlen(s), out) == 0;
+}
+
+bool cli_use_color(enum color_mode mode, FILE *stream)
+{
+	if (mode == COLOR_NEVER)
+		return false;
+	const char *no_color = getenv("NO_COLOR");
+	if (no_color && no_color[0])
+		return false;
+	if (mode == COLOR_ALWAYS)
+		return true;
+	const char *term = getenv("TERM");
+	return isatty(fileno(stream)) && !(term && strcmp(term, "dumb") == 0);
+}

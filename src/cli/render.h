@@ -1,0 +1,33 @@
+/* Renderers: each turns one report into text in an hg_buf; none parses
+ * input.  The caller writes the buffer where it wants. */
+#ifndef HANGAR_RENDER_H
+#define HANGAR_RENDER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "hangar/report.h"
+#include "hangar/text.h"
+
+enum output_format { FORMAT_TREE, FORMAT_JSON, FORMAT_MATRIX };
+
+struct render_opts {
+	bool no_trim;      /* show the whole rebuilt stack */
+	bool ascii;        /* plain ASCII tree guides */
+	bool color;        /* ANSI colour */
+	long max_depth;    /* fold frames deeper than this; -1 = no limit */
+	int64_t min_cost;  /* fold frames cheaper than this (ms) */
+};
+
+void render_tree(hg_buf *out, const hg_report *rep, const struct render_opts *opts);
+void render_json(hg_buf *out, const hg_report *rep, const struct render_opts *opts);
+void render_matrix(hg_buf *out, const hg_report *rep, const struct render_opts *opts);
+
+/* The stack a renderer shows (trimmed, or whole with --no-trim) and the
+ * index of the StackKey within it (-1 when none). */
+const hg_method_stack *shown_stack(const hg_report *rep, const struct render_opts *opts);
+long shown_key(const hg_report *rep, const struct render_opts *opts);
+/* The symbol of an item of the shown stack, or NULL when unknown. */
+const char *item_symbol(const hg_report *rep, const hg_method_item *item);
+
+#endif

@@ -1,0 +1,94 @@
+/* --format json: one object per report per line (schema in
+ * hangar-formats(5)).  Numbers are printed from int64, never doubles. */
+#include <string.h>
+
+#include "render.h"
+
+static void key_string(hg_buf *out, const char *key, const char *value)
+{
+	hg_buf_printf(out, ",\"%s\":", key);
+	if (value)
+		hg_buf_json_string(out, value, strlen(value));
+	else
+		hg_buf_puts(out, "null");
+}
+
+static void source_fields(hg_buf *out, const hg_report *rep)
+{
+	hg_buf_puts(out, "{\"source\":");
+	hg_buf_json_string(out, rep->source, strlen(rep->source));
+	if (rep->line > 0)
+		hg_buf_printf(out, ",\"line\":%ld", rep->line);
+	hg_buf_printf(out, ",\"report\":%ld", rep->number);
+}
+
+static void frames(hg_buf *out, const hg_report *rep, const struct render_opts *opts)
+{
+	const hg_method_stack *s = shown_stack(rep, opts);
+	long key = shown_key(rep, opts);
+	hg_calltree tree;
+	bool have_tree = hg_calltree_build(s, rep->arena, &tree) == 0;
+	hg_buf_puts(out, ",\"frames\":[");
+	for (size_t i = 0; i < s->len; i++) {
+		const hg_method_item *it = &s->items[i];
+		if (i)
+			hg_buf_putc(out, ',');
+		hg_buf_printf(out, "{\"depth\":%d,\"id\":%d,\"count\":%d,\"cost\":%d,\"self\":%lld",
+			      it->depth, it->id, it->count, it->cost,
+			      have_tree ? (long long)tree.self[i] : 0LL);
+		key_string(out, "symbol", item_symbol(rep, it));
+		hg_buf_printf(out, ",\"key\":%s}", (long)i == key ? "true" : "false");
+	}
+	hg_buf_putc(out, ']');
+}
+
+void render_json(hg_buf *out, const hg_report *rep, const struct render_opts *opts)
+{
+	source_fields(out, rep);
+	if (rep->error) {
+		key_string(out, "error", rep->error);
+		hg_buf_puts(out, "}\n");
+		return;
+	}
+	key_string(out, "kind", hg_report_kind_name(rep->kind));
+	key_string(out, "tag", rep->tag);
+	key_string(out, "detail", rep->detail);
+	key_string(out, "scene", rep->scene);
+	key_string(out, "process", rep->process);
+	hg_buf_puts(out, ",\"meta\":{");
+	for (size_t i = 0; i < rep->meta_len; i++) {
+		if (i)
+			hg_buf_putc(out, ',');
+		hg_buf_json_string(out, rep->meta[i].key, strlen(rep->meta[i].key));
+		hg_buf_putc(out, ':');
+		hg_buf_puts(out, rep->meta[i].json);
+	}
+	hg_buf_putc(out, '}');
+	key_string(out, "input", rep->from_buffer ? "buffer" : "stack");
+	if (rep->from_buffer)
+		hg_buf_printf(out, ",\"buffer_words\":%zu", rep->buffer_words);
+	hg_buf_printf(out, ",\"cost\":%lld,\"stack_cost\":%lld", (long long)rep->cost,
+		      (long long)rep->stack_cost);
+	hg_buf_puts(out, ",\"stack_key\":");
+	if (rep->key_index >= 0) {
+		const hg_method_item *k = &rep->trimmed.items[rep->key_index];
+		hg_buf_printf(out, "{\"id\":%d", k->id);
+		key_string(out, "symbol", item_symbol(rep, k));
+		key_string(out, "text", hg_report_stack_key_text(rep));
+		hg_buf_printf(out, ",\"index\":%ld", shown_key(rep, opts));
+		key_string(out, "device", rep->has_device_key ? rep->device_key : NULL);
+		hg_buf_putc(out, '}');
+	} else {
+		hg_buf_puts(out, "null");
+	}
+	hg_buf_printf(out, ",\"trimmed\":%s,\"stack_len\":%zu", opts->no_trim ? "false" : "true",
+		      rep->full.len);
+	frames(out, rep, opts);
+	hg_buf_puts(out, ",\"warnings\":[");
+	for (size_t i = 0; i < rep->warnings.len; i++) {
+		if (i)
+			hg_buf_putc(out, ',');
+		hg_buf_json_string(out, rep->warnings.items[i], strlen(rep->warnings.items[i]));
+	}
+	hg_buf_puts(out, "]}\n");
+}

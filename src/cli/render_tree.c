@@ -1,0 +1,261 @@
+/* The default output: a header and an annotated call tree for a person at
+ * a terminal.  Every frame line holds the frame's full symbol and its cost,
+ * so grep finds it. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "render.h"
+
+#define NONE ((size_t)-1)
+#define MAX_GUIDE_LEVELS 40 /* deeper guides are shortened to a level number */
+#define META_WIDTH 100      /* metadata values are cut to this in the header */
+
+struct style {
+	const char *bold, *dim, *key, *warn, *reset;
+	const char *tee, *elbow, *pipe, *blank, *key_tag, *times;
+};
+
+static const struct style plain_unicode = {"", "", "", "", "", "├─ ", "└─ ", "│  ", "   ",
+					   "  ◀ StackKey", "×"};
+static const struct style plain_ascii = {"", "", "", "", "", "|- ", "`- ", "|  ", "   ",
+					 "  <= StackKey", "x"};
+
+static struct style make_style(const struct render_opts *opts)
+{
+	struct style s = opts->ascii ? plain_ascii : plain_unicode;
+	if (opts->color) {
+		s.bold = "\033[1m";
+		s.dim = "\033[2m";
+		s.key = "\033[1;31m";
+		s.warn = "\033[33m";
+		s.reset = "\033[0m";
+	}
+	return s;
+}
+
+/* The tree with what the folding options hide. */
+struct view {
+	const hg_method_stack *s;
+	hg_calltree t;
+	size_t n;            /* items; index n is a virtual root over the roots */
+	size_t *first;       /* first child, including the virtual root */
+	bool *visible;
+	bool *on_path;       /* the StackKey and its ancestors */
+	size_t *subtree;     /* items in each subtree */
+	size_t *last_shown;  /* last visible child of each node */
+	size_t *hidden;      /* items folded under each node */
+	int64_t *hidden_cost;
+	long key;
+};
+
+static bool build_view(struct view *v, const hg_report *rep, const struct render_opts *opts)
+{
+	v->s = shown_stack(rep, opts);
+	v->n = v->s->len;
+	v->key = shown_key(rep, opts);
+	if (hg_calltree_build(v->s, rep->arena, &v->t) != 0)
+		return false;
+	size_t n = v->n + 1;
+	v->first = hg_arena_calloc(rep->arena, n, sizeof *v->first);
+	v->visible = hg_arena_calloc(rep->arena, n, sizeof *v->visible);
+	v->on_path = hg_arena_calloc(rep->arena, n, sizeof *v->on_path);
+	v->subtree = hg_arena_calloc(rep->arena, n, sizeof *v->subtree);
+	v->last_shown = hg_arena_calloc(rep->arena, n, sizeof *v->last_shown);
+	v->hidden = hg_arena_calloc(rep->arena, n, sizeof *v->hidden);
+	v->hidden_cost = hg_arena_calloc(rep->arena, n, sizeof *v->hidden_cost);
+	long *level = hg_arena_calloc(rep->arena, n, sizeof *level);
+	if (!v->first || !v->visible || !v->on_path || !v->subtree || !v->last_shown || !v->hidden ||
+	    !v->hidden_cost || !level)
+		return false;
+	for (size_t i = 0; i < v->n; i++)
+		v->first[i] = v->t.first_child[i];
+	v->first[v->n] = v->t.first_root;
+	for (long k = v->key; k >= 0; k = v->t.parent[k])
+		v->on_path[k] = true;
+	for (size_t i = 0; i < v->n; i++) {
+		long p = v->t.parent[i];
+		level[i] = p < 0 ? 0 : level[p] + 1;
+		bool fits = (opts->max_depth < 0 || level[i] <= opts->max_depth) &&
+			    v->s->items[i].cost >= opts->min_cost;
+		/* A frame shows when it fits and its parent shows; the key path
+		 * always shows. */
+		v->visible[i] = v->on_path[i] || (fits && (p < 0 || v->visible[p]));
+	}
+	for (size_t i = v->n; i-- > 0;) {
+		v->subtree[i] += 1;
+		long p = v->t.parent[i];
+		if (p >= 0)
+			v->subtree[p] += v->subtree[i];
+	}
+	for (size_t i = 0; i < n; i++)
+		v->last_shown[i] = NONE;
+	for (size_t i = 0; i < v->n; i++) {
+		size_t p = v->t.parent[i] < 0 ? v->n : (size_t)v->t.parent[i];
+		if (v->visible[i]) {
+			v->last_shown[p] = i;
+		} else if (p == v->n || v->visible[p]) {
+			v->hidden[p] += v->subtree[i];
+			v->hidden_cost[p] += v->s->items[i].cost;
+		}
+	}
+	return true;
+}
+
+static void cost_columns(hg_buf *out, const hg_report *rep, const hg_method_item *it, int64_t self,
+			 const struct style *st)
+{
+	char share[16] = "    -";
+	if (rep->stack_cost > 0)
+		snprintf(share, sizeof share, "%5.1f", 100.0 * it->cost / (double)rep->stack_cost);
+	char calls[24] = "";
+	if (it->count > 1)
+		snprintf(calls, sizeof calls, "%s%d", st->times, it->count);
+	hg_buf_printf(out, "%7d ms %s%s%%%s %7lld ms %*s ", it->cost, st->dim, share, st->reset,
+		      (long long)self, it->count > 1 && !strcmp(st->times, "×") ? 7 : 6, calls);
+}
+
+static void frame_line(hg_buf *out, const hg_report *rep, const struct view *v, size_t i,
+		       const char *prefix, size_t prefix_len, const char *connector,
+		       const struct style *st)
+{
+	const hg_method_item *it = &v->s->items[i];
+	cost_columns(out, rep, it, v->t.self[i], st);
+	hg_buf_puts(out, v->on_path[i] ? "* " : "  ");
+	hg_buf_add(out, prefix, prefix_len);
+	hg_buf_puts(out, connector);
+	const char *sym = item_symbol(rep, it);
+	bool is_key = (long)i == v->key;
+	hg_buf_puts(out, is_key ? st->key : v->on_path[i] ? st->bold : "");
+	if (sym)
+		hg_buf_puts(out, sym);
+	else
+		hg_buf_printf(out, "#%d", it->id);
+	hg_buf_puts(out, is_key || v->on_path[i] ? st->reset : "");
+	if (is_key)
+		hg_buf_printf(out, "%s%s%s", st->key, st->key_tag, st->reset);
+	hg_buf_putc(out, '\n');
+}
+
+static void fold_line(hg_buf *out, size_t count, int64_t cost, const char *prefix,
+		      size_t prefix_len, const char *connector, const struct style *st)
+{
+	hg_buf_printf(out, "%7lld ms %s", (long long)cost, st->dim);
+	hg_buf_printf(out, "%6s %10s %6s   ", "", "", "");
+	hg_buf_add(out, prefix, prefix_len);
+	hg_buf_puts(out, connector);
+	hg_buf_printf(out, "... %zu frame%s folded%s\n", count, count == 1 ? "" : "s", st->reset);
+}
+
+/* Walks the visible tree without recursion (stacks can be very deep). */
+static void draw(hg_buf *out, const hg_report *rep, const struct view *v, const struct style *st)
+{
+	struct level {
+		size_t parent, next, prefix_len;
+	};
+	struct level *stack = malloc((v->n + 1) * sizeof *stack);
+	hg_buf prefix;
+	hg_buf_init(&prefix);
+	if (!stack)
+		return;
+	size_t depth = 0;
+	stack[depth++] = (struct level){v->n, v->first[v->n], 0};
+	while (depth > 0) {
+		struct level *lv = &stack[depth - 1];
+		size_t p = lv->parent;
+		while (lv->next != NONE && !v->visible[lv->next])
+			lv->next = v->t.next_sibling[lv->next];
+		bool top = p == v->n;
+		size_t shown_len = lv->prefix_len;
+		if (shown_len > MAX_GUIDE_LEVELS * 3 && !top)
+			shown_len = MAX_GUIDE_LEVELS * 3;
+		if (lv->next == NONE) {
+			if (v->hidden[p])
+				fold_line(out, v->hidden[p], v->hidden_cost[p], prefix.data, shown_len,
+					  top ? "" : st->elbow, st);
+			depth--;
+			continue;
+		}
+		size_t i = lv->next;
+		lv->next = v->t.next_sibling[i];
+		bool last = i == v->last_shown[p] && !v->hidden[p];
+		prefix.len = lv->prefix_len;
+		frame_line(out, rep, v, i, prefix.data, shown_len, top ? "" : last ? st->elbow : st->tee,
+			   st);
+		if (v->first[i] != NONE) {
+			if (!top)
+				hg_buf_puts(&prefix, last ? st->blank : st->pipe);
+			stack[depth++] = (struct level){i, v->first[i], prefix.len};
+		}
+	}
+	free(stack);
+	hg_buf_release(&prefix);
+}
+
+static void meta_line(hg_buf *out, const char *key, const char *value)
+{
+	size_t len = strcspn(value, "\r\n");
+	bool cut = len > META_WIDTH || value[len] != '\0';
+	if (len > META_WIDTH)
+		len = META_WIDTH;
+	hg_buf_printf(out, "%-11s %.*s%s\n", key, (int)len, value, cut ? " ..." : "");
+}
+
+static void header(hg_buf *out, const hg_report *rep, const struct view *v, const struct style *st)
+{
+	hg_buf_printf(out, "%s== %s", st->bold, rep->source);
+	if (rep->line > 0)
+		hg_buf_printf(out, ":%ld", rep->line);
+	hg_buf_printf(out, " (report %ld) ==%s\n", rep->number, st->reset);
+	hg_buf_printf(out, "%-11s %s%s%s%s\n", "kind", hg_report_kind_name(rep->kind),
+		      rep->detail ? " (" : "", rep->detail ? rep->detail : "", rep->detail ? ")" : "");
+	if (rep->scene)
+		meta_line(out, "scene", rep->scene);
+	hg_buf_printf(out, "%-11s %lld ms (stack cost %lld ms)\n", "cost", (long long)rep->cost,
+		      (long long)rep->stack_cost);
+	if (v->key >= 0) {
+		const hg_method_item *k = &v->s->items[v->key];
+		const char *sym = item_symbol(rep, k);
+		hg_buf_printf(out, "%-11s %s", "StackKey", st->key);
+		if (sym)
+			hg_buf_printf(out, "%s  (#%d)", sym, k->id);
+		else
+			hg_buf_printf(out, "#%d", k->id);
+		hg_buf_printf(out, "%s  %d ms at depth %d\n", st->reset, k->cost, k->depth);
+	} else {
+		hg_buf_printf(out, "%-11s (none: the stack is empty)\n", "StackKey");
+	}
+	hg_buf_printf(out, "%-11s %s, %zu frames%s\n", "stack",
+		      rep->from_buffer ? "rebuilt from the buffer" : "as the device sent it",
+		      rep->full.len, rep->from_buffer && rep->full.len != rep->trimmed.len
+		      ? (v->s == &rep->full ? " (untrimmed)" : "; trimmed to Matrix's 30") : "");
+	for (size_t i = 0; i < rep->warnings.len; i++)
+		hg_buf_printf(out, "%s%-11s %s%s\n", st->warn, "warning", rep->warnings.items[i],
+			      st->reset);
+	for (size_t i = 0; i < rep->meta_len; i++) {
+		const char *k = rep->meta[i].key;
+		if (strcmp(k, "scene") && strcmp(k, "detail") && strcmp(k, "cost"))
+			meta_line(out, k, rep->meta[i].text);
+	}
+}
+
+void render_tree(hg_buf *out, const hg_report *rep, const struct render_opts *opts)
+{
+	struct style st = make_style(opts);
+	if (rep->error)
+		return; /* already reported on stderr, with its position */
+	struct view v;
+	if (!build_view(&v, rep, opts)) {
+		out->failed = 1;
+		return;
+	}
+	header(out, rep, &v, &st);
+	if (v.n == 0) {
+		hg_buf_puts(out, "\n(empty stack)\n\n");
+		return;
+	}
+	hg_buf_printf(out, "\n%s%10s %6s %10s %6s   %s%s\n", st.dim, "cost", "share", "self", "calls",
+		      "frame", st.reset);
+	draw(out, rep, &v, &st);
+	hg_buf_putc(out, '\n');
+}
