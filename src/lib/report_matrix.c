@@ -214,7 +214,9 @@ int report_from_json(const hg_ctx *ctx, const hg_json_doc *doc, const hg_json *o
 	const hg_json *buffer = hg_json_get(content, "buffer");
 	const hg_json *stack = hg_json_get(content, "stack");
 	if (!buffer && !stack)
-		return fail(err, NO_OFFSET, "the report has neither a \"buffer\" nor a \"stack\" field");
+		return fail(err, NO_OFFSET, "the report has neither a \"buffer\" nor a \"stack\" field%s",
+			    hg_json_get(content, "threadStack")
+				    ? " (only a \"threadStack\": thread dumps are not read yet)" : "");
 
 	rep->tag = string_field(rep, content, obj, "tag");
 	rep->detail = string_field(rep, content, obj, "detail");
