@@ -84,6 +84,14 @@ int hg_beat_from_base64(const char *s, size_t len, size_t max_words, hg_arena *a
 	size_t data_len = len;
 	while (data_len > 0 && s[data_len - 1] == '=' && len - data_len < 2)
 		data_len--;
+	/* Bad characters first: they are the likeliest mistake to report. */
+	for (size_t i = 0; i < data_len; i++) {
+		if (base64_value((unsigned char)s[i]) < 0) {
+			*err_pos = i;
+			*why = "not a base64 character";
+			return HG_EPARSE;
+		}
+	}
 	if (data_len % 4 == 1) {
 		*err_pos = data_len;
 		*why = "base64 length is impossible (one stray character)";
@@ -113,11 +121,6 @@ int hg_beat_from_base64(const char *s, size_t len, size_t max_words, hg_arena *a
 	int bits = 0;
 	for (size_t i = 0; i < data_len; i++) {
 		int v = base64_value((unsigned char)s[i]);
-		if (v < 0) {
-			*err_pos = i;
-			*why = "not a base64 character";
-			return HG_EPARSE;
-		}
 		acc = (acc << 6) | (uint32_t)v;
 		bits += 6;
 		if (bits >= 8) {
