@@ -30,4 +30,9 @@ long shown_key(const hg_report *rep, const struct render_opts *opts);
 /* The symbol of an item of the shown stack, or NULL when unknown. */
 const char *item_symbol(const hg_report *rep, const hg_method_item *item);
 
+/* {"source","line"?,"report" — the identity fields every JSON line starts with. */
+void render_source_fields(hg_buf *out, const hg_report *rep);
+/* The line a failed report gives in the JSON formats: identity + "error". */
+void render_error_json(hg_buf *out, const hg_report *rep);
+
 #endif

@@ -1,4 +1,6 @@
 /* What every renderer needs to know about the stack it shows. */
+#include <string.h>
+
 #include "render.h"
 
 const hg_method_stack *shown_stack(const hg_report *rep, const struct render_opts *opts)
@@ -18,4 +20,21 @@ long shown_key(const hg_report *rep, const struct render_opts *opts)
 const char *item_symbol(const hg_report *rep, const hg_method_item *item)
 {
 	return rep->symbols ? rep->symbols[item->origin] : NULL;
+}
+
+void render_source_fields(hg_buf *out, const hg_report *rep)
+{
+	hg_buf_puts(out, "{\"source\":");
+	hg_buf_json_string(out, rep->source, strlen(rep->source));
+	if (rep->line > 0)
+		hg_buf_printf(out, ",\"line\":%ld", rep->line);
+	hg_buf_printf(out, ",\"report\":%ld", rep->number);
+}
+
+void render_error_json(hg_buf *out, const hg_report *rep)
+{
+	render_source_fields(out, rep);
+	hg_buf_puts(out, ",\"error\":");
+	hg_buf_json_string(out, rep->error, strlen(rep->error));
+	hg_buf_puts(out, "}\n");
 }

@@ -13,15 +13,6 @@ static void key_string(hg_buf *out, const char *key, const char *value)
 		hg_buf_puts(out, "null");
 }
 
-static void source_fields(hg_buf *out, const hg_report *rep)
-{
-	hg_buf_puts(out, "{\"source\":");
-	hg_buf_json_string(out, rep->source, strlen(rep->source));
-	if (rep->line > 0)
-		hg_buf_printf(out, ",\"line\":%ld", rep->line);
-	hg_buf_printf(out, ",\"report\":%ld", rep->number);
-}
-
 static void frames(hg_buf *out, const hg_report *rep, const struct render_opts *opts)
 {
 	const hg_method_stack *s = shown_stack(rep, opts);
@@ -44,12 +35,11 @@ static void frames(hg_buf *out, const hg_report *rep, const struct render_opts *
 
 void render_json(hg_buf *out, const hg_report *rep, const struct render_opts *opts)
 {
-	source_fields(out, rep);
 	if (rep->error) {
-		key_string(out, "error", rep->error);
-		hg_buf_puts(out, "}\n");
+		render_error_json(out, rep);
 		return;
 	}
+	render_source_fields(out, rep);
 	key_string(out, "kind", hg_report_kind_name(rep->kind));
 	key_string(out, "tag", rep->tag);
 	key_string(out, "detail", rep->detail);

@@ -6,11 +6,7 @@
 void render_matrix(hg_buf *out, const hg_report *rep, const struct render_opts *opts)
 {
 	if (rep->error) {
-		hg_buf_puts(out, "{\"source\":");
-		hg_buf_json_string(out, rep->source, strlen(rep->source));
-		hg_buf_puts(out, ",\"error\":");
-		hg_buf_json_string(out, rep->error, strlen(rep->error));
-		hg_buf_puts(out, "}\n");
+		render_error_json(out, rep);
 		return;
 	}
 	const hg_method_stack *s = shown_stack(rep, opts);

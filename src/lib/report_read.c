@@ -93,16 +93,18 @@ static int syntax_error(struct reader *r, long number, long line, size_t at, con
 {
 	char msg[256];
 	char near[24] = "";
-	if (at < r->len) {
-		size_t n = 0;
-		for (size_t i = at; i < r->len && n < 16 && r->text[i] != '\n'; i++)
-			near[n++] = (r->text[i] >= 0x20 && r->text[i] < 0x7f) ? r->text[i] : '?';
-		near[n] = '\0';
-	}
+	size_t n = 0;
+	for (size_t i = at; i < r->len && n < 16 && r->text[i] != '\n'; i++)
+		near[n++] = (r->text[i] >= 0x20 && r->text[i] < 0x7f) ? r->text[i] : '?';
+	near[n] = '\0';
+	while (n > 0 && near[n - 1] == ' ')
+		near[--n] = '\0';
 	if (near[0])
 		snprintf(msg, sizeof msg, "%s near '%s'", what, near);
-	else
+	else if (skip_space(r->text, at, r->len) == r->len)
 		snprintf(msg, sizeof msg, "%s at the end of the input (truncated?)", what);
+	else
+		snprintf(msg, sizeof msg, "%s at the end of the line (truncated?)", what);
 	return fail_report(r, number, line, at, msg);
 }
 
@@ -175,8 +177,10 @@ static int read_lines(struct reader *r, size_t start)
 	return rc;
 }
 
-/* NDJSON when the first line is a whole object; a pretty-printed report
- * starts with a line that does not close its brace. */
+/* NDJSON when the first line is a whole object, or when the next non-blank
+ * line starts another object (so a truncated first line does not hide the
+ * rest).  A pretty-printed report starts with a line that does not close its
+ * brace, followed by a member line. */
 static bool looks_like_ndjson(const char *text, size_t start, size_t len)
 {
 	const char *nl = memchr(text + start, '\n', len - start);
@@ -185,8 +189,10 @@ static bool looks_like_ndjson(const char *text, size_t start, size_t len)
 	size_t end = (size_t)(nl - text);
 	while (end > start && (text[end - 1] == ' ' || text[end - 1] == '\t' || text[end - 1] == '\r'))
 		end--;
-	return text[start] == '{' && end > start + 1 && text[end - 1] == '}' &&
-	       skip_space(text, end, len) < len;
+	size_t next = skip_space(text, end, len);
+	if (next == len)
+		return false;
+	return (end > start + 1 && text[end - 1] == '}') || text[next] == '{';
 }
 
 int hg_reports_read(const hg_ctx *ctx, const char *source, const char *data, size_t len,
