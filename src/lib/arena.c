@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bigmem.h"
 #include "hangar/arena.h"
 
 #define CHUNK_SIZE ((size_t)64 * 1024)
@@ -38,11 +39,14 @@ void hg_arena_destroy(hg_arena *arena)
 	free(arena);
 }
 
-static struct chunk *chunk_new(size_t size)
+static struct chunk *chunk_new(size_t size, bool zeroed)
 {
 	if (size > SIZE_MAX - sizeof(struct chunk))
 		return NULL;
-	struct chunk *c = malloc(sizeof(struct chunk) + size);
+	/* calloc of a large block maps fresh zero pages: no memset, and pages
+	 * the caller never touches cost nothing. */
+	struct chunk *c = zeroed ? calloc(1, sizeof(struct chunk) + size)
+				 : malloc(sizeof(struct chunk) + size);
 	if (!c)
 		return NULL;
 	c->next = NULL;
@@ -63,9 +67,10 @@ void *hg_arena_alloc(hg_arena *arena, size_t size)
 		if (size > CHUNK_SIZE / 4) {
 			/* A large block gets its own chunk, linked behind the
 			 * current one so the current chunk keeps serving. */
-			struct chunk *big = chunk_new(size);
+			struct chunk *big = chunk_new(size, true);
 			if (!big)
 				return NULL;
+			hg_hint_huge(big->data, size);
 			big->used = size;
 			if (c) {
 				big->next = c->next;
@@ -73,10 +78,9 @@ void *hg_arena_alloc(hg_arena *arena, size_t size)
 			} else {
 				arena->head = big;
 			}
-			memset(big->data, 0, size);
 			return big->data;
 		}
-		c = chunk_new(CHUNK_SIZE);
+		c = chunk_new(CHUNK_SIZE, false);
 		if (!c)
 			return NULL;
 		c->next = arena->head;

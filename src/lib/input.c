@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "bigmem.h"
 #include "hangar/input.h"
 
 int hg_input_read(const hg_ctx *ctx, const char *path, char **data, size_t *len)
@@ -29,6 +30,7 @@ int hg_input_read(const hg_ctx *ctx, const char *path, char **data, size_t *len)
 	    (uint64_t)st.st_size < ctx->limits.max_input_bytes)
 		cap = (size_t)st.st_size + 1;
 	char *buf = malloc(cap + 1);
+	hg_hint_huge(buf, cap + 1);
 	int rc = 0;
 	while (buf) {
 		if (n == cap) {
@@ -47,6 +49,7 @@ int hg_input_read(const hg_ctx *ctx, const char *path, char **data, size_t *len)
 			}
 			buf = p;
 			cap = ncap;
+			hg_hint_huge(buf + n, cap - n);
 		}
 		size_t got = fread(buf + n, 1, cap - n, f);
 		n += got;

@@ -12,17 +12,13 @@
 
 #include "hangar/beat.h"
 #include "json.h"
-
-struct token {
-	size_t offset;
-	size_t len;
-};
+#include "json_scan.h"
 
 struct hg_json_doc {
 	cJSON *root;
 	const char *text;
-	struct token *numbers;
-	size_t n_numbers;
+	const char *hot_key;
+	struct json_scan scan;
 };
 
 static const cJSON *C(const hg_json *node)
@@ -35,87 +31,115 @@ static const hg_json *J(const cJSON *node)
 	return (const hg_json *)(const void *)node;
 }
 
-/* Lists number tokens in text[0..end): the text is valid JSON there (cJSON
- * said so), so strings, literals and numbers are easy to tell apart. */
-static int scan_numbers(hg_json_doc *doc, const char *text, size_t end)
+/* Gives every number node its token index and every array under the hot key
+ * its keyed-array index + 1, in pre-order: the scan listed both in document
+ * order, which is the order cJSON built its nodes in.  Nesting is capped by
+ * cJSON (CJSON_NESTING_LIMIT), so the recursion is bounded. */
+static void index_nodes(hg_json_doc *doc, cJSON *node, size_t *number, size_t *array)
 {
-	size_t count = 0, cap = 0;
-	struct token *tok = NULL;
-	size_t i = 0;
-	while (i < end) {
-		char c = text[i];
-		if (c == '"') {
-			for (i++; i < end && text[i] != '"'; i++)
-				if (text[i] == '\\')
-					i++;
-			i++;
-		} else if (c == '-' || (c >= '0' && c <= '9')) {
-			size_t start = i;
-			while (i < end && strchr("+-0123456789.eE", text[i]) && text[i] != '\0')
-				i++;
-			if (count == cap) {
-				cap = cap ? cap * 2 : 64;
-				struct token *t = realloc(tok, cap * sizeof *t);
-				if (!t) {
-					free(tok);
-					return HG_ENOMEM;
-				}
-				tok = t;
-			}
-			tok[count++] = (struct token){start, i - start};
+	for (; node; node = node->next) {
+		if (cJSON_IsNumber(node)) {
+			node->valueint = (int)(*number)++;
 		} else {
-			i++;
+			if (cJSON_IsArray(node) && doc->hot_key && node->string &&
+			    strcmp(node->string, doc->hot_key) == 0)
+				node->valueint = (int)++(*array);
+			if (node->child)
+				index_nodes(doc, node->child, number, array);
 		}
 	}
-	doc->numbers = tok;
-	doc->n_numbers = count;
+}
+
+/* The text cJSON sees: hot arrays shrunk to "[]".  *shrunk is NULL when
+ * nothing needed hiding (cJSON then reads the text itself). */
+static int shrink(const char *text, size_t len, const struct json_scan *scan, char **shrunk,
+		  size_t *shrunk_len)
+{
+	*shrunk = NULL;
+	size_t removed = 0;
+	for (size_t k = 0; k < scan->n_arrays; k++)
+		if (scan->arrays[k].hot)
+			removed += scan->arrays[k].close - scan->arrays[k].open - 1;
+	if (removed == 0)
+		return 0;
+	char *out = malloc(len - removed + 1);
+	if (!out)
+		return HG_ENOMEM;
+	size_t from = 0, n = 0;
+	for (size_t k = 0; k < scan->n_arrays; k++) {
+		const struct json_keyed_array *a = &scan->arrays[k];
+		if (!a->hot)
+			continue;
+		memcpy(out + n, text + from, a->open - from);
+		n += a->open - from;
+		out[n++] = '[';
+		out[n++] = ']';
+		from = a->close + 1;
+	}
+	memcpy(out + n, text + from, len - from);
+	n += len - from;
+	out[n] = '\0';
+	*shrunk = out;
+	*shrunk_len = n;
 	return 0;
 }
 
-/* Gives every number node its token index, in pre-order.  Nesting is capped
- * by cJSON (CJSON_NESTING_LIMIT), so recursion depth is bounded. */
-static void index_numbers(cJSON *node, size_t *next)
+/* An offset in the shrunk text, back in the original text. */
+static size_t unshrink(const struct json_scan *scan, size_t off)
 {
-	for (; node; node = node->next) {
-		if (cJSON_IsNumber(node))
-			node->valueint = (int)(*next)++;
-		else if (node->child)
-			index_numbers(node->child, next);
+	size_t shift = 0;
+	for (size_t k = 0; k < scan->n_arrays; k++) {
+		const struct json_keyed_array *a = &scan->arrays[k];
+		if (!a->hot)
+			continue;
+		if (a->open - shift >= off)
+			break;
+		shift += a->close - a->open - 1;
 	}
+	return off + shift;
 }
 
 int hg_json_parse(const char *text, size_t len, hg_json_doc **out, size_t *end)
 {
+	return hg_json_parse_hot(text, len, NULL, out, end);
+}
+
+int hg_json_parse_hot(const char *text, size_t len, const char *hot_key, hg_json_doc **out,
+		      size_t *end)
+{
 	*out = NULL;
-	const char *stop = NULL;
-	if (len > (size_t)INT32_MAX * 2) { /* token indexes must fit an int */
-		*end = 0;
+	*end = 0;
+	if (len > (size_t)INT32_MAX) /* token indexes must fit cJSON's int */
 		return HG_ELIMIT;
+	hg_json_doc *doc = calloc(1, sizeof *doc);
+	if (!doc)
+		return HG_ENOMEM;
+	doc->text = text;
+	doc->hot_key = hot_key;
+	char *shrunk = NULL;
+	size_t shrunk_len = 0;
+	if (json_scan(text, len, hot_key ? hot_key : "", &doc->scan) != 0 ||
+	    shrink(text, len, &doc->scan, &shrunk, &shrunk_len) != 0) {
+		hg_json_doc_destroy(doc);
+		return HG_ENOMEM;
 	}
-	cJSON *root = cJSON_ParseWithLengthOpts(text, len, &stop, 0);
-	if (!root) {
-		*end = stop && stop >= text ? (size_t)(stop - text) : 0;
-		if (*end > len)
-			*end = len;
+	const char *parsed = shrunk ? shrunk : text, *stop = NULL;
+	doc->root = cJSON_ParseWithLengthOpts(parsed, shrunk ? shrunk_len : len, &stop, 0);
+	size_t stop_off = stop && stop >= parsed ? (size_t)(stop - parsed) : 0;
+	*end = shrunk ? unshrink(&doc->scan, stop_off) : stop_off;
+	if (*end > len)
+		*end = len;
+	free(shrunk);
+	if (!doc->root) {
+		hg_json_doc_destroy(doc);
 		return HG_EPARSE;
 	}
-	hg_json_doc *doc = calloc(1, sizeof *doc);
-	if (!doc) {
-		cJSON_Delete(root);
-		return HG_ENOMEM;
-	}
-	doc->root = root;
-	doc->text = text;
-	*end = (size_t)(stop - text);
-	if (scan_numbers(doc, text, *end) != 0) {
+	size_t numbers = 0, arrays = 0;
+	index_nodes(doc, doc->root, &numbers, &arrays);
+	if (numbers != doc->scan.n_numbers || arrays != doc->scan.n_arrays) {
+		/* The scan and cJSON disagree: never on valid JSON, but refuse
+		 * rather than misread a number. */
 		hg_json_doc_destroy(doc);
-		return HG_ENOMEM;
-	}
-	size_t next = 0;
-	index_numbers(root, &next);
-	if (next != doc->n_numbers) { /* cannot happen on valid JSON */
-		hg_json_doc_destroy(doc);
-		*end = 0;
 		return HG_EPARSE;
 	}
 	*out = doc;
@@ -127,7 +151,7 @@ void hg_json_doc_destroy(hg_json_doc *doc)
 	if (!doc)
 		return;
 	cJSON_Delete(doc->root);
-	free(doc->numbers);
+	json_scan_release(&doc->scan);
 	free(doc);
 }
 
@@ -213,14 +237,14 @@ bool hg_json_true(const hg_json *node)
 
 void hg_json_number_text(const hg_json_doc *doc, const hg_json *node, const char **s, size_t *len)
 {
-	const struct token *t = &doc->numbers[C(node)->valueint];
+	const struct json_token *t = &doc->scan.numbers[C(node)->valueint];
 	*s = doc->text + t->offset;
 	*len = t->len;
 }
 
 size_t hg_json_number_offset(const hg_json_doc *doc, const hg_json *node)
 {
-	return doc->numbers[C(node)->valueint].offset;
+	return doc->scan.numbers[C(node)->valueint].offset;
 }
 
 int hg_json_int64(const hg_json_doc *doc, const hg_json *node, int64_t *out)
@@ -231,6 +255,25 @@ int hg_json_int64(const hg_json_doc *doc, const hg_json *node, int64_t *out)
 	size_t len;
 	hg_json_number_text(doc, node, &s, &len);
 	return hg_parse_int64(s, len, out);
+}
+
+size_t hg_json_first_newline(const hg_json_doc *doc)
+{
+	return doc->scan.first_newline;
+}
+
+int hg_json_int_array(const hg_json_doc *doc, const hg_json *node, const int64_t **values,
+		      size_t *count)
+{
+	const cJSON *n = C(node);
+	if (!cJSON_IsArray(n) || n->valueint <= 0 || (size_t)n->valueint > doc->scan.n_arrays)
+		return HG_EINVAL;
+	const struct json_keyed_array *a = &doc->scan.arrays[n->valueint - 1];
+	if (!a->hot)
+		return HG_EINVAL;
+	*values = doc->scan.values + a->first;
+	*count = a->count;
+	return 0;
 }
 
 void hg_json_write(const hg_json_doc *doc, const hg_json *node, hg_buf *out)
@@ -251,6 +294,15 @@ void hg_json_write(const hg_json_doc *doc, const hg_json *node, hg_buf *out)
 		return;
 	case HG_JSON_ARRAY:
 	case HG_JSON_OBJECT: {
+		const int64_t *values;
+		size_t count;
+		if (hg_json_int_array(doc, node, &values, &count) == 0) {
+			hg_buf_putc(out, '[');
+			for (size_t i = 0; i < count; i++)
+				hg_buf_printf(out, i ? ",%lld" : "%lld", (long long)values[i]);
+			hg_buf_putc(out, ']');
+			return;
+		}
 		bool object = hg_json_type(node) == HG_JSON_OBJECT;
 		hg_buf_putc(out, object ? '{' : '[');
 		for (const cJSON *c = n->child; c; c = c->next) {

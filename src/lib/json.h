@@ -32,6 +32,12 @@ enum hg_json_type {
  * offset just past the value.  On a syntax error returns HG_EPARSE and sets
  * *end to the offset of the error. */
 int hg_json_parse(const char *text, size_t len, hg_json_doc **doc, size_t *end);
+
+/* Same, and every member named hot_key whose value is an array of integers
+ * is read straight into int64s (see hg_json_int_array) instead of becoming
+ * one cJSON node per element: the fast path for AppMethodBeat buffers. */
+int hg_json_parse_hot(const char *text, size_t len, const char *hot_key, hg_json_doc **doc,
+		      size_t *end);
 void hg_json_doc_destroy(hg_json_doc *doc);
 
 const hg_json *hg_json_root(const hg_json_doc *doc);
@@ -57,6 +63,16 @@ size_t hg_json_number_offset(const hg_json_doc *doc, const hg_json *node);
 /* Reads an integer number exactly; HG_EPARSE if node is not a number, has
  * a fraction or exponent, or does not fit in int64. */
 int hg_json_int64(const hg_json_doc *doc, const hg_json *node, int64_t *out);
+
+/* When node is a hot array (see hg_json_parse_hot), points *values at its
+ * integers (owned by doc) and returns 0; HG_EINVAL otherwise, in which case
+ * the array's elements are ordinary nodes. */
+int hg_json_int_array(const hg_json_doc *doc, const hg_json *node, const int64_t **values,
+		      size_t *count);
+
+/* Offset of the first newline between the tokens of the value (SIZE_MAX if
+ * the value is on one line): tells NDJSON from pretty-printed JSON. */
+size_t hg_json_first_newline(const hg_json_doc *doc);
 
 /* Appends node as compact JSON, numbers verbatim from the input. */
 void hg_json_write(const hg_json_doc *doc, const hg_json *node, hg_buf *out);

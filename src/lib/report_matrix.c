@@ -92,7 +92,17 @@ static int read_buffer(const hg_ctx *ctx, const hg_json_doc *doc, const hg_json 
 	int64_t *words = NULL;
 	size_t n = 0;
 	int rc;
-	if (hg_json_type(buffer) == HG_JSON_ARRAY) {
+	const int64_t *hot;
+	if (hg_json_int_array(doc, buffer, &hot, &n) == 0) {
+		/* Read by the JSON pre-scan: exact, and no per-word node. */
+		if (n > ctx->limits.max_buffer_words) {
+			fail(err, NO_OFFSET, "field \"buffer\": %zu words, over the limit of %zu (see "
+			     "--max-words)", n, ctx->limits.max_buffer_words);
+			return HG_ELIMIT;
+		}
+		words = (int64_t *)hot;
+		rc = 0;
+	} else if (hg_json_type(buffer) == HG_JSON_ARRAY) {
 		rc = read_buffer_array(ctx, doc, buffer, rep->arena, &words, &n, err);
 	} else if (hg_json_type(buffer) == HG_JSON_STRING) {
 		const char *s = hg_json_string(buffer), *why = "";

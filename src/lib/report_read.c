@@ -108,43 +108,9 @@ static int syntax_error(struct reader *r, long number, long line, size_t at, con
 	return fail_report(r, number, line, at, msg);
 }
 
-/* The whole text is one JSON value: a report or an array of reports. */
-static int read_document(struct reader *r, size_t start)
+/* Reports in NDJSON lines from offset p on; line is p's line number. */
+static int read_lines(struct reader *r, size_t p, long line, long number)
 {
-	long line, col;
-	locate(r, start, &line, &col);
-	hg_json_doc *doc = NULL;
-	size_t end = 0;
-	int rc = hg_json_parse(r->text + start, r->len - start, &doc, &end);
-	if (rc == HG_ENOMEM)
-		return rc;
-	if (rc != 0)
-		return syntax_error(r, 1, line, start + end, "invalid JSON");
-	size_t after = skip_space(r->text, start + end, r->len);
-	const hg_json *root = hg_json_root(doc);
-	if (hg_json_type(root) == HG_JSON_ARRAY) {
-		long number = 0;
-		for (const hg_json *e = hg_json_first(root); e && rc == 0; e = hg_json_next(e))
-			rc = one_report(r, doc, e, start, ++number, 0);
-		if (rc == 0 && number == 0)
-			rc = fail_report(r, 1, line, start, "the array holds no report");
-	} else {
-		rc = one_report(r, doc, root, start, 1, line);
-	}
-	hg_json_doc_destroy(doc);
-	if (rc == 0 && after < r->len)
-		rc = syntax_error(r, 2, 0, after, "unexpected text after the report (NDJSON needs one "
-				  "report per line)");
-	return rc;
-}
-
-/* NDJSON: each non-blank line is one report. */
-static int read_lines(struct reader *r, size_t start)
-{
-	long line = 1, number = 0;
-	for (size_t i = 0; i < start; i++)
-		line += r->text[i] == '\n';
-	size_t p = start;
 	int rc = 0;
 	while (p < r->len && rc == 0) {
 		const char *nl = memchr(r->text + p, '\n', r->len - p);
@@ -154,7 +120,7 @@ static int read_lines(struct reader *r, size_t start)
 			number++;
 			hg_json_doc *doc = NULL;
 			size_t end = 0;
-			rc = hg_json_parse(r->text + s, eol - s, &doc, &end);
+			rc = hg_json_parse_hot(r->text + s, eol - s, "buffer", &doc, &end);
 			if (rc == HG_ENOMEM)
 				return rc;
 			if (rc != 0) {
@@ -172,27 +138,79 @@ static int read_lines(struct reader *r, size_t start)
 		p = eol + 1;
 		line++;
 	}
-	if (rc == 0 && number == 0)
-		rc = fail_report(r, 1, 0, NO_OFFSET, "no report in the input");
 	return rc;
 }
 
-/* NDJSON when the first line is a whole object, or when the next non-blank
- * line starts another object (so a truncated first line does not hide the
- * rest).  A pretty-printed report starts with a line that does not close its
- * brace, followed by a member line. */
-static bool looks_like_ndjson(const char *text, size_t start, size_t len)
+/* The line number of offset off and the offset where the next line starts. */
+static size_t next_line(struct reader *r, size_t off, long *line)
 {
-	const char *nl = memchr(text + start, '\n', len - start);
+	long col;
+	locate(r, off, line, &col);
+	const char *nl = memchr(r->text + off, '\n', r->len - off);
+	(*line)++;
+	return nl ? (size_t)(nl - r->text) + 1 : r->len;
+}
+
+/* Whether a line after offset off starts with '{': more NDJSON reports. */
+static bool more_objects_follow(struct reader *r, size_t off)
+{
+	const char *nl = memchr(r->text + off, '\n', r->len - off);
 	if (!nl)
 		return false;
-	size_t end = (size_t)(nl - text);
-	while (end > start && (text[end - 1] == ' ' || text[end - 1] == '\t' || text[end - 1] == '\r'))
-		end--;
-	size_t next = skip_space(text, end, len);
-	if (next == len)
-		return false;
-	return (end > start + 1 && text[end - 1] == '}') || text[next] == '{';
+	size_t next = skip_space(r->text, (size_t)(nl - r->text) + 1, r->len);
+	return next < r->len && r->text[next] == '{';
+}
+
+/* The input starts with a value at `start`: one report (an object, possibly
+ * pretty-printed), a JSON array of reports, or the first line of NDJSON.  It
+ * is NDJSON when the first value sits on one line and more follows on the
+ * next lines. */
+static int read_input(struct reader *r, size_t start)
+{
+	long line, col;
+	locate(r, start, &line, &col);
+	hg_json_doc *doc = NULL;
+	size_t end = 0;
+	int rc = hg_json_parse_hot(r->text + start, r->len - start, "buffer", &doc, &end);
+	if (rc == HG_ENOMEM)
+		return rc;
+	if (rc != 0) {
+		size_t at = start + end;
+		bool one_line = !memchr(r->text + start, '\n', at - start);
+		if (r->text[start] == '{' && one_line && more_objects_follow(r, at)) {
+			/* A broken first NDJSON line spoils only itself. */
+			rc = syntax_error(r, 1, line, at, "invalid JSON");
+			long next;
+			size_t p = next_line(r, at, &next);
+			return rc ? rc : read_lines(r, p, next, 1);
+		}
+		return syntax_error(r, 1, line, at, "invalid JSON");
+	}
+	size_t after = skip_space(r->text, start + end, r->len);
+	const hg_json *root = hg_json_root(doc);
+	if (hg_json_type(root) == HG_JSON_ARRAY) {
+		long number = 0;
+		for (const hg_json *e = hg_json_first(root); e && rc == 0; e = hg_json_next(e))
+			rc = one_report(r, doc, e, start, ++number, 0);
+		if (rc == 0 && number == 0)
+			rc = fail_report(r, 1, line, start, "the array holds no report");
+		hg_json_doc_destroy(doc);
+		if (rc == 0 && after < r->len)
+			rc = syntax_error(r, number + 1, 0, after, "unexpected text after the array");
+		return rc;
+	}
+	bool one_line = hg_json_first_newline(doc) >= end;
+	rc = one_report(r, doc, root, start, 1, line);
+	hg_json_doc_destroy(doc);
+	if (rc != 0 || after == r->len)
+		return rc;
+	if (one_line && memchr(r->text + start + end, '\n', after - (start + end))) {
+		long next;
+		size_t p = next_line(r, start + end, &next);
+		return read_lines(r, p, next, 1);
+	}
+	return syntax_error(r, 2, 0, after, "unexpected text after the report (NDJSON needs one "
+			    "report per line)");
 }
 
 int hg_reports_read(const hg_ctx *ctx, const char *source, const char *data, size_t len,
@@ -206,10 +224,8 @@ int hg_reports_read(const hg_ctx *ctx, const char *source, const char *data, siz
 	int rc;
 	if (start == len)
 		rc = fail_report(&r, 1, 0, NO_OFFSET, "no report in the input (it is empty)");
-	else if (data[start] == '[')
-		rc = read_document(&r, start);
-	else if (data[start] == '{')
-		rc = looks_like_ndjson(data, start, len) ? read_lines(&r, start) : read_document(&r, start);
+	else if (data[start] == '[' || data[start] == '{')
+		rc = read_input(&r, start);
 	else
 		rc = syntax_error(&r, 1, 1, start, "expected a JSON report (an object, an array of "
 				  "objects, or one object per line)");

@@ -1,52 +1,62 @@
 /* trimStack, the stack cost and getTreeKey, as EvilMethodTracer uses them. */
-#include <stdlib.h>
-#include <string.h>
 
 #include "hangar/beat.h"
 #include "hangar/stack.h"
 #include "java_int.h"
 
+/* The filter pass (1..60) that removes an item: pass p removes what costs
+ * less than p x 5 ms; 0 when no pass does. */
+static int removal_pass(int32_t cost)
+{
+	if (cost < HG_MATRIX_FILTER_STEP_MS)
+		return 1;
+	int64_t pass = (int64_t)cost / HG_MATRIX_FILTER_STEP_MS + 1;
+	return pass <= HG_MATRIX_FILTER_MAX_PASSES ? (int)pass : 0;
+}
+
+/* trimStack in one pass.  Matrix's pass p walks from the end removing every
+ * item cheaper than p x 5 ms until the stack is small enough.  Earlier passes
+ * have removed everything cheaper than (p-1) x 5 ms, so pass p removes items
+ * of exactly band p, from the end.  Hence: whole bands go until the one in
+ * which the target is reached, which loses only its last `need` items. */
 int hg_stack_trim(const hg_method_stack *in, size_t target, hg_arena *arena, hg_method_stack *out)
 {
 	out->len = 0;
-	out->items = hg_arena_calloc(arena, in->len ? in->len : 1, sizeof *out->items);
+	out->items = hg_arena_calloc(arena, target ? target : 1, sizeof *out->items);
 	if (!out->items)
 		return HG_ENOMEM;
-	memcpy(out->items, in->items, in->len * sizeof *in->items);
-	size_t len = in->len;
-	/* Each pass walks from the end and removes items cheaper than
-	 * pass x 5 ms, stopping the moment the stack is small enough. */
-	for (int pass = 1; len > target && pass <= HG_MATRIX_FILTER_MAX_PASSES; pass++) {
-		int32_t limit = pass * HG_MATRIX_FILTER_STEP_MS;
-		size_t removed = 0, i = len;
-		bool reached = false;
-		/* Mark removals in place by walking backwards, then compact. */
-		unsigned char *gone = calloc(len, 1);
-		if (!gone)
-			return HG_ENOMEM;
-		while (i-- > 0) {
-			if (out->items[i].cost < limit) {
-				gone[i] = 1;
-				removed++;
-				if (len - removed <= target) {
-					reached = true;
-					break;
-				}
+	size_t band_size[HG_MATRIX_FILTER_MAX_PASSES + 1] = {0};
+	int last_band = HG_MATRIX_FILTER_MAX_PASSES; /* every band goes */
+	size_t need = 0;                             /* of last_band, from the end */
+	if (in->len > target) {
+		for (size_t i = 0; i < in->len; i++)
+			band_size[removal_pass(in->items[i].cost)]++;
+		size_t excess = in->len - target;
+		for (int p = 1; p <= HG_MATRIX_FILTER_MAX_PASSES; p++) {
+			if (band_size[p] >= excess) {
+				last_band = p;
+				need = excess;
+				break;
 			}
+			excess -= band_size[p];
 		}
-		size_t w = 0;
-		for (size_t r = 0; r < len; r++)
-			if (!gone[r])
-				out->items[w++] = out->items[r];
-		free(gone);
-		len = w;
-		if (reached)
-			break;
+		if (need == 0) /* no pass reached the target: all bands go */
+			need = band_size[HG_MATRIX_FILTER_MAX_PASSES];
 	}
-	/* The fallback keeps the first `target` items. */
-	if (len > target)
-		len = target;
-	out->len = len;
+	/* The last band loses its last `need` items: keep its first ones. */
+	size_t keep_of_last = in->len > target ? band_size[last_band] - need : 0;
+	for (size_t i = 0; i < in->len && out->len < target; i++) {
+		int p = in->len > target ? removal_pass(in->items[i].cost) : 0;
+		if (p != 0 && p < last_band)
+			continue;
+		if (p != 0 && p == last_band) {
+			if (keep_of_last == 0)
+				continue;
+			keep_of_last--;
+		}
+		/* Matrix's fallback keeps the first `target` survivors. */
+		out->items[out->len++] = in->items[i];
+	}
 	return 0;
 }
 

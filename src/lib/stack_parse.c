@@ -18,6 +18,13 @@ static int parse_field(const char *s, const char *end, int32_t *out)
 	return 0;
 }
 
+static const char *const bad_field[4] = {
+	"depth is not a 32-bit integer",
+	"method id is not a 32-bit integer",
+	"count is not a 32-bit integer",
+	"cost is not a 32-bit integer (or there are more than 4 fields)",
+};
+
 static int parse_line(const char *s, const char *end, hg_method_item *it, const char **why)
 {
 	int32_t f[4];
@@ -28,10 +35,7 @@ static int parse_line(const char *s, const char *end, hg_method_item *it, const 
 			return HG_EPARSE;
 		}
 		if (parse_field(s, comma, &f[i]) != 0) {
-			*why = i == 0 ? "depth is not a 32-bit integer"
-			     : i == 1 ? "method id is not a 32-bit integer"
-			     : i == 2 ? "count is not a 32-bit integer"
-				      : "cost is not a 32-bit integer (or a field too many)";
+			*why = bad_field[i];
 			return HG_EPARSE;
 		}
 		s = comma + 1;

@@ -9,11 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bigmem.h"
 #include "hangar/beat.h"
 #include "hangar/stack.h"
 #include "java_int.h"
 
-#define NONE ((size_t)-1)
+#define NIL UINT32_MAX /* no node: indexes are 32-bit, see the cap in hg_stack_rebuild */
 
 /* The pending entries: a deque whose front is the top of Matrix's stack. */
 struct pending {
@@ -198,34 +199,38 @@ static int tree_and_flatten(const struct items *r, hg_arena *arena, hg_method_st
 	out->len = 0;
 	if (m == 0)
 		return 0;
-	size_t *father = malloc(m * sizeof *father);
-	size_t *first = malloc(m * sizeof *first);
-	size_t *next = malloc(m * sizeof *next);
-	size_t *todo = malloc(m * sizeof *todo);
+	uint32_t *father = malloc(m * sizeof *father);
+	uint32_t *first = malloc(m * sizeof *first);
+	uint32_t *next = malloc(m * sizeof *next);
+	uint32_t *todo = malloc(m * sizeof *todo);
+	hg_hint_huge(father, m * sizeof *father);
+	hg_hint_huge(first, m * sizeof *first);
+	hg_hint_huge(next, m * sizeof *next);
 	if (!father || !first || !next || !todo) {
 		free(father), free(first), free(next), free(todo);
 		return HG_ENOMEM;
 	}
 #define ITEM(k) (&r->item[m - 1 - (k)])
-	size_t root_first = NONE, last = NONE, dropped = 0, first_dropped = 0;
+	uint32_t root_first = NIL, last = NIL;
+	size_t dropped = 0, first_dropped = 0;
 	int rc = 0;
-	for (size_t k = 0; k < m; k++) {
+	for (uint32_t k = 0; k < m; k++) {
 		int32_t d = ITEM(k)->depth;
 		father[k] = last;
-		first[k] = next[k] = NONE;
-		if (last == NONE && d != 0) {
+		first[k] = next[k] = NIL;
+		if (last == NIL && d != 0) {
 			hg_strlist_addf(warnings, arena, "the first item (method %d, finished at word %zu) "
 					"has depth %d, not 0; Matrix discards the whole stack",
 					ITEM(k)->id, r->word[m - 1 - k], d);
 			goto empty;
 		}
-		if (last == NONE || d == 0) {
+		if (last == NIL || d == 0) {
 			next[k] = root_first;
 			root_first = k;
 		} else if (ITEM(last)->depth >= d) {
 			while (ITEM(last)->depth > d) {
 				last = father[last];
-				if (last == NONE) {
+				if (last == NIL) {
 					hg_strlist_addf(warnings, arena, "the item of method %d (finished at "
 							"word %zu, depth %d) has no ancestor; Matrix's "
 							"stackToTree would throw a NullPointerException here "
@@ -234,7 +239,7 @@ static int tree_and_flatten(const struct items *r, hg_arena *arena, hg_method_st
 					goto empty;
 				}
 			}
-			if (father[last] != NONE) {
+			if (father[last] != NIL) {
 				father[k] = father[last];
 				next[k] = first[father[last]];
 				first[father[last]] = k;
@@ -257,18 +262,19 @@ static int tree_and_flatten(const struct items *r, hg_arena *arena, hg_method_st
 		goto empty;
 	}
 	/* Pre-order walk without recursion: stacks can be a million deep. */
-	size_t ntodo = 0, k = root_first;
-	while (k != NONE) {
+	size_t ntodo = 0;
+	uint32_t k = root_first;
+	while (k != NIL) {
 		hg_method_item it = *ITEM(k);
 		it.origin = (uint32_t)out->len;
 		out->items[out->len++] = it;
-		if (first[k] != NONE) {
-			if (next[k] != NONE)
+		if (first[k] != NIL) {
+			if (next[k] != NIL)
 				todo[ntodo++] = next[k];
 			k = first[k];
 		} else {
 			k = next[k];
-			if (k == NONE && ntodo > 0)
+			if (k == NIL && ntodo > 0)
 				k = todo[--ntodo];
 		}
 	}
@@ -286,10 +292,15 @@ int hg_stack_rebuild(const int64_t *words, size_t n, const hg_rebuild_opts *opts
 {
 	out->items = NULL;
 	out->len = 0;
+	if (n >= UINT32_MAX)
+		return HG_ELIMIT; /* items carry 32-bit origins */
 	struct deque raw = {malloc((n + 1) * sizeof(struct pending)), n + 1, 0, 0};
 	struct items r = {malloc((n + 1) * sizeof(hg_method_item)), 0,
 			  malloc((n + 1) * sizeof(size_t))};
 	int rc = 0;
+	hg_hint_huge(raw.slot, (n + 1) * sizeof(struct pending));
+	hg_hint_huge(r.item, (n + 1) * sizeof(hg_method_item));
+	hg_hint_huge(r.word, (n + 1) * sizeof(size_t));
 	if (!raw.slot || !r.item || !r.word) {
 		rc = HG_ENOMEM;
 		goto done;

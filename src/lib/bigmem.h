@@ -1,0 +1,30 @@
+/* Large buffers (private).  Page faults are the main cost of touching tens
+ * of megabytes, and on virtual machines each one is dear; asking for
+ * transparent huge pages on the 2 MiB-aligned interior of a large block cuts
+ * their number ~500-fold.  Only a hint: without THP nothing changes. */
+#ifndef HANGAR_LIB_BIGMEM_H
+#define HANGAR_LIB_BIGMEM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/mman.h>
+
+#define HG_HUGE_PAGE ((uintptr_t)2 << 20)
+
+/* Call on freshly allocated memory, before writing to it. */
+static inline void hg_hint_huge(void *p, size_t size)
+{
+#ifdef MADV_HUGEPAGE
+	if (!p || size < HG_HUGE_PAGE)
+		return;
+	uintptr_t start = ((uintptr_t)p + HG_HUGE_PAGE - 1) & ~(HG_HUGE_PAGE - 1);
+	uintptr_t end = ((uintptr_t)p + size) & ~(HG_HUGE_PAGE - 1);
+	if (end > start)
+		madvise((void *)start, end - start, MADV_HUGEPAGE);
+#else
+	(void)p;
+	(void)size;
+#endif
+}
+
+#endif
