@@ -63,7 +63,7 @@ typedef struct hg_limits {
 #define HG_DEFAULT_MAX_INPUT_BYTES ((size_t)1 << 30)      /* 1 GiB */
 #define HG_DEFAULT_MAX_BUFFER_WORDS ((size_t)16 << 20)    /* 16 Mi words; Matrix keeps 1M */
 #define HG_DEFAULT_MAX_STACK_LINES ((size_t)1 << 20)      /* 1 Mi lines */
-#define HG_DEFAULT_MAX_MAPPING_BYTES ((size_t)4 << 30)    /* 4 GiB */
+#define HG_DEFAULT_MAX_MAPPING_BYTES ((size_t)4 << 30)    /* 4 GiB (less one byte in effect: offsets are 32-bit) */
 
 /* The context every library call that reads input takes.  Caller-owned. */
 typedef struct hg_ctx {

@@ -1,8 +1,9 @@
 /* methodMapping.txt, written by the matrix-gradle-plugin: lines
  *   id,accessFlags,class method descriptor
  * e.g. "1048574,1,android.os.Handler dispatchMessage (Landroid.os.Message;)V".
- * Loaded in one pass over the mmap'd file; ids (20 bits) index a flat table,
- * so a lookup is O(1).  Symbols are formatted only when looked up. */
+ * Indexed in one sequential pass; ids (20 bits) index a flat table of line
+ * offsets, so a lookup is O(1): one read of one line.  Symbols are formatted
+ * only when looked up.  A loaded mapping is read-only and may be shared. */
 #ifndef HANGAR_MAPPING_H
 #define HANGAR_MAPPING_H
 
@@ -14,8 +15,8 @@
 
 typedef struct hg_mapping hg_mapping;
 
-/* One mapping entry; the slices point into the mapping's bytes (borrowed,
- * valid until hg_mapping_destroy) and are not NUL-terminated. */
+/* One mapping entry; the slices point into a copy of its line owned by the
+ * arena given to hg_mapping_lookup, and are not NUL-terminated. */
 typedef struct hg_mapping_entry {
 	const char *cls;
 	size_t cls_len;
@@ -24,10 +25,9 @@ typedef struct hg_mapping_entry {
 	const char *desc;   /* empty for native methods */
 	size_t desc_len;
 	int32_t access_flags;
-	long line;          /* 1-based line in the file */
 } hg_mapping_entry;
 
-/* Maps the file at path and indexes it.  Malformed lines are reported to
+/* Indexes the file at path (kept open for lookups).  Malformed lines are reported to
  * ctx's diagnostics as warnings (path:line: why) and skipped; a duplicate id
  * keeps its first line.  *out is owned by the caller (hg_mapping_destroy).
  * Returns 0, HG_EIO (diagnostic sent), HG_ELIMIT or HG_ENOMEM. */
@@ -47,8 +47,10 @@ const char *hg_mapping_name(const hg_mapping *mapping);
 size_t hg_mapping_count(const hg_mapping *mapping);
 size_t hg_mapping_skipped(const hg_mapping *mapping);
 
-/* Looks id up; returns 0 and fills *entry, or HG_EINVAL when absent. */
-int hg_mapping_lookup(const hg_mapping *mapping, int32_t id, hg_mapping_entry *entry);
+/* Looks id up; returns 0 and fills *entry (its text copied into arena), or
+ * HG_EINVAL when absent, or HG_ENOMEM. */
+int hg_mapping_lookup(const hg_mapping *mapping, int32_t id, hg_arena *arena,
+		      hg_mapping_entry *entry);
 
 /* The symbol of id as a Java developer reads it, e.g.
  * "com.example.db.UserRepository.query(String, int)", owned by arena;

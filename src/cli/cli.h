@@ -24,8 +24,14 @@ struct command {
 
 extern const struct command cmd_stack;
 
+/* What cli_print_diag keeps: the count of errors and the last message. */
+struct cli_diag_sink {
+	int errors;
+	char last[512];
+};
+
 /* A diagnostics sink printing "path:line:col: error: report N: message" on
- * stderr; counts errors in *(int *)user when user is non-NULL. */
+ * stderr; user may be NULL or a struct cli_diag_sink to fill. */
 void cli_print_diag(void *user, const hg_diag *diag);
 
 /* Reports a usage error on stderr ("hangar CMD: ...") and returns EXIT_USAGE. */

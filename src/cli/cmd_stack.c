@@ -35,6 +35,8 @@ static void stack_usage(FILE *out)
 		"      --no-strict       with --raw: do not wait for the first dispatch entry\n"
 		"      --max-input BYTES largest input file read (default 1 GiB)\n"
 		"      --max-words N     most words in one buffer (default 16777216)\n"
+		"      --max-stack-lines N  most lines in one structured stack (default 1048576)\n"
+		"      --max-mapping BYTES  largest methodMapping.txt (default 4 GiB)\n"
 		"  -h, --help            show this help\n"
 		"\n"
 		"Exit status: 0 all reports fine, 1 some failed (the rest are printed), 2 usage.\n");
@@ -46,14 +48,15 @@ struct stack_run {
 	struct render_opts render;
 	const char *mapping_path;
 	hg_mapping *fixed_mapping;   /* -m or $HANGAR_MAPPING, for every report */
-	bool mapping_failed;
+	bool mapping_failed;         /* -m / $HANGAR_MAPPING could not be loaded */
+	bool mapping_failed_here;    /* a methodMapping.txt beside a report could not */
 	hg_mapping *local_mapping;   /* methodMapping.txt beside the current file */
 	char *local_dir;
 	bool raw;
 	hg_raw_opts raw_opts;
 	const hg_mapping *current;   /* the mapping for the file being read */
 	hg_buf out;
-	int errors;                  /* diagnostics of severity error */
+	struct cli_diag_sink diags;
 	int failed_reports;
 };
 
@@ -71,6 +74,8 @@ static const struct option long_options[] = {
 	{"no-strict", no_argument, NULL, 'S'},
 	{"max-input", required_argument, NULL, 'I'},
 	{"max-words", required_argument, NULL, 'W'},
+	{"max-stack-lines", required_argument, NULL, 'L'},
+	{"max-mapping", required_argument, NULL, 'M'},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
@@ -81,7 +86,8 @@ static int parse_options(struct stack_run *run, int argc, char **argv, bool *raw
 	int64_t v;
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "m:f:h", long_options, NULL)) != -1) {
+	opterr = 0; /* our own messages, naming hangar */
+	while ((c = getopt_long(argc, argv, ":m:f:h", long_options, NULL)) != -1) {
 		switch (c) {
 		case 'm': run->mapping_path = optarg; break;
 		case 'f':
@@ -131,8 +137,19 @@ static int parse_options(struct stack_run *run, int argc, char **argv, bool *raw
 				return cli_usage_error("stack", "--max-words wants a count > 0, not '%s'", optarg);
 			run->ctx.limits.max_buffer_words = (size_t)v;
 			break;
+		case 'L':
+			if (!cli_parse_int64(optarg, &v) || v <= 0)
+				return cli_usage_error("stack", "--max-stack-lines wants a count > 0, not '%s'", optarg);
+			run->ctx.limits.max_stack_lines = (size_t)v;
+			break;
+		case 'M':
+			if (!cli_parse_int64(optarg, &v) || v <= 0)
+				return cli_usage_error("stack", "--max-mapping wants a byte count > 0, not '%s'", optarg);
+			run->ctx.limits.max_mapping_bytes = (size_t)v;
+			break;
 		case 'h': stack_usage(stdout); return -1;
-		default: return cli_usage_error("stack", "unknown option");
+		case ':': return cli_usage_error("stack", "option '%s' needs a value", argv[optind - 1]);
+		default: return cli_usage_error("stack", "unknown option '%s'", argv[optind - 1]);
 		}
 	}
 	run->render.color = cli_use_color(color, stdout) && run->format == FORMAT_TREE;
@@ -190,8 +207,12 @@ static const hg_mapping *mapping_for(struct stack_run *run, const char *path)
 				FILE *probe = fopen(candidate, "r");
 				if (probe) {
 					fclose(probe);
-					if (hg_mapping_open(&run->ctx, candidate, &run->local_mapping) != 0)
+					/* A mapping that is there but unreadable is an
+					 * input failure, not a reason to guess. */
+					if (hg_mapping_open(&run->ctx, candidate, &run->local_mapping) != 0) {
 						run->local_mapping = NULL;
+						run->mapping_failed_here = true;
+					}
 				}
 				free(candidate);
 			}
@@ -229,7 +250,9 @@ static void read_one(struct stack_run *run, const char *path)
 		if (run->format != FORMAT_TREE) {
 			hg_buf_puts(&run->out, "{\"source\":");
 			hg_buf_json_string(&run->out, path, strlen(path));
-			hg_buf_puts(&run->out, ",\"error\":\"cannot read the input\"}\n");
+			hg_buf_puts(&run->out, ",\"report\":0,\"error\":");
+			hg_buf_json_string(&run->out, run->diags.last, strlen(run->diags.last));
+			hg_buf_puts(&run->out, "}\n");
 			flush_out(run);
 		}
 		return;
@@ -248,7 +271,7 @@ static int run_stack(int argc, char **argv)
 	struct stack_run run = {0};
 	hg_ctx_init(&run.ctx);
 	run.ctx.diag = cli_print_diag;
-	run.ctx.diag_user = &run.errors;
+	run.ctx.diag_user = &run.diags;
 	run.render.max_depth = -1;
 	run.raw_opts.strict = true;
 	hg_buf_init(&run.out);
@@ -269,7 +292,8 @@ static int run_stack(int argc, char **argv)
 	hg_mapping_destroy(run.local_mapping);
 	free(run.local_dir);
 	hg_buf_release(&run.out);
-	return run.failed_reports || run.mapping_failed ? EXIT_SOME_FAILED : EXIT_FINE;
+	return run.failed_reports || run.mapping_failed || run.mapping_failed_here ? EXIT_SOME_FAILED
+										       : EXIT_FINE;
 }
 
 const struct command cmd_stack = {

@@ -9,8 +9,11 @@
 
 void cli_print_diag(void *user, const hg_diag *d)
 {
-	if (d->severity == HG_DIAG_ERROR && user)
-		(*(int *)user)++;
+	struct cli_diag_sink *sink = user;
+	if (sink) {
+		sink->errors += d->severity == HG_DIAG_ERROR;
+		snprintf(sink->last, sizeof sink->last, "%s", d->message);
+	}
 	const char *sev = d->severity == HG_DIAG_ERROR ? "error" : "warning";
 	if (d->line > 0 && d->col > 0)
 		fprintf(stderr, "%s:%ld:%ld: %s: ", d->source, d->line, d->col, sev);

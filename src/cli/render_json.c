@@ -71,8 +71,9 @@ void render_json(hg_buf *out, const hg_report *rep, const struct render_opts *op
 	} else {
 		hg_buf_puts(out, "null");
 	}
-	hg_buf_printf(out, ",\"trimmed\":%s,\"stack_len\":%zu", opts->no_trim ? "false" : "true",
-		      rep->full.len);
+	/* Only a rebuilt buffer is trimmed; a structured stack is shown as sent. */
+	hg_buf_printf(out, ",\"trimmed\":%s,\"stack_len\":%zu",
+		      rep->from_buffer && !opts->no_trim ? "true" : "false", rep->full.len);
 	frames(out, rep, opts);
 	hg_buf_puts(out, ",\"warnings\":[");
 	for (size_t i = 0; i < rep->warnings.len; i++) {

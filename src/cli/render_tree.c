@@ -8,7 +8,7 @@
 #include "render.h"
 
 #define NONE ((size_t)-1)
-#define MAX_GUIDE_LEVELS 40 /* deeper guides are shortened to a level number */
+#define MAX_GUIDE_LEVELS 40 /* guides stop indenting deeper than this */
 #define META_WIDTH 100      /* metadata values are cut to this in the header */
 
 struct style {
@@ -47,6 +47,7 @@ struct view {
 	size_t *hidden;      /* items folded under each node */
 	int64_t *hidden_cost;
 	long key;
+	int width;           /* of the cost and self columns */
 };
 
 static bool build_view(struct view *v, const hg_report *rep, const struct render_opts *opts)
@@ -68,8 +69,14 @@ static bool build_view(struct view *v, const hg_report *rep, const struct render
 	if (!v->first || !v->visible || !v->on_path || !v->subtree || !v->last_shown || !v->hidden ||
 	    !v->hidden_cost || !level)
 		return false;
-	for (size_t i = 0; i < v->n; i++)
+	v->width = 7;
+	for (size_t i = 0; i < v->n; i++) {
 		v->first[i] = v->t.first_child[i];
+		char digits[16];
+		int w = snprintf(digits, sizeof digits, "%d", v->s->items[i].cost);
+		if (w > v->width)
+			v->width = w;
+	}
 	v->first[v->n] = v->t.first_root;
 	for (long k = v->key; k >= 0; k = v->t.parent[k])
 		v->on_path[k] = true;
@@ -103,7 +110,7 @@ static bool build_view(struct view *v, const hg_report *rep, const struct render
 }
 
 static void cost_columns(hg_buf *out, const hg_report *rep, const hg_method_item *it, int64_t self,
-			 const struct style *st)
+			 int width, const struct style *st)
 {
 	char share[16] = "    -";
 	if (rep->stack_cost > 0)
@@ -111,8 +118,8 @@ static void cost_columns(hg_buf *out, const hg_report *rep, const hg_method_item
 	char calls[24] = "";
 	if (it->count > 1)
 		snprintf(calls, sizeof calls, "%s%d", st->times, it->count);
-	hg_buf_printf(out, "%7d ms %s%s%%%s %7lld ms %*s ", it->cost, st->dim, share, st->reset,
-		      (long long)self, it->count > 1 && !strcmp(st->times, "×") ? 7 : 6, calls);
+	hg_buf_printf(out, "%*d ms %s%s%%%s %*lld ms %*s ", width, it->cost, st->dim, share, st->reset,
+		      width, (long long)self, it->count > 1 && !strcmp(st->times, "×") ? 7 : 6, calls);
 }
 
 static void frame_line(hg_buf *out, const hg_report *rep, const struct view *v, size_t i,
@@ -120,7 +127,7 @@ static void frame_line(hg_buf *out, const hg_report *rep, const struct view *v, 
 		       const struct style *st)
 {
 	const hg_method_item *it = &v->s->items[i];
-	cost_columns(out, rep, it, v->t.self[i], st);
+	cost_columns(out, rep, it, v->t.self[i], v->width, st);
 	hg_buf_puts(out, v->on_path[i] ? "* " : "  ");
 	hg_buf_add(out, prefix, prefix_len);
 	hg_buf_puts(out, connector);
@@ -137,11 +144,11 @@ static void frame_line(hg_buf *out, const hg_report *rep, const struct view *v, 
 	hg_buf_putc(out, '\n');
 }
 
-static void fold_line(hg_buf *out, size_t count, int64_t cost, const char *prefix,
+static void fold_line(hg_buf *out, size_t count, int64_t cost, int width, const char *prefix,
 		      size_t prefix_len, const char *connector, const struct style *st)
 {
-	hg_buf_printf(out, "%7lld ms %s", (long long)cost, st->dim);
-	hg_buf_printf(out, "%6s %10s %6s   ", "", "", "");
+	hg_buf_printf(out, "%*lld ms %s", width, (long long)cost, st->dim);
+	hg_buf_printf(out, "%6s %*s %6s   ", "", width + 3, "", "");
 	hg_buf_add(out, prefix, prefix_len);
 	hg_buf_puts(out, connector);
 	hg_buf_printf(out, "... %zu frame%s folded%s\n", count, count == 1 ? "" : "s", st->reset);
@@ -171,7 +178,7 @@ static void draw(hg_buf *out, const hg_report *rep, const struct view *v, const 
 			shown_len = MAX_GUIDE_LEVELS * 3;
 		if (lv->next == NONE) {
 			if (v->hidden[p])
-				fold_line(out, v->hidden[p], v->hidden_cost[p], prefix.data, shown_len,
+				fold_line(out, v->hidden[p], v->hidden_cost[p], v->width, prefix.data, shown_len,
 					  top ? "" : st->elbow, st);
 			depth--;
 			continue;
@@ -229,6 +236,9 @@ static void header(hg_buf *out, const hg_report *rep, const struct view *v, cons
 		      rep->from_buffer ? "rebuilt from the buffer" : "as the device sent it",
 		      rep->full.len, rep->from_buffer && rep->full.len != rep->trimmed.len
 		      ? (v->s == &rep->full ? " (untrimmed)" : "; trimmed to Matrix's 30") : "");
+	if (!rep->symbols && rep->full.len > 0)
+		hg_buf_printf(out, "%-11s none: frames show method ids (give -m methodMapping.txt)\n",
+			      "mapping");
 	for (size_t i = 0; i < rep->warnings.len; i++)
 		hg_buf_printf(out, "%s%-11s %s%s\n", st->warn, "warning", rep->warnings.items[i],
 			      st->reset);
@@ -254,8 +264,8 @@ void render_tree(hg_buf *out, const hg_report *rep, const struct render_opts *op
 		hg_buf_puts(out, "\n(empty stack)\n\n");
 		return;
 	}
-	hg_buf_printf(out, "\n%s%10s %6s %10s %6s   %s%s\n", st.dim, "cost", "share", "self", "calls",
-		      "frame", st.reset);
+	hg_buf_printf(out, "\n%s%*s %6s %*s %6s   %s%s\n", st.dim, v.width + 3, "cost", "share",
+		      v.width + 3, "self", "calls", "frame", st.reset);
 	draw(out, rep, &v, &st);
 	hg_buf_putc(out, '\n');
 }

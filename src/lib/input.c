@@ -29,8 +29,7 @@ int hg_input_read(const hg_ctx *ctx, const char *path, char **data, size_t *len)
 	if (!is_stdin && S_ISREG(st.st_mode) && st.st_size > 0 &&
 	    (uint64_t)st.st_size < ctx->limits.max_input_bytes)
 		cap = (size_t)st.st_size + 1;
-	char *buf = malloc(cap + 1);
-	hg_hint_huge(buf, cap + 1);
+	char *buf = hg_big_alloc(cap + 1);
 	int rc = 0;
 	while (buf) {
 		if (n == cap) {

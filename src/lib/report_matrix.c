@@ -109,8 +109,11 @@ static int read_buffer(const hg_ctx *ctx, const hg_json_doc *doc, const hg_json 
 		size_t pos = 0;
 		rc = hg_beat_from_base64(s, strlen(s), ctx->limits.max_buffer_words, rep->arena, &words,
 					 &n, &pos, &why);
-		if (rc == HG_EPARSE || rc == HG_ELIMIT)
+		if (rc == HG_EPARSE)
 			fail(err, NO_OFFSET, "field \"buffer\": bad base64 at character %zu: %s", pos, why);
+		else if (rc == HG_ELIMIT)
+			fail(err, NO_OFFSET, "field \"buffer\": more than %zu words (see --max-words)",
+			     ctx->limits.max_buffer_words);
 	} else {
 		return fail(err, NO_OFFSET, "field \"buffer\": expected an array of integers or a base64 "
 			    "string, got %s", hg_json_type_name(hg_json_type(buffer)));

@@ -123,7 +123,10 @@ static int read_lines(struct reader *r, size_t p, long line, long number)
 			rc = hg_json_parse_hot(r->text + s, eol - s, "buffer", &doc, &end);
 			if (rc == HG_ENOMEM)
 				return rc;
-			if (rc != 0) {
+			if (rc == HG_ELIMIT) {
+				rc = fail_report(r, number, line, NO_OFFSET, "the line is too large for "
+						 "the JSON reader (2 GiB)");
+			} else if (rc != 0) {
 				rc = syntax_error(r, number, line, s + end, "invalid JSON");
 			} else {
 				size_t after = skip_space(r->text, s + end, eol);
@@ -141,18 +144,8 @@ static int read_lines(struct reader *r, size_t p, long line, long number)
 	return rc;
 }
 
-/* The line number of offset off and the offset where the next line starts. */
-static size_t next_line(struct reader *r, size_t off, long *line)
-{
-	long col;
-	locate(r, off, line, &col);
-	const char *nl = memchr(r->text + off, '\n', r->len - off);
-	(*line)++;
-	return nl ? (size_t)(nl - r->text) + 1 : r->len;
-}
-
-/* Whether a line after offset off starts with '{': more NDJSON reports. */
-static bool more_objects_follow(struct reader *r, size_t off)
+/* Whether the line after the one holding offset off starts with '{'. */
+static bool next_line_is_object(struct reader *r, size_t off)
 {
 	const char *nl = memchr(r->text + off, '\n', r->len - off);
 	if (!nl)
@@ -162,32 +155,37 @@ static bool more_objects_follow(struct reader *r, size_t off)
 }
 
 /* The input starts with a value at `start`: one report (an object, possibly
- * pretty-printed), a JSON array of reports, or the first line of NDJSON.  It
- * is NDJSON when the first value sits on one line and more follows on the
- * next lines. */
+ * pretty-printed), a JSON array of reports, or NDJSON: one object per line,
+ * recognised by a second line that starts another object.  A broken first
+ * line then spoils only itself. */
 static int read_input(struct reader *r, size_t start)
 {
 	long line, col;
 	locate(r, start, &line, &col);
+	bool object = r->text[start] == '{';
 	hg_json_doc *doc = NULL;
 	size_t end = 0;
 	int rc = hg_json_parse_hot(r->text + start, r->len - start, "buffer", &doc, &end);
 	if (rc == HG_ENOMEM)
 		return rc;
+	if (rc == HG_ELIMIT)
+		return fail_report(r, 1, line, NO_OFFSET, "the input is too large for the JSON reader "
+				   "(2 GiB); split it into NDJSON lines");
 	if (rc != 0) {
-		size_t at = start + end;
-		bool one_line = !memchr(r->text + start, '\n', at - start);
-		if (r->text[start] == '{' && one_line && more_objects_follow(r, at)) {
-			/* A broken first NDJSON line spoils only itself. */
-			rc = syntax_error(r, 1, line, at, "invalid JSON");
-			long next;
-			size_t p = next_line(r, at, &next);
-			return rc ? rc : read_lines(r, p, next, 1);
-		}
-		return syntax_error(r, 1, line, at, "invalid JSON");
+		if (object && next_line_is_object(r, start))
+			return read_lines(r, start, line, 0);
+		return syntax_error(r, 1, line, start + end, "invalid JSON");
 	}
-	size_t after = skip_space(r->text, start + end, r->len);
+	end += start;
+	size_t after = skip_space(r->text, end, r->len);
 	const hg_json *root = hg_json_root(doc);
+	/* One line followed by more lines of objects: NDJSON, read per line
+	 * (the first line again, so that text after its value is its error). */
+	if (object && after < r->len && hg_json_first_newline(doc) >= end - start &&
+	    next_line_is_object(r, end)) {
+		hg_json_doc_destroy(doc);
+		return read_lines(r, start, line, 0);
+	}
 	if (hg_json_type(root) == HG_JSON_ARRAY) {
 		long number = 0;
 		for (const hg_json *e = hg_json_first(root); e && rc == 0; e = hg_json_next(e))
@@ -199,16 +197,10 @@ static int read_input(struct reader *r, size_t start)
 			rc = syntax_error(r, number + 1, 0, after, "unexpected text after the array");
 		return rc;
 	}
-	bool one_line = hg_json_first_newline(doc) >= end;
 	rc = one_report(r, doc, root, start, 1, line);
 	hg_json_doc_destroy(doc);
 	if (rc != 0 || after == r->len)
 		return rc;
-	if (one_line && memchr(r->text + start + end, '\n', after - (start + end))) {
-		long next;
-		size_t p = next_line(r, start + end, &next);
-		return read_lines(r, p, next, 1);
-	}
 	return syntax_error(r, 2, 0, after, "unexpected text after the report (NDJSON needs one "
 			    "report per line)");
 }
