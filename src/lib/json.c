@@ -99,6 +99,15 @@ static size_t unshrink(const struct json_scan *scan, size_t off)
 	return off + shift;
 }
 
+/* Whether off is at (or past) the last non-blank byte of the text: where
+ * cJSON stops when the text runs out. */
+static bool ends_at(const char *text, size_t len, size_t off)
+{
+	while (len > 0 && (unsigned char)text[len - 1] <= 0x20)
+		len--;
+	return off + 1 >= len;
+}
+
 int hg_json_parse(const char *text, size_t len, hg_json_doc **out, size_t *end)
 {
 	return hg_json_parse_hot(text, len, NULL, out, end);
@@ -130,9 +139,21 @@ int hg_json_parse_hot(const char *text, size_t len, const char *hot_key, hg_json
 	if (*end > len)
 		*end = len;
 	free(shrunk);
-	if (!doc->root) {
+	size_t line_break = doc->scan.line_break_in_string;
+	if (!doc->root || line_break < *end) {
+		if (line_break < *end || (!doc->root && line_break < len && line_break <= *end))
+			*end = line_break; /* JSON strings hold no raw line breaks */
+		else if (doc->scan.unfinished && ends_at(text, len, *end))
+			*end = len; /* the text ran out: say so at its end */
 		hg_json_doc_destroy(doc);
 		return HG_EPARSE;
+	}
+	/* A number that ends the value stops where cJSON's strtod stopped
+	 * ("123-4" is 123 then trailing text), not where the scan's did. */
+	for (size_t k = 0; k < doc->scan.n_numbers; k++) {
+		struct json_token *t = &doc->scan.numbers[k];
+		if (t->offset + t->len > *end)
+			t->len = *end > t->offset ? *end - t->offset : 0;
 	}
 	size_t numbers = 0, arrays = 0;
 	index_nodes(doc, doc->root, &numbers, &arrays);
@@ -262,14 +283,26 @@ size_t hg_json_first_newline(const hg_json_doc *doc)
 	return doc->scan.first_newline;
 }
 
-int hg_json_int_array(const hg_json_doc *doc, const hg_json *node, const int64_t **values,
-		      size_t *count)
+/* The keyed array node stands for, when it is hot; else NULL. */
+static const struct json_keyed_array *hot_array(const hg_json_doc *doc, const hg_json *node)
 {
 	const cJSON *n = C(node);
 	if (!cJSON_IsArray(n) || n->valueint <= 0 || (size_t)n->valueint > doc->scan.n_arrays)
-		return HG_EINVAL;
+		return NULL;
 	const struct json_keyed_array *a = &doc->scan.arrays[n->valueint - 1];
-	if (!a->hot)
+	return a->hot ? a : NULL;
+}
+
+size_t hg_json_element_offset(const hg_json_doc *doc, size_t index)
+{
+	return index < doc->scan.n_elements ? doc->scan.elements[index] : SIZE_MAX;
+}
+
+int hg_json_int_array(const hg_json_doc *doc, const hg_json *node, const int64_t **values,
+		      size_t *count)
+{
+	const struct json_keyed_array *a = hot_array(doc, node);
+	if (!a)
 		return HG_EINVAL;
 	*values = doc->scan.values + a->first;
 	*count = a->count;
@@ -294,13 +327,12 @@ void hg_json_write(const hg_json_doc *doc, const hg_json *node, hg_buf *out)
 		return;
 	case HG_JSON_ARRAY:
 	case HG_JSON_OBJECT: {
-		const int64_t *values;
-		size_t count;
-		if (hg_json_int_array(doc, node, &values, &count) == 0) {
-			hg_buf_putc(out, '[');
-			for (size_t i = 0; i < count; i++)
-				hg_buf_printf(out, i ? ",%lld" : "%lld", (long long)values[i]);
-			hg_buf_putc(out, ']');
+		const struct json_keyed_array *hot = hot_array(doc, node);
+		if (hot) {
+			/* Its digits as written, whitespace left out. */
+			for (size_t i = hot->open; i <= hot->close; i++)
+				if ((unsigned char)doc->text[i] > 0x20)
+					hg_buf_putc(out, doc->text[i]);
 			return;
 		}
 		bool object = hg_json_type(node) == HG_JSON_OBJECT;

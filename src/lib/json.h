@@ -74,6 +74,10 @@ int hg_json_int_array(const hg_json_doc *doc, const hg_json *node, const int64_t
  * the value is on one line): tells NDJSON from pretty-printed JSON. */
 size_t hg_json_first_newline(const hg_json_doc *doc);
 
+/* Where element `index` of a top-level array starts in the text, or
+ * SIZE_MAX: lets a reader name the line of each report in an array. */
+size_t hg_json_element_offset(const hg_json_doc *doc, size_t index);
+
 /* Appends node as compact JSON, numbers verbatim from the input. */
 void hg_json_write(const hg_json_doc *doc, const hg_json *node, hg_buf *out);
 

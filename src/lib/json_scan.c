@@ -26,9 +26,10 @@ static void *vec_push(struct vec *v)
 	return (char *)v->data + v->size * v->len++;
 }
 
+/* Whitespace as cJSON skips it: every byte up to 0x20. */
 static bool is_space(char c)
 {
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+	return (unsigned char)c <= 0x20;
 }
 
 static bool is_number_char(char c)
@@ -36,15 +37,22 @@ static bool is_number_char(char c)
 	return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E';
 }
 
-/* Offset just past the string starting at text[i] == '"' (or len). */
-static size_t skip_string(const char *t, size_t i, size_t len)
+/* Offset just past the string starting at text[i] == '"', or len when the
+ * text ends first (*open is then set).  A raw line break inside is invalid
+ * JSON that cJSON would accept; it is noted in *line_break so that a broken
+ * NDJSON line cannot swallow the next one. */
+static size_t skip_string(const char *t, size_t i, size_t len, bool *open, size_t *line_break)
 {
 	for (i++; i < len; i++) {
-		if (t[i] == '\\')
+		if (t[i] == '\\') {
 			i++;
-		else if (t[i] == '"')
+		} else if (t[i] == '"') {
 			return i + 1;
+		} else if ((t[i] == '\n' || t[i] == '\r') && *line_break == SIZE_MAX) {
+			*line_break = i;
+		}
 	}
+	*open = true;
 	return len;
 }
 
@@ -97,8 +105,19 @@ static bool string_equals(const char *t, size_t s, size_t e, const char *key)
 
 /* Reads "[int, int, ...]" at t[i] == '[' into values.  Returns the offset
  * past ']' or 0 when the array is not made of integers only. */
-static size_t read_int_array(const char *t, size_t i, size_t len, struct vec *values, size_t *count)
+/* Skips whitespace from i, noting the first newline. */
+static size_t skip_ws(const char *t, size_t i, size_t len, size_t *first_newline)
 {
+	for (; i < len && is_space(t[i]); i++)
+		if (t[i] == '\n' && *first_newline == SIZE_MAX)
+			*first_newline = i;
+	return i;
+}
+
+static size_t read_int_array(const char *t, size_t i, size_t len, struct vec *values, size_t *count,
+			     size_t *first_newline)
+{
+	size_t newline_before = *first_newline;
 	size_t start_len = values->len;
 	/* Reserve room for as many integers as the rest of the text can hold:
 	 * address space only, since pages never written are never touched. */
@@ -112,8 +131,7 @@ static size_t read_int_array(const char *t, size_t i, size_t len, struct vec *va
 		}
 	}
 	*count = 0;
-	for (i++; i < len && is_space(t[i]); i++)
-		;
+	i = skip_ws(t, i + 1, len, first_newline);
 	if (i < len && t[i] == ']')
 		return i + 1;
 	while (i < len) {
@@ -129,19 +147,18 @@ static size_t read_int_array(const char *t, size_t i, size_t len, struct vec *va
 		if (!slot)
 			goto not_ints;
 		*slot = negative ? -(int64_t)v : (int64_t)v;
-		for (i = j; i < len && is_space(t[i]); i++)
-			;
+		i = skip_ws(t, j, len, first_newline);
 		if (i < len && t[i] == ']') {
 			*count = values->len - start_len;
 			return i + 1;
 		}
 		if (i >= len || t[i] != ',')
 			goto not_ints;
-		for (i++; i < len && is_space(t[i]); i++)
-			;
+		i = skip_ws(t, i + 1, len, first_newline);
 	}
 not_ints:
 	values->len = start_len;
+	*first_newline = newline_before; /* the main scan will see them again */
 	return 0;
 }
 
@@ -150,10 +167,14 @@ int json_scan(const char *t, size_t len, const char *hot_key, struct json_scan *
 	struct vec numbers = {NULL, 0, 0, sizeof(struct json_token)};
 	struct vec arrays = {NULL, 0, 0, sizeof(struct json_keyed_array)};
 	struct vec values = {NULL, 0, 0, sizeof(int64_t)};
+	struct vec elements = {NULL, 0, 0, sizeof(size_t)};
 	char stack[MAX_NESTING + 1]; /* 'o' object, 'a' array */
 	size_t depth = 0, i = 0;
-	bool expect_key = false, value_is_hot = false, oom = false;
+	bool expect_key = false, value_is_hot = false, oom = false, in_string = false;
 	scan->first_newline = SIZE_MAX;
+	scan->line_break_in_string = SIZE_MAX;
+	if (len >= 3 && memcmp(t, "\xEF\xBB\xBF", 3) == 0)
+		i = 3; /* cJSON skips a UTF-8 byte order mark */
 	while (i < len && !oom) {
 		char c = t[i];
 		if (is_space(c) || c == ',' || c == ':') {
@@ -165,8 +186,16 @@ int json_scan(const char *t, size_t len, const char *hot_key, struct json_scan *
 			continue;
 		}
 		bool value_done = false;
+		if (depth == 1 && stack[0] == 'a' && c != ']' && !expect_key) {
+			size_t *e = vec_push(&elements);
+			if (!e) {
+				oom = true;
+				break;
+			}
+			*e = i;
+		}
 		if (c == '"') {
-			size_t end = skip_string(t, i, len);
+			size_t end = skip_string(t, i, len, &in_string, &scan->line_break_in_string);
 			if (expect_key) {
 				value_is_hot = end > i + 1 && string_equals(t, i + 1, end - 1, hot_key);
 				expect_key = false;
@@ -182,7 +211,8 @@ int json_scan(const char *t, size_t len, const char *hot_key, struct json_scan *
 					break;
 				}
 				size_t count = 0, first = values.len;
-				size_t end = read_int_array(t, i, len, &values, &count);
+				size_t end = read_int_array(t, i, len, &values, &count,
+							    &scan->first_newline);
 				*a = (struct json_keyed_array){end != 0, i, end ? end - 1 : 0, first, count};
 				if (end) {
 					i = end;
@@ -233,6 +263,10 @@ next:
 	scan->n_arrays = arrays.len;
 	scan->values = values.data;
 	scan->n_values = values.len;
+	scan->elements = elements.data;
+	scan->n_elements = elements.len;
+	/* The text ran out inside a value: truncated, not malformed. */
+	scan->unfinished = i >= len && (depth > 0 || in_string);
 	if (oom) {
 		json_scan_release(scan);
 		return HG_ENOMEM;
@@ -242,6 +276,7 @@ next:
 
 void json_scan_release(struct json_scan *scan)
 {
+	free(scan->elements);
 	free(scan->numbers);
 	free(scan->arrays);
 	free(scan->values);

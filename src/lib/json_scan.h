@@ -37,6 +37,10 @@ struct json_scan {
 	int64_t *values;             /* the integers of all hot arrays */
 	size_t n_values;
 	size_t first_newline;        /* offset of the first '\n' between tokens, or SIZE_MAX */
+	size_t *elements;            /* where each element of a top-level array starts */
+	size_t n_elements;
+	bool unfinished;             /* the text ends inside a value */
+	size_t line_break_in_string; /* offset of a raw line break in a string, or SIZE_MAX */
 };
 
 /* Scans text[0..len).  Returns 0 or HG_ENOMEM.  Free with json_scan_release. */

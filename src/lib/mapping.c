@@ -16,6 +16,7 @@
 #include "bigmem.h"
 #include "hangar/beat.h"
 #include "hangar/mapping.h"
+#include "linescan.h"
 
 #define TABLE_SIZE ((size_t)HG_BEAT_MAX_METHOD_ID + 1)
 #define MAX_LINE_WARNINGS 10    /* then one summary line */
@@ -44,7 +45,7 @@ static bool is_space(char c)
 
 /* Reads spaces, a non-negative decimal number of at most 12 digits (so it
  * cannot overflow), spaces and the comma.  On the hot path of indexing. */
-static const char *read_number_comma(const char *p, const char *end, int64_t *out)
+static inline const char *read_number_comma(const char *p, const char *end, int64_t *out)
 {
 	while (p < end && is_space(*p))
 		p++;
@@ -79,27 +80,6 @@ static void warn_line(const hg_ctx *ctx, hg_mapping *m, long line, const char *f
 	hg_diagf(ctx, HG_DIAG_WARNING, m->name, line, 0, 0, "%s; line skipped", msg);
 }
 
-/* The next '\n' in [p, end), or NULL.  Lines here are short (~100 bytes),
- * where a call to memchr costs more than scanning; this tests eight bytes
- * at a time for a zero byte in (word ^ "\n\n\n\n\n\n\n\n"). */
-static const char *find_newline(const char *p, const char *end)
-{
-	const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
-	const uint64_t newlines = ones * '\n';
-	while (end - p >= 8) {
-		uint64_t w;
-		memcpy(&w, p, 8);
-		w ^= newlines;
-		if ((w - ones) & ~w & highs)
-			break; /* a newline is among these 8 bytes */
-		p += 8;
-	}
-	for (; p < end; p++)
-		if (*p == '\n')
-			return p;
-	return NULL;
-}
-
 /* The 1-based line number of file offset `offset`, by counting newlines. */
 static long line_at(const hg_mapping *m, size_t offset)
 {
@@ -123,15 +103,22 @@ static long line_at(const hg_mapping *m, size_t offset)
 	return line;
 }
 
-/* Indexes one line s[0..eol) that starts at `offset` in the file. */
-static void index_line(const hg_ctx *ctx, hg_mapping *m, const char *s, const char *eol,
-		       size_t offset, long line)
+/* Indexes the line scan->text[from..to) that starts at `offset` in the file. */
+static void index_line(const hg_ctx *ctx, hg_mapping *m, const struct linescan *scan, size_t from,
+		       size_t to, size_t offset, long line)
 {
+	const char *s = scan->text + from, *eol = scan->text + to;
 	const char *p = s;
+	if (offset == 0 && eol - p >= 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0)
+		p += 3; /* a UTF-8 byte order mark */
 	while (p < eol && is_space(*p))
 		p++;
 	if (p == eol || *p == '#' || (*p == '\r' && p + 1 == eol))
 		return;
+	if ((size_t)(eol - s) > MAX_LINE) {
+		warn_line(ctx, m, line, "line longer than %zu bytes", MAX_LINE);
+		return;
+	}
 	int64_t id, flags;
 	const char *q = read_number_comma(p, eol, &id);
 	if (q)
@@ -142,7 +129,15 @@ static void index_line(const hg_ctx *ctx, hg_mapping *m, const char *s, const ch
 	}
 	while (q < eol && is_space(*q))
 		q++;
-	if (q == eol || *q == '\r') {
+	/* "class method": a word, blanks, another word (the blank bitmap
+	 * finds the gap without a scan). */
+	size_t gap_at = linescan_next(scan, scan->blank, (size_t)(q - scan->text));
+	const char *method = gap_at < to ? scan->text + gap_at : memchr(q, '\t', (size_t)(eol - q));
+	if (!method)
+		method = eol;
+	while (method < eol && is_space(*method))
+		method++;
+	if (q == eol || *q == '\r' || method == eol || *method == '\r') {
 		warn_line(ctx, m, line, "missing 'class method' after the access flags");
 		return;
 	}
@@ -166,16 +161,33 @@ static void index_line(const hg_ctx *ctx, hg_mapping *m, const char *s, const ch
 	m->count++;
 }
 
-static void index_memory(const hg_ctx *ctx, hg_mapping *m)
+/* Indexes the complete lines of text[0..len), which starts at file offset
+ * `base`; with `last` the text ends the file, so a final line without a
+ * newline counts.  Returns how many bytes it consumed. */
+static size_t index_block(const hg_ctx *ctx, hg_mapping *m, struct linescan *scan,
+			  const char *text, size_t len, size_t base, bool last, long *line)
 {
-	const char *p = m->data, *end = m->data + m->len;
-	long line = 0;
-	while (p < end) {
-		const char *nl = find_newline(p, end);
-		const char *eol = nl ? nl : end;
-		index_line(ctx, m, p, eol, (size_t)(p - m->data), ++line);
-		p = nl ? nl + 1 : end;
+	if (linescan_build(scan, text, len) != 0)
+		return SIZE_MAX;
+	size_t p = 0;
+	while (p < len) {
+		size_t nl = linescan_next(scan, scan->newline, p);
+		if (nl == SIZE_MAX && !last)
+			break; /* incomplete: wait for more */
+		size_t eol = nl == SIZE_MAX ? len : nl;
+		index_line(ctx, m, scan, p, eol, base + p, ++*line);
+		p = nl == SIZE_MAX ? len : nl + 1;
 	}
+	return p;
+}
+
+static int index_memory(const hg_ctx *ctx, hg_mapping *m)
+{
+	struct linescan scan = {0};
+	long line = 0;
+	size_t used = index_block(ctx, m, &scan, m->data, m->len, 0, true, &line);
+	linescan_release(&scan);
+	return used == SIZE_MAX ? HG_ENOMEM : 0;
 }
 
 /* Reads the file in chunks; a line cut by a chunk's end moves to the front
@@ -183,39 +195,42 @@ static void index_memory(const hg_ctx *ctx, hg_mapping *m)
 static int index_file(const hg_ctx *ctx, hg_mapping *m)
 {
 	char *buf = malloc(CHUNK);
+	struct linescan scan = {0};
 	if (!buf)
 		return HG_ENOMEM;
 	size_t base = 0, filled = 0; /* buf[0] is at file offset base */
 	long line = 0;
 	bool eof = false, skipping = false; /* skipping the rest of an overlong line */
-	while (!eof) {
+	int rc = 0;
+	while (!eof && rc == 0) {
 		ssize_t n = read(m->fd, buf + filled, CHUNK - filled);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
-			int err = errno;
-			free(buf);
 			hg_diagf(ctx, HG_DIAG_ERROR, m->name, 0, 0, 0, "cannot read mapping: %s",
-				 strerror(err));
-			return HG_EIO;
+				 strerror(errno));
+			rc = HG_EIO;
+			break;
 		}
 		eof = n == 0;
 		filled += (size_t)n;
-		const char *p = buf, *end = buf + filled;
-		while (p < end) {
-			const char *nl = find_newline(p, end);
-			if (!nl && !eof)
-				break; /* incomplete: wait for more */
-			const char *eol = nl ? nl : end;
-			if (skipping)
-				skipping = false;
-			else
-				index_line(ctx, m, p, eol, base + (size_t)(p - buf), ++line);
-			p = nl ? nl + 1 : end;
+		size_t used = 0;
+		if (skipping) {
+			/* Drop the rest of an overlong line, up to its newline. */
+			const char *nl = memchr(buf, '\n', filled);
+			used = nl ? (size_t)(nl - buf) + 1 : filled;
+			skipping = !nl && !eof;
 		}
-		size_t used = (size_t)(p - buf);
+		size_t more = index_block(ctx, m, &scan, buf + used, filled - used, base + used, eof,
+					  &line);
+		if (more == SIZE_MAX) {
+			rc = HG_ENOMEM;
+			break;
+		}
+		used += more;
 		if (used == 0 && filled == CHUNK) {
-			/* One line fills the buffer: too long to be a mapping line. */
+			/* One line fills the buffer: too long to be a mapping line.
+			 * Say so once, then drop chunks until its end. */
 			warn_line(ctx, m, ++line, "line longer than %zu bytes", MAX_LINE);
 			skipping = true;
 			used = filled;
@@ -225,8 +240,9 @@ static int index_file(const hg_ctx *ctx, hg_mapping *m)
 		base += used;
 		m->len = base + filled;
 	}
+	linescan_release(&scan);
 	free(buf);
-	return 0;
+	return rc;
 }
 
 static void report_skipped(const hg_ctx *ctx, const hg_mapping *m)
@@ -298,8 +314,12 @@ int hg_mapping_from_memory(const hg_ctx *ctx, const char *name, const char *data
 			   hg_mapping **out)
 {
 	*out = NULL;
-	if (len > ctx->limits.max_mapping_bytes || len > UINT32_MAX - 1)
+	if (len > ctx->limits.max_mapping_bytes || len > UINT32_MAX - 1) {
+		hg_diagf(ctx, HG_DIAG_ERROR, name, 0, 0, 0,
+			 "mapping is %zu bytes, over the %zu-byte limit (see --max-mapping)", len,
+			 ctx->limits.max_mapping_bytes);
 		return HG_ELIMIT;
+	}
 	hg_mapping *m = mapping_new(name);
 	if (!m || !(m->data = malloc(len ? len : 1))) {
 		hg_mapping_destroy(m);
@@ -307,7 +327,10 @@ int hg_mapping_from_memory(const hg_ctx *ctx, const char *name, const char *data
 	}
 	memcpy(m->data, data, len);
 	m->len = len;
-	index_memory(ctx, m);
+	if (index_memory(ctx, m) != 0) {
+		hg_mapping_destroy(m);
+		return HG_ENOMEM;
+	}
 	report_skipped(ctx, m);
 	*out = m;
 	return 0;
@@ -354,32 +377,46 @@ static void next_word(const char **p, const char *end, const char **w, size_t *l
 	*p = e;
 }
 
-/* Copies the line at `offset` (at most MAX_LINE bytes) into the arena. */
+/* Copies the line at `offset` (at most MAX_LINE bytes) into the arena.
+ * Reads grow from 512 bytes: lines are ~100 bytes, and a lookup per frame
+ * must stay cheap. */
 static char *read_line(const hg_mapping *m, size_t offset, hg_arena *arena, size_t *len)
 {
 	size_t avail = m->len > offset ? m->len - offset : 0;
-	size_t want = avail < MAX_LINE ? avail : MAX_LINE;
-	char *buf = hg_arena_alloc(arena, want + 1);
-	if (!buf)
-		return NULL;
-	size_t got = 0;
+	if (avail > MAX_LINE)
+		avail = MAX_LINE;
 	if (m->fd < 0) {
-		memcpy(buf, m->data + offset, want);
-		got = want;
-	} else {
-		while (got < want) {
-			ssize_t n = pread(m->fd, buf + got, want - got, (off_t)(offset + got));
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n <= 0)
-				break;
-			got += (size_t)n;
-		}
+		const char *p = m->data + offset, *nl = memchr(p, '\n', avail);
+		*len = nl ? (size_t)(nl - p) : avail;
+		return hg_arena_strndup(arena, p, *len);
 	}
-	const char *nl = memchr(buf, '\n', got);
+	char small[512], *buf = small;
+	size_t cap = sizeof small, got = 0;
+	const char *nl = NULL;
+	char *big = NULL;
+	while (got < avail && !nl) {
+		if (got == cap) {
+			cap = cap * 8 < MAX_LINE ? cap * 8 : MAX_LINE;
+			char *p = realloc(big, cap);
+			if (!p)
+				break;
+			if (!big)
+				memcpy(p, small, got);
+			big = buf = p;
+		}
+		size_t want = cap - got < avail - got ? cap - got : avail - got;
+		ssize_t n = pread(m->fd, buf + got, want, (off_t)(offset + got));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		nl = memchr(buf + got, '\n', (size_t)n);
+		got += (size_t)n;
+	}
 	*len = nl ? (size_t)(nl - buf) : got;
-	buf[*len] = '\0';
-	return buf;
+	char *line = hg_arena_strndup(arena, buf, *len);
+	free(big);
+	return line;
 }
 
 int hg_mapping_lookup(const hg_mapping *m, int32_t id, hg_arena *arena, hg_mapping_entry *entry)

@@ -116,6 +116,8 @@ int report_analyse_buffer(hg_report *rep, const int64_t *words, size_t n, bool s
 
 void report_analyse_structured(hg_report *rep)
 {
+	if (rep->full.len == 0)
+		hg_strlist_addf(&rep->warnings, rep->arena, "the stack is empty");
 	rep->trimmed = rep->full;
 	finish_analysis(rep);
 }
@@ -130,15 +132,17 @@ const char *hg_report_stack_key_text(const hg_report *rep)
 /* Symbols already formatted for this report, by id: an open-addressing
  * table, so a stack of a million items formats each distinct id once. */
 struct symbol_cache {
-	int32_t *id;
+	int64_t *id;  /* EMPTY or an id */
 	const char **symbol;
 	size_t mask;
 };
 
+#define EMPTY INT64_MIN /* no int32 id has this value */
+
 static const char **cache_slot(struct symbol_cache *c, int32_t id, bool *found)
 {
 	size_t h = ((uint32_t)id * 2654435761u) & c->mask;
-	while (c->id[h] != -1 && c->id[h] != id)
+	while (c->id[h] != EMPTY && c->id[h] != id)
 		h = (h + 1) & c->mask;
 	*found = c->id[h] == id;
 	c->id[h] = id;
@@ -147,24 +151,25 @@ static const char **cache_slot(struct symbol_cache *c, int32_t id, bool *found)
 
 int hg_report_symbolicate(hg_report *rep, const hg_mapping *mapping)
 {
-	if (rep->error || !mapping || rep->full.len == 0)
-		return 0;
+	if (rep->error || !mapping || rep->full.len == 0 || rep->symbols)
+		return 0; /* nothing to name, or named already */
 	size_t n = rep->full.len, cap = 16;
 	while (cap < 2 * n)
 		cap *= 2;
-	struct symbol_cache cache = {malloc(cap * sizeof(int32_t)), calloc(cap, sizeof(char *)), cap - 1};
+	struct symbol_cache cache = {malloc(cap * sizeof(int64_t)), calloc(cap, sizeof(char *)), cap - 1};
 	rep->symbols = hg_arena_calloc(rep->arena, n, sizeof *rep->symbols);
 	if (!cache.id || !cache.symbol || !rep->symbols) {
 		free(cache.id);
 		free(cache.symbol);
 		return HG_ENOMEM;
 	}
-	memset(cache.id, 0xFF, cap * sizeof(int32_t)); /* -1: empty */
+	for (size_t i = 0; i < cap; i++)
+		cache.id[i] = EMPTY;
 	size_t missing = 0;
 	for (size_t i = 0; i < n; i++) {
 		int32_t id = rep->full.items[i].id;
 		bool found;
-		const char **slot = cache_slot(&cache, id == -1 ? INT32_MIN : id, &found);
+		const char **slot = cache_slot(&cache, id, &found);
 		if (!found) {
 			*slot = hg_mapping_symbol(mapping, id, rep->arena);
 			missing += *slot == NULL;

@@ -1,5 +1,6 @@
-/* Splitting one input into reports: a single JSON object, a JSON array of
- * reports, or NDJSON (one object per line); and the bare binary buffer.
+/* Splitting one input into reports: a sequence of JSON values, each a
+ * report or an array of reports (so one report, a JSON array, NDJSON and
+ * `jq .` output all read alike); and the bare binary buffer.
  * A report that fails is still handed on, with its error, so that every
  * input is accounted for. */
 #include <stdio.h>
@@ -108,101 +109,103 @@ static int syntax_error(struct reader *r, long number, long line, size_t at, con
 	return fail_report(r, number, line, at, msg);
 }
 
-/* Reports in NDJSON lines from offset p on; line is p's line number. */
-static int read_lines(struct reader *r, size_t p, long line, long number)
+/* Where to go on after a value that failed to parse: the next line that
+ * starts (in its first column) with '{' or '[' after the line the value
+ * started on.  Works for NDJSON, where every line is a report, and for
+ * concatenated pretty-printed reports, whose inner lines are indented. */
+static size_t resume_after(struct reader *r, size_t value_start)
 {
-	int rc = 0;
-	while (p < r->len && rc == 0) {
+	size_t p = value_start;
+	for (;;) {
 		const char *nl = memchr(r->text + p, '\n', r->len - p);
-		size_t eol = nl ? (size_t)(nl - r->text) : r->len;
-		size_t s = skip_space(r->text, p, eol);
-		if (s < eol) {
-			number++;
-			hg_json_doc *doc = NULL;
-			size_t end = 0;
-			rc = hg_json_parse_hot(r->text + s, eol - s, "buffer", &doc, &end);
-			if (rc == HG_ENOMEM)
-				return rc;
-			if (rc == HG_ELIMIT) {
-				rc = fail_report(r, number, line, NO_OFFSET, "the line is too large for "
-						 "the JSON reader (2 GiB)");
-			} else if (rc != 0) {
-				rc = syntax_error(r, number, line, s + end, "invalid JSON");
-			} else {
-				size_t after = skip_space(r->text, s + end, eol);
-				if (after < eol)
-					rc = syntax_error(r, number, line, after,
-							  "unexpected text after the report");
-				else
-					rc = one_report(r, doc, hg_json_root(doc), s, number, line);
-				hg_json_doc_destroy(doc);
-			}
-		}
-		p = eol + 1;
-		line++;
+		if (!nl)
+			return r->len;
+		p = (size_t)(nl - r->text) + 1;
+		if (p < r->len && (r->text[p] == '{' || r->text[p] == '['))
+			return p;
 	}
+}
+
+/* The reports of one parsed value: an object, or an array of them. */
+static int value_reports(struct reader *r, const hg_json_doc *doc, size_t start, long line,
+			 long *number)
+{
+	const hg_json *root = hg_json_root(doc);
+	if (hg_json_type(root) != HG_JSON_ARRAY)
+		return one_report(r, doc, root, start, ++*number, line);
+	int rc = 0;
+	size_t k = 0;
+	for (const hg_json *e = hg_json_first(root); e && rc == 0; e = hg_json_next(e), k++) {
+		size_t at = hg_json_element_offset(doc, k);
+		long eline = 0, col;
+		if (at != SIZE_MAX)
+			locate(r, start + at, &eline, &col);
+		rc = one_report(r, doc, e, start, ++*number, eline);
+	}
+	if (rc == 0 && k == 0)
+		rc = fail_report(r, ++*number, line, start, "the array holds no report");
 	return rc;
 }
 
-/* Whether the line after the one holding offset off starts with '{'. */
-static bool next_line_is_object(struct reader *r, size_t off)
+/* The input is a sequence of JSON values separated by whitespace: one
+ * report, a JSON array of reports, NDJSON (one report per line), or reports
+ * printed one after another (`jq .` output).  A value that does not parse
+ * is one failed report; reading resumes at the next line that starts a
+ * value, so one bad report never spoils the rest. */
+static int read_values(struct reader *r, size_t pos)
 {
-	const char *nl = memchr(r->text + off, '\n', r->len - off);
-	if (!nl)
-		return false;
-	size_t next = skip_space(r->text, (size_t)(nl - r->text) + 1, r->len);
-	return next < r->len && r->text[next] == '{';
-}
-
-/* The input starts with a value at `start`: one report (an object, possibly
- * pretty-printed), a JSON array of reports, or NDJSON: one object per line,
- * recognised by a second line that starts another object.  A broken first
- * line then spoils only itself. */
-static int read_input(struct reader *r, size_t start)
-{
-	long line, col;
-	locate(r, start, &line, &col);
-	bool object = r->text[start] == '{';
-	hg_json_doc *doc = NULL;
-	size_t end = 0;
-	int rc = hg_json_parse_hot(r->text + start, r->len - start, "buffer", &doc, &end);
-	if (rc == HG_ENOMEM)
-		return rc;
-	if (rc == HG_ELIMIT)
-		return fail_report(r, 1, line, NO_OFFSET, "the input is too large for the JSON reader "
-				   "(2 GiB); split it into NDJSON lines");
-	if (rc != 0) {
-		if (object && next_line_is_object(r, start))
-			return read_lines(r, start, line, 0);
-		return syntax_error(r, 1, line, start + end, "invalid JSON");
-	}
-	end += start;
-	size_t after = skip_space(r->text, end, r->len);
-	const hg_json *root = hg_json_root(doc);
-	/* One line followed by more lines of objects: NDJSON, read per line
-	 * (the first line again, so that text after its value is its error). */
-	if (object && after < r->len && hg_json_first_newline(doc) >= end - start &&
-	    next_line_is_object(r, end)) {
+	long number = 0;
+	int rc = 0;
+	size_t prev_end = SIZE_MAX; /* where the previous value ended */
+	bool prev_array = false;
+	while (rc == 0 && (pos = skip_space(r->text, pos, r->len)) < r->len) {
+		long line, col;
+		locate(r, pos, &line, &col);
+		char c = r->text[pos];
+		if (c != '{' && c != '[') {
+			bool same_line = prev_end != SIZE_MAX &&
+					 !memchr(r->text + prev_end, '\n', pos - prev_end);
+			rc = syntax_error(r, ++number, line, pos, !same_line
+					  ? "expected a JSON report (an object, an array of objects, "
+					    "or one object per line)"
+					  : prev_array ? "unexpected text after the array"
+						       : "unexpected text after the report");
+			pos = resume_after(r, pos);
+			prev_end = SIZE_MAX;
+			continue;
+		}
+		hg_json_doc *doc = NULL;
+		size_t end = 0;
+		rc = hg_json_parse_hot(r->text + pos, r->len - pos, "buffer", &doc, &end);
+		if (rc == HG_ENOMEM)
+			return rc;
+		if (rc == HG_ELIMIT) {
+			return fail_report(r, ++number, line, NO_OFFSET, "the input is too large for the "
+					   "JSON reader (2 GiB); split it into NDJSON lines");
+		}
+		if (rc != 0) {
+			size_t next = resume_after(r, pos), at = pos + end;
+			if (next < r->len && at >= next) {
+				/* The error lies in the next report: this one was cut
+				 * at the end of its line. */
+				at = next - 1;
+				while (at > pos && (unsigned char)r->text[at - 1] <= 0x20)
+					at--;
+			}
+			rc = syntax_error(r, ++number, line, at, "invalid JSON");
+			pos = next;
+			prev_end = SIZE_MAX;
+			continue;
+		}
+		prev_array = hg_json_type(hg_json_root(doc)) == HG_JSON_ARRAY;
+		rc = value_reports(r, doc, pos, line, &number);
 		hg_json_doc_destroy(doc);
-		return read_lines(r, start, line, 0);
+		pos += end;
+		prev_end = pos;
 	}
-	if (hg_json_type(root) == HG_JSON_ARRAY) {
-		long number = 0;
-		for (const hg_json *e = hg_json_first(root); e && rc == 0; e = hg_json_next(e))
-			rc = one_report(r, doc, e, start, ++number, 0);
-		if (rc == 0 && number == 0)
-			rc = fail_report(r, 1, line, start, "the array holds no report");
-		hg_json_doc_destroy(doc);
-		if (rc == 0 && after < r->len)
-			rc = syntax_error(r, number + 1, 0, after, "unexpected text after the array");
-		return rc;
-	}
-	rc = one_report(r, doc, root, start, 1, line);
-	hg_json_doc_destroy(doc);
-	if (rc != 0 || after == r->len)
-		return rc;
-	return syntax_error(r, 2, 0, after, "unexpected text after the report (NDJSON needs one "
-			    "report per line)");
+	if (rc == 0 && number == 0)
+		rc = fail_report(r, 1, 0, NO_OFFSET, "no report in the input (it is empty)");
+	return rc;
 }
 
 int hg_reports_read(const hg_ctx *ctx, const char *source, const char *data, size_t len,
@@ -212,16 +215,8 @@ int hg_reports_read(const hg_ctx *ctx, const char *source, const char *data, siz
 	size_t start = 0;
 	if (len >= 3 && memcmp(data, "\xEF\xBB\xBF", 3) == 0)
 		start = 3; /* a UTF-8 byte order mark */
-	start = skip_space(data, start, len);
-	int rc;
-	if (start == len)
-		rc = fail_report(&r, 1, 0, NO_OFFSET, "no report in the input (it is empty)");
-	else if (data[start] == '[' || data[start] == '{')
-		rc = read_input(&r, start);
-	else
-		rc = syntax_error(&r, 1, 1, start, "expected a JSON report (an object, an array of "
-				  "objects, or one object per line)");
-	return rc < 0 || rc > 0 ? rc : r.failed;
+	int rc = read_values(&r, start);
+	return rc != 0 ? rc : r.failed;
 }
 
 int hg_reports_read_raw(const hg_ctx *ctx, const char *source, const unsigned char *data,

@@ -1,23 +1,522 @@
-/* Unit tests for the json module (being written). */
+/* Unit tests for the private JSON wrapper (src/lib/json.h): parsing objects
+ * and arrays, exact int64 reading from the number tokens (which must stay
+ * matched to their nodes across strings holding digits, escaped quotes and
+ * nesting), token offsets, syntax errors and their offsets, the end of the
+ * first value, verbatim writing, duplicate keys, deep nesting, and the "hot"
+ * integer arrays read without cJSON. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include <cmocka.h>
 
-#include "hangar/hangar.h"
+#include "hangar/text.h"
+#include "json.h"
 
-static void test_placeholder(void **state)
+static hg_json_doc *parse_ok(const char *text, size_t *end)
+{
+	hg_json_doc *doc = NULL;
+	size_t e = 0;
+	assert_int_equal(hg_json_parse(text, strlen(text), &doc, &e), 0);
+	assert_non_null(doc);
+	if (end)
+		*end = e;
+	return doc;
+}
+
+static int64_t int_of(const hg_json_doc *doc, const hg_json *node)
+{
+	int64_t v = 0;
+	assert_int_equal(hg_json_type(node), HG_JSON_NUMBER);
+	assert_int_equal(hg_json_int64(doc, node, &v), 0);
+	return v;
+}
+
+/* The i-th element of an array. */
+static const hg_json *at(const hg_json *array, size_t i)
+{
+	assert_int_equal(hg_json_type(array), HG_JSON_ARRAY);
+	const hg_json *e = hg_json_first(array);
+	while (e && i-- > 0)
+		e = hg_json_next(e);
+	assert_non_null(e);
+	return e;
+}
+
+static void test_parse_object_and_array(void **state)
 {
 	(void)state;
-	assert_string_equal(hg_strerror(HG_OK), "success");
+	size_t end;
+	const char *text = "{\"name\":\"x\",\"list\":[1,\"two\",[],{}],"
+			   "\"nested\":{\"yes\":true,\"no\":false,\"nil\":null}}";
+	hg_json_doc *doc = parse_ok(text, &end);
+	assert_int_equal(end, strlen(text));
+	const hg_json *root = hg_json_root(doc);
+	assert_int_equal(hg_json_type(root), HG_JSON_OBJECT);
+	assert_int_equal(hg_json_count(root), 3);
+	assert_string_equal(hg_json_key(hg_json_first(root)), "name");
+	assert_string_equal(hg_json_string(hg_json_get(root, "name")), "x");
+	const hg_json *list = hg_json_get(root, "list");
+	assert_int_equal(hg_json_count(list), 4);
+	assert_int_equal(int_of(doc, at(list, 0)), 1);
+	assert_string_equal(hg_json_string(at(list, 1)), "two");
+	assert_int_equal(hg_json_type(at(list, 2)), HG_JSON_ARRAY);
+	assert_int_equal(hg_json_count(at(list, 2)), 0);
+	assert_int_equal(hg_json_type(at(list, 3)), HG_JSON_OBJECT);
+	const hg_json *nested = hg_json_get(root, "nested");
+	assert_true(hg_json_true(hg_json_get(nested, "yes")));
+	assert_false(hg_json_true(hg_json_get(nested, "no")));
+	assert_int_equal(hg_json_type(hg_json_get(nested, "no")), HG_JSON_BOOL);
+	assert_int_equal(hg_json_type(hg_json_get(nested, "nil")), HG_JSON_NULL);
+	/* Missing keys, wrong types and NULL nodes are answered, not crashed on. */
+	assert_null(hg_json_get(root, "Name"));
+	assert_null(hg_json_get(list, "name"));
+	assert_null(hg_json_string(at(list, 0)));
+	assert_int_equal(hg_json_type(NULL), HG_JSON_INVALID);
+	assert_string_equal(hg_json_type_name(HG_JSON_OBJECT), "object");
+	assert_string_equal(hg_json_type_name(HG_JSON_INVALID), "nothing");
+	hg_json_doc_destroy(doc);
+	hg_json_doc_destroy(NULL);
+}
+
+static void test_int64_exact(void **state)
+{
+	(void)state;
+	hg_json_doc *doc = parse_ok("[9223372036854775807,-9223372036854775808,"
+				    "9007199254740993,-9007199254740993,-0,0,"
+				    "1700000000123]", NULL);
+	const hg_json *a = hg_json_root(doc);
+	assert_true(int_of(doc, at(a, 0)) == INT64_MAX);
+	assert_true(int_of(doc, at(a, 1)) == INT64_MIN);
+	assert_true(int_of(doc, at(a, 2)) == INT64_C(9007199254740993));
+	assert_true(int_of(doc, at(a, 3)) == -INT64_C(9007199254740993));
+	assert_true(int_of(doc, at(a, 4)) == 0);
+	assert_true(int_of(doc, at(a, 5)) == 0);
+	assert_true(int_of(doc, at(a, 6)) == INT64_C(1700000000123));
+	hg_json_doc_destroy(doc);
+}
+
+/* Strings full of digits, commas, brackets and escaped quotes sit between
+ * the numbers: each number node must still get its own token. */
+static void test_numbers_after_tricky_strings(void **state)
+{
+	(void)state;
+	const char *text =
+		"{\"a\\\"1,2\":\"v 3 \\\"4\\\" [5] {6}\","
+		"\"n\":[10,[20,{\"x\":\"7\\\\\",\"y\":30}],40],"
+		"\"m\":{\"b\":-50,\"s\":\"\\\\\\\"8\",\"c\":60},"
+		"\"u\":\"\\u0031 9\",\"z\":70}";
+	hg_json_doc *doc = parse_ok(text, NULL);
+	const hg_json *root = hg_json_root(doc);
+	const hg_json *first = hg_json_first(root);
+	assert_string_equal(hg_json_key(first), "a\"1,2");
+	assert_string_equal(hg_json_string(first), "v 3 \"4\" [5] {6}");
+	const hg_json *n = hg_json_get(root, "n");
+	assert_int_equal(int_of(doc, at(n, 0)), 10);
+	assert_int_equal(int_of(doc, at(at(n, 1), 0)), 20);
+	const hg_json *inner = at(at(n, 1), 1);
+	assert_string_equal(hg_json_string(hg_json_get(inner, "x")), "7\\");
+	assert_int_equal(int_of(doc, hg_json_get(inner, "y")), 30);
+	assert_int_equal(int_of(doc, at(n, 2)), 40);
+	const hg_json *m = hg_json_get(root, "m");
+	assert_true(int_of(doc, hg_json_get(m, "b")) == -50);
+	assert_string_equal(hg_json_string(hg_json_get(m, "s")), "\\\"8");
+	assert_int_equal(int_of(doc, hg_json_get(m, "c")), 60);
+	assert_string_equal(hg_json_string(hg_json_get(root, "u")), "1 9");
+	assert_int_equal(int_of(doc, hg_json_get(root, "z")), 70);
+	hg_json_doc_destroy(doc);
+}
+
+static void test_int64_rejects_non_integers(void **state)
+{
+	(void)state;
+	const char *text = "[1.5,1e3,1E+2,-0.0,2.0,1e-2,9223372036854775808,"
+			   "-9223372036854775809,\"5\",null,true,[1],{\"a\":1}]";
+	hg_json_doc *doc = parse_ok(text, NULL);
+	const hg_json *a = hg_json_root(doc);
+	size_t i = 0;
+	for (const hg_json *e = hg_json_first(a); e; e = hg_json_next(e), i++) {
+		int64_t v = 777;
+		assert_int_equal(hg_json_int64(doc, e, &v), HG_EPARSE);
+		assert_true(v == 777);
+	}
+	assert_int_equal(i, 13);
+	/* They are still numbers, with their text as written. */
+	const char *s;
+	size_t len;
+	assert_int_equal(hg_json_type(at(a, 2)), HG_JSON_NUMBER);
+	hg_json_number_text(doc, at(a, 2), &s, &len);
+	assert_int_equal(len, 4);
+	assert_memory_equal(s, "1E+2", 4);
+	hg_json_doc_destroy(doc);
+}
+
+static void test_number_offset(void **state)
+{
+	(void)state;
+	const char *text = "{\"id\":\"-42\", \"n\" : -42 ,\"arr\":[ 7 ,\"7\", 700]}";
+	hg_json_doc *doc = parse_ok(text, NULL);
+	const hg_json *root = hg_json_root(doc);
+	const hg_json *n = hg_json_get(root, "n");
+	size_t off = hg_json_number_offset(doc, n);
+	assert_int_equal(off, (size_t)(strstr(text, " -42 ") + 1 - text));
+	const char *s;
+	size_t len;
+	hg_json_number_text(doc, n, &s, &len);
+	assert_ptr_equal(s, text + off);
+	assert_int_equal(len, 3);
+	const hg_json *arr = hg_json_get(root, "arr");
+	assert_int_equal(hg_json_number_offset(doc, at(arr, 0)),
+			 (size_t)(strstr(text, "[ 7") + 2 - text));
+	assert_int_equal(hg_json_number_offset(doc, at(arr, 2)),
+			 (size_t)(strstr(text, "700") - text));
+	hg_json_doc_destroy(doc);
+}
+
+/* A syntax error: HG_EPARSE, no document, and `end` within [lo, hi]. */
+static void expect_error(const char *text, size_t lo, size_t hi)
+{
+	hg_json_doc *doc = (hg_json_doc *)1;
+	size_t end = 9999;
+	assert_int_equal(hg_json_parse(text, strlen(text), &doc, &end), HG_EPARSE);
+	assert_null(doc);
+	assert_in_range(end, lo, hi);
+}
+
+static void test_syntax_errors(void **state)
+{
+	(void)state;
+	expect_error("", 0, 0);
+	expect_error("   ", 0, 3);
+	expect_error("{\"a\":[1,2", 7, 9);        /* truncated */
+	expect_error("{\"a\":", 4, 5);
+	expect_error("[1,2,]", 4, 5);             /* trailing comma */
+	expect_error("{\"a\":1,}", 6, 7);
+	expect_error("{\"a\":\"abc", 5, 9);       /* unterminated string */
+	expect_error("[\"abc\\\"]", 1, 8);        /* the quote is escaped */
+	expect_error("{\"a\" 1}", 4, 5);          /* missing colon */
+	expect_error("[1 2]", 2, 3);
+	expect_error("{a:1}", 0, 2);              /* unquoted key */
+	expect_error("[01x]", 1, 4);
+	expect_error("[tru]", 1, 4);
+	expect_error("-", 0, 1);
+}
+
+/* Truncation by length, not by NUL: the rest of the buffer is not read. */
+static void test_parse_stops_at_len(void **state)
+{
+	(void)state;
+	char buf[] = "[123]";
+	buf[4] = '\0';
+	hg_json_doc *doc = NULL;
+	size_t end = 0;
+	assert_int_equal(hg_json_parse(buf, 4, &doc, &end), HG_EPARSE);
+	assert_null(doc);
+	const char *text = "[1,2]xyz";
+	assert_int_equal(hg_json_parse(text, 5, &doc, &end), 0);
+	assert_int_equal(end, 5);
+	hg_json_doc_destroy(doc);
+}
+
+static void expect_end(const char *text, size_t want)
+{
+	size_t end;
+	hg_json_doc *doc = parse_ok(text, &end);
+	assert_int_equal(end, want);
+	hg_json_doc_destroy(doc);
+}
+
+static void test_end_after_first_value(void **state)
+{
+	(void)state;
+	expect_end("{\"a\":1} {\"b\":2}", 7);
+	expect_end("{\"a\":1}\n{\"b\":2}\n", 7);
+	expect_end("  [1]  x", 5);
+	expect_end("\"str\"tail", 5);
+	expect_end("nulltrue", 4);
+	expect_end("[1,2]]", 5);
+	size_t end;
+	hg_json_doc *doc = parse_ok("123 456", &end);
+	assert_int_equal(end, 3);
+	assert_int_equal(int_of(doc, hg_json_root(doc)), 123);
+	hg_json_doc_destroy(doc);
+	/* Numbers in the trailing text are not the document's. */
+	doc = parse_ok("[5] [6, 7]", &end);
+	assert_int_equal(end, 3);
+	assert_int_equal(int_of(doc, at(hg_json_root(doc), 0)), 5);
+	hg_json_doc_destroy(doc);
+}
+
+static void expect_written(const char *text, const char *want)
+{
+	hg_json_doc *doc = parse_ok(text, NULL);
+	hg_buf out;
+	hg_buf_init(&out);
+	hg_json_write(doc, hg_json_root(doc), &out);
+	assert_false(out.failed);
+	assert_int_equal(out.len, strlen(want));
+	assert_memory_equal(out.data, want, out.len);
+	hg_buf_release(&out);
+	hg_json_doc_destroy(doc);
+}
+
+static void test_write_numbers_verbatim(void **state)
+{
+	(void)state;
+	expect_written("{ \"a\" : [ 1.50 , -0 , 1E+2 , 9223372036854775807 ,\n 9007199254740993, "
+		       "0.1000000000000000055511151231257827 ] ,\"b\":\"x\\\"y\\\\z\\n\", "
+		       "\"c\" : null, \"d\":true, \"e\":false, \"f\":{} , \"g\":[ ] }",
+		       "{\"a\":[1.50,-0,1E+2,9223372036854775807,9007199254740993,"
+		       "0.1000000000000000055511151231257827],\"b\":\"x\\\"y\\\\z\\n\","
+		       "\"c\":null,\"d\":true,\"e\":false,\"f\":{},\"g\":[]}");
+	expect_written("-12.500e-3", "-12.500e-3");
+	expect_written("\"\\u0041\"", "\"A\"");
+}
+
+static void test_duplicate_keys_first_wins(void **state)
+{
+	(void)state;
+	hg_json_doc *doc = parse_ok("{\"k\":1,\"K\":3,\"k\":2,\"k\":{\"k\":4}}", NULL);
+	const hg_json *root = hg_json_root(doc);
+	assert_int_equal(hg_json_count(root), 4);
+	assert_int_equal(int_of(doc, hg_json_get(root, "k")), 1);
+	assert_int_equal(int_of(doc, hg_json_get(root, "K")), 3);
+	/* Iteration still sees every member in order. */
+	const hg_json *third = hg_json_next(hg_json_next(hg_json_first(root)));
+	assert_string_equal(hg_json_key(third), "k");
+	assert_int_equal(int_of(doc, third), 2);
+	hg_json_doc_destroy(doc);
+}
+
+static char *repeat(const char *open, size_t n, const char *middle, const char *close)
+{
+	size_t lo = strlen(open), lm = strlen(middle), lc = strlen(close);
+	char *s = malloc(n * (lo + lc) + lm + 1);
+	assert_non_null(s);
+	char *p = s;
+	for (size_t i = 0; i < n; i++, p += lo)
+		memcpy(p, open, lo);
+	memcpy(p, middle, lm);
+	p += lm;
+	for (size_t i = 0; i < n; i++, p += lc)
+		memcpy(p, close, lc);
+	*p = '\0';
+	return s;
+}
+
+static void test_deep_nesting_fails_cleanly(void **state)
+{
+	(void)state;
+	char *open = repeat("[", 5000, "", "");
+	expect_error(open, 0, 5000);
+	free(open);
+	char *closed = repeat("[", 5000, "1", "]");
+	expect_error(closed, 0, strlen(closed));
+	free(closed);
+	char *objects = repeat("{\"a\":", 5000, "1", "}");
+	expect_error(objects, 0, strlen(objects));
+	free(objects);
+	/* Moderately deep documents still work, numbers included. */
+	char *deep = repeat("[\"9\",", 500, "-9007199254740993", "]");
+	hg_json_doc *doc = parse_ok(deep, NULL);
+	const hg_json *node = hg_json_root(doc);
+	for (int i = 0; i < 500; i++)
+		node = at(node, 1);
+	assert_true(int_of(doc, node) == -INT64_C(9007199254740993));
+	hg_json_doc_destroy(doc);
+	free(deep);
+}
+
+static void test_first_newline(void **state)
+{
+	(void)state;
+	hg_json_doc *doc = parse_ok("{\"a\":1,\n \"b\":\"x\\ny\"}", NULL);
+	assert_int_equal(hg_json_first_newline(doc), 7);
+	hg_json_doc_destroy(doc);
+	doc = parse_ok("{\"a\":\"x\\ny\"}", NULL);
+	assert_int_equal(hg_json_first_newline(doc), SIZE_MAX);
+	hg_json_doc_destroy(doc);
+}
+
+/* ---- hot arrays (hg_json_parse_hot) ---- */
+
+static hg_json_doc *parse_hot(const char *text, size_t *end)
+{
+	hg_json_doc *doc = NULL;
+	size_t e = 0;
+	assert_int_equal(hg_json_parse_hot(text, strlen(text), "stack", &doc, &e), 0);
+	assert_non_null(doc);
+	if (end)
+		*end = e;
+	return doc;
+}
+
+static void test_hot_array_exact(void **state)
+{
+	(void)state;
+	const char *text = "{\"stack\":[ 1, -2 ,9223372036854775807,-9223372036854775807 ],"
+			   "\"other\":[3],\"after\":[\"5\",6]} tail";
+	size_t end;
+	hg_json_doc *doc = parse_hot(text, &end);
+	assert_int_equal(end, strlen(text) - 5);
+	const hg_json *root = hg_json_root(doc);
+	const int64_t *v;
+	size_t n;
+	assert_int_equal(hg_json_int_array(doc, hg_json_get(root, "stack"), &v, &n), 0);
+	assert_int_equal(n, 4);
+	assert_true(v[0] == 1 && v[1] == -2 && v[2] == INT64_MAX && v[3] == -INT64_MAX);
+	assert_int_equal(hg_json_int_array(doc, hg_json_get(root, "other"), &v, &n), HG_EINVAL);
+	/* Numbers after the hidden array still map to their tokens. */
+	assert_int_equal(int_of(doc, at(hg_json_get(root, "other"), 0)), 3);
+	assert_int_equal(int_of(doc, at(hg_json_get(root, "after"), 1)), 6);
+	assert_int_equal(hg_json_number_offset(doc, at(hg_json_get(root, "after"), 1)),
+			 (size_t)(strstr(text, "6]") - text));
+	hg_buf out;
+	hg_buf_init(&out);
+	hg_json_write(doc, hg_json_get(root, "stack"), &out);
+	assert_string_equal(out.data, "[1,-2,9223372036854775807,-9223372036854775807]");
+	hg_buf_release(&out);
+	hg_json_doc_destroy(doc);
+}
+
+/* Reads an array of integers exactly, hot or not, as a report reader does. */
+static size_t read_ints(const hg_json_doc *doc, const hg_json *array, int64_t *out, size_t max)
+{
+	const int64_t *v;
+	size_t n = 0;
+	if (hg_json_int_array(doc, array, &v, &n) == 0) {
+		assert_true(n <= max);
+		memcpy(out, v, n * sizeof *v);
+		return n;
+	}
+	for (const hg_json *e = hg_json_first(array); e; e = hg_json_next(e)) {
+		assert_true(n < max);
+		out[n++] = int_of(doc, e);
+	}
+	return n;
+}
+
+/* Whichever path an array takes, its extreme values come out exact. */
+static void test_hot_array_extremes(void **state)
+{
+	(void)state;
+	const char *text = "{\"stack\":[-9223372036854775808,9223372036854775807,0],\"n\":-1}";
+	hg_json_doc *doc = parse_hot(text, NULL);
+	const hg_json *root = hg_json_root(doc);
+	int64_t v[4];
+	assert_int_equal(read_ints(doc, hg_json_get(root, "stack"), v, 4), 3);
+	assert_true(v[0] == INT64_MIN && v[1] == INT64_MAX && v[2] == 0);
+	assert_true(int_of(doc, hg_json_get(root, "n")) == -1);
+	hg_json_doc_destroy(doc);
+}
+
+/* An array under the hot key that is not all integers stays ordinary. */
+static void test_hot_key_with_other_values(void **state)
+{
+	(void)state;
+	const char *text = "{\"stack\":[1,2.5,9223372036854775808],\"x\":4,"
+			   "\"inner\":{\"stack\":[]},\"s\":{\"stack\":\"7\"}}";
+	hg_json_doc *doc = parse_hot(text, NULL);
+	const hg_json *root = hg_json_root(doc);
+	const hg_json *stack = hg_json_get(root, "stack");
+	const int64_t *v;
+	size_t n = 99;
+	assert_int_equal(hg_json_int_array(doc, stack, &v, &n), HG_EINVAL);
+	assert_int_equal(hg_json_count(stack), 3);
+	assert_int_equal(int_of(doc, at(stack, 0)), 1);
+	int64_t big;
+	assert_int_equal(hg_json_int64(doc, at(stack, 2), &big), HG_EPARSE);
+	assert_int_equal(int_of(doc, hg_json_get(root, "x")), 4);
+	const hg_json *inner = hg_json_get(hg_json_get(root, "inner"), "stack");
+	assert_int_equal(hg_json_int_array(doc, inner, &v, &n), 0);
+	assert_int_equal(n, 0);
+	assert_string_equal(hg_json_string(hg_json_get(hg_json_get(root, "s"), "stack")), "7");
+	hg_json_doc_destroy(doc);
+}
+
+/* Only a key makes an array hot: wherever the member sits in its object,
+ * and never a string value that happens to read "stack". */
+static void test_hot_key_anywhere(void **state)
+{
+	(void)state;
+	const char *text = "{\"a\":1,\"b\":\"stack\",\"c\":[5],\"stack\":[7,8],"
+			   "\"d\":[\"stack\",[9]],\"e\":{\"x\":[],\"stack\":[10]}}";
+	hg_json_doc *doc = parse_hot(text, NULL);
+	const hg_json *root = hg_json_root(doc);
+	const int64_t *v;
+	size_t n;
+	assert_int_equal(hg_json_int_array(doc, hg_json_get(root, "stack"), &v, &n), 0);
+	assert_int_equal(n, 2);
+	assert_true(v[0] == 7 && v[1] == 8);
+	const hg_json *e = hg_json_get(hg_json_get(root, "e"), "stack");
+	assert_int_equal(hg_json_int_array(doc, e, &v, &n), 0);
+	assert_true(n == 1 && v[0] == 10);
+	assert_int_equal(hg_json_int_array(doc, hg_json_get(root, "c"), &v, &n), HG_EINVAL);
+	const hg_json *d = hg_json_get(root, "d");
+	assert_int_equal(hg_json_int_array(doc, at(d, 1), &v, &n), HG_EINVAL);
+	assert_int_equal(int_of(doc, at(at(d, 1), 0)), 9);
+	assert_int_equal(int_of(doc, at(hg_json_get(root, "c"), 0)), 5);
+	assert_int_equal(int_of(doc, hg_json_get(root, "a")), 1);
+	hg_json_doc_destroy(doc);
+}
+
+/* Integers past int64 in a hot array are never wrapped into it. */
+static void test_hot_array_overflow(void **state)
+{
+	(void)state;
+	const char *texts[] = {"{\"stack\":[1,9223372036854775808]}",
+			       "{\"stack\":[1,-9223372036854775809]}",
+			       "{\"stack\":[1,18446744073709551617]}",
+			       "{\"stack\":[1,99999999999999999999]}"};
+	for (size_t i = 0; i < sizeof texts / sizeof *texts; i++) {
+		hg_json_doc *doc = parse_hot(texts[i], NULL);
+		const hg_json *stack = hg_json_get(hg_json_root(doc), "stack");
+		const int64_t *v;
+		size_t n;
+		assert_int_equal(hg_json_int_array(doc, stack, &v, &n), HG_EINVAL);
+		int64_t x;
+		assert_int_equal(hg_json_int64(doc, at(stack, 1), &x), HG_EPARSE);
+		assert_int_equal(int_of(doc, at(stack, 0)), 1);
+		hg_json_doc_destroy(doc);
+	}
+}
+
+static void test_hot_error_offsets(void **state)
+{
+	(void)state;
+	const char *text = "{\"stack\":[1,2,3],\"a\":}";
+	hg_json_doc *doc = NULL;
+	size_t end = 0;
+	assert_int_equal(hg_json_parse_hot(text, strlen(text), "stack", &doc, &end), HG_EPARSE);
+	assert_null(doc);
+	/* In the caller's text, not in the text cJSON was shown. */
+	assert_in_range(end, 20, strlen(text));
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_placeholder),
+		cmocka_unit_test(test_parse_object_and_array),
+		cmocka_unit_test(test_int64_exact),
+		cmocka_unit_test(test_numbers_after_tricky_strings),
+		cmocka_unit_test(test_int64_rejects_non_integers),
+		cmocka_unit_test(test_number_offset),
+		cmocka_unit_test(test_syntax_errors),
+		cmocka_unit_test(test_parse_stops_at_len),
+		cmocka_unit_test(test_end_after_first_value),
+		cmocka_unit_test(test_write_numbers_verbatim),
+		cmocka_unit_test(test_duplicate_keys_first_wins),
+		cmocka_unit_test(test_deep_nesting_fails_cleanly),
+		cmocka_unit_test(test_first_newline),
+		cmocka_unit_test(test_hot_array_exact),
+		cmocka_unit_test(test_hot_array_extremes),
+		cmocka_unit_test(test_hot_key_with_other_values),
+		cmocka_unit_test(test_hot_key_anywhere),
+		cmocka_unit_test(test_hot_array_overflow),
+		cmocka_unit_test(test_hot_error_offsets),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
