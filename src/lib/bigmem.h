@@ -25,20 +25,6 @@ static inline void hg_hint_huge(void *p, size_t size)
 #else
 	(void)p;
 	(void)size;
-/* malloc() for a buffer that may be large: aligned to a huge page, so that
- * all of it can be backed by huge pages.  Free with free(). */
-static inline void *hg_big_alloc(size_t size)
-{
-	if (size < HG_HUGE_PAGE)
-		return malloc(size ? size : 1);
-	size_t rounded = (size + HG_HUGE_PAGE - 1) & ~(HG_HUGE_PAGE - 1);
-	if (rounded < size)
-		return NULL;
-	void *p = aligned_alloc(HG_HUGE_PAGE, rounded);
-	hg_hint_huge(p, rounded);
-	return p;
-}
-
 #endif
 }
 

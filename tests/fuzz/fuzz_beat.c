@@ -28,6 +28,60 @@ static void require(bool ok, const char *what)
 	}
 }
 
+/* trimStack exactly as the first hangar release wrote it (and as Matrix's
+ * code reads): up to 60 passes, each walking from the end and removing
+ * items cheaper than pass x 5 ms until the stack is small enough, then
+ * the first `target` survivors.  The library's one-pass version must
+ * agree item for item. */
+static size_t reference_trim(const hg_method_stack *in, size_t target, hg_method_item *out)
+{
+	size_t len = in->len;
+	if (len)
+		memcpy(out, in->items, len * sizeof *out);
+	for (int pass = 1; len > target && pass <= HG_MATRIX_FILTER_MAX_PASSES; pass++) {
+		int32_t limit = pass * HG_MATRIX_FILTER_STEP_MS;
+		size_t removed = 0, i = len, w = 0;
+		bool reached = false;
+		unsigned char *gone = calloc(len, 1);
+		if (!gone)
+			return SIZE_MAX;
+		while (i-- > 0) {
+			if (out[i].cost < limit) {
+				gone[i] = 1;
+				removed++;
+				if (len - removed <= target) {
+					reached = true;
+					break;
+				}
+			}
+		}
+		for (size_t r = 0; r < len; r++)
+			if (!gone[r])
+				out[w++] = out[r];
+		free(gone);
+		len = w;
+		if (reached)
+			break;
+	}
+	return len > target ? target : len;
+}
+
+static void check_trim_matches_reference(const hg_method_stack *in, const hg_method_stack *got,
+					 size_t target)
+{
+	hg_method_item *want = malloc((in->len ? in->len : 1) * sizeof *want);
+	if (!want)
+		return;
+	size_t n = reference_trim(in, target, want);
+	if (n != SIZE_MAX) {
+		require(got->len == n, "trim keeps as many items as the reference trimStack");
+		for (size_t i = 0; i < n; i++)
+			require(memcmp(&got->items[i], &want[i], sizeof want[i]) == 0,
+				"trim keeps the same items as the reference trimStack");
+	}
+	free(want);
+}
+
 static int64_t load_be64(const uint8_t *p)
 {
 	uint64_t v = 0;
@@ -143,6 +197,7 @@ static void analyse(const int64_t *words, size_t n, bool strict, int64_t end_tim
 	if (rc != 0)
 		return;
 	check_trimmed(&full, &trimmed);
+	check_trim_matches_reference(&full, &trimmed, HG_MATRIX_TARGET_STACK);
 
 	int64_t stack_cost = hg_stack_cost(&trimmed, cost);
 	require(stack_cost >= 0 && stack_cost >= cost, "stack cost is max(cost, items, 0)");
