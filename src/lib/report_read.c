@@ -29,11 +29,17 @@ static void locate(struct reader *r, size_t off, long *line, long *col)
 		r->cur_off = r->cur_line_start = 0;
 		r->cur_line = 1;
 	}
-	for (; r->cur_off < off && r->cur_off < r->len; r->cur_off++)
-		if (r->text[r->cur_off] == '\n') {
-			r->cur_line++;
-			r->cur_line_start = r->cur_off + 1;
+	if (off > r->len)
+		off = r->len;
+	while (r->cur_off < off) {
+		const char *nl = memchr(r->text + r->cur_off, '\n', off - r->cur_off);
+		if (!nl) {
+			r->cur_off = off;
+			break;
 		}
+		r->cur_line++;
+		r->cur_off = r->cur_line_start = (size_t)(nl - r->text) + 1;
+	}
 	*line = r->cur_line;
 	*col = (long)(off - r->cur_line_start) + 1;
 }
