@@ -3,6 +3,7 @@
 #include <libgen.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "hangar/input.h"
@@ -36,7 +37,7 @@ static void stack_usage(FILE *out)
 		"      --max-input BYTES largest input file read (default 1 GiB)\n"
 		"      --max-words N     most words in one buffer (default 16777216)\n"
 		"      --max-stack-lines N  most lines in one structured stack (default 1048576)\n"
-		"      --max-mapping BYTES  largest methodMapping.txt (default 4 GiB)\n"
+		"      --max-mapping BYTES  largest methodMapping.txt (default and most 4294967294)\n"
 		"  -h, --help            show this help\n"
 		"\n"
 		"Exit status: 0 all reports fine, 1 some failed (the rest are printed), 2 usage.\n");
@@ -47,9 +48,11 @@ struct stack_run {
 	enum output_format format;
 	struct render_opts render;
 	const char *mapping_path;
-	hg_mapping *fixed_mapping;   /* -m or $HANGAR_MAPPING, for every report */
+	hg_mapping *fixed_mapping;   /* -m, or $HANGAR_MAPPING for files without their own */
 	bool mapping_failed;         /* -m / $HANGAR_MAPPING could not be loaded */
 	bool mapping_failed_here;    /* a methodMapping.txt beside a report could not */
+	bool env_tried;              /* $HANGAR_MAPPING was loaded (or failed) */
+	bool local_exists;           /* local_dir has a methodMapping.txt */
 	hg_mapping *local_mapping;   /* methodMapping.txt beside the current file */
 	char *local_dir;
 	bool raw;
@@ -149,7 +152,13 @@ static int parse_options(struct stack_run *run, int argc, char **argv, bool *raw
 			break;
 		case 'h': stack_usage(stdout); return -1;
 		case ':': return cli_usage_error("stack", "option '%s' needs a value", argv[optind - 1]);
-		default: return cli_usage_error("stack", "unknown option '%s'", argv[optind - 1]);
+		default:
+			/* A bad long option is the word getopt just passed; a bad
+			 * letter, even inside a group (-xA), is in optopt. */
+			if (optopt == 0 || strncmp(argv[optind - 1], "--", 2) == 0)
+				return cli_usage_error("stack", "unknown or ambiguous option '%s'",
+						       argv[optind - 1]);
+			return cli_usage_error("stack", "unknown option '-%c'", optopt);
 		}
 	}
 	run->render.color = cli_use_color(color, stdout) && run->format == FORMAT_TREE;
@@ -184,59 +193,68 @@ static int on_report(void *user, hg_report *rep)
 	return 0;
 }
 
-/* The mapping for a file: -m, else methodMapping.txt beside it (loaded once
- * per folder), else $HANGAR_MAPPING. */
-static const hg_mapping *mapping_for(struct stack_run *run, const char *path)
+/* Loads the mapping at path once; a failure is reported (by the library,
+ * with the path) and remembered so that it is not retried per file. */
+static hg_mapping *load_once(struct stack_run *run, const char *path, bool *tried)
 {
-	if (run->mapping_path || run->mapping_failed)
+	if (*tried)
 		return run->fixed_mapping;
-	if (strcmp(path, "-") != 0) {
-		char *copy = strdup(path);
-		if (!copy)
-			return NULL;
-		char *dir = dirname(copy);
-		if (!run->local_dir || strcmp(run->local_dir, dir) != 0) {
-			hg_mapping_destroy(run->local_mapping);
-			run->local_mapping = NULL;
-			free(run->local_dir);
-			run->local_dir = strdup(dir);
-			size_t len = strlen(dir) + sizeof "/methodMapping.txt";
-			char *candidate = malloc(len);
-			if (candidate) {
-				snprintf(candidate, len, "%s/methodMapping.txt", dir);
-				FILE *probe = fopen(candidate, "r");
-				if (probe) {
-					fclose(probe);
-					/* A mapping that is there but unreadable is an
-					 * input failure, not a reason to guess. */
-					if (hg_mapping_open(&run->ctx, candidate, &run->local_mapping) != 0) {
-						run->local_mapping = NULL;
-						run->mapping_failed_here = true;
-					}
-				}
-				free(candidate);
-			}
-		}
-		free(copy);
-		if (run->local_mapping)
-			return run->local_mapping;
+	*tried = true;
+	if (hg_mapping_open(&run->ctx, path, &run->fixed_mapping) != 0) {
+		run->fixed_mapping = NULL;
+		run->mapping_failed = true; /* reports still print, unsymbolicated */
 	}
 	return run->fixed_mapping;
 }
 
-static int load_fixed_mapping(struct stack_run *run)
+/* The methodMapping.txt beside path, loaded once per folder; NULL when
+ * there is none (*exists false) or it cannot be loaded (an input failure:
+ * then nothing is guessed in its place). */
+static const hg_mapping *beside(struct stack_run *run, const char *path, bool *exists)
 {
-	const char *path = run->mapping_path;
-	if (!path) {
-		path = getenv("HANGAR_MAPPING");
-		if (!path || !*path)
-			return 0;
+	char *copy = strdup(path);
+	if (!copy)
+		return NULL;
+	const char *dir = dirname(copy);
+	if (!run->local_dir || strcmp(run->local_dir, dir) != 0) {
+		hg_mapping_destroy(run->local_mapping);
+		run->local_mapping = NULL;
+		free(run->local_dir);
+		run->local_dir = strdup(dir);
+		run->local_exists = false;
+		size_t len = strlen(dir) + sizeof "/methodMapping.txt";
+		char *candidate = malloc(len);
+		struct stat st;
+		if (candidate) {
+			snprintf(candidate, len, "%s/methodMapping.txt", dir);
+			run->local_exists = stat(candidate, &st) == 0;
+			if (run->local_exists &&
+			    hg_mapping_open(&run->ctx, candidate, &run->local_mapping) != 0) {
+				run->local_mapping = NULL;
+				run->mapping_failed_here = true;
+			}
+			free(candidate);
+		}
 	}
-	if (hg_mapping_open(&run->ctx, path, &run->fixed_mapping) != 0) {
-		run->mapping_failed = true; /* reports still print, unsymbolicated */
-		return -1;
+	free(copy);
+	*exists = run->local_exists;
+	return run->local_mapping;
+}
+
+/* The mapping for a file: -m; else methodMapping.txt beside it; else
+ * $HANGAR_MAPPING (loaded only when some file needs it). */
+static const hg_mapping *mapping_for(struct stack_run *run, const char *path)
+{
+	if (run->mapping_path)
+		return run->fixed_mapping;
+	bool exists = false;
+	if (strcmp(path, "-") != 0) {
+		const hg_mapping *m = beside(run, path, &exists);
+		if (exists)
+			return m;
 	}
-	return 0;
+	const char *env = getenv("HANGAR_MAPPING");
+	return env && *env ? load_once(run, env, &run->env_tried) : NULL;
 }
 
 static void read_one(struct stack_run *run, const char *path)
@@ -284,7 +302,9 @@ static int run_stack(int argc, char **argv)
 	if (raw_only_used && !run.raw)
 		return cli_usage_error("stack", "--end-time, --cost and --no-strict go with --raw; "
 				       "a JSON report carries its own end_time, cost and strict");
-	load_fixed_mapping(&run);
+	bool tried = false;
+	if (run.mapping_path)
+		load_once(&run, run.mapping_path, &tried);
 	for (int i = optind; i < argc; i++)
 		read_one(&run, argv[i]);
 	fflush(stdout);

@@ -106,6 +106,12 @@ static bool build_view(struct view *v, const hg_report *rep, const struct render
 			v->hidden_cost[p] += v->s->items[i].cost;
 		}
 	}
+	for (size_t i = 0; i < n; i++) { /* fold lines add costs up: fit them too */
+		char digits[24];
+		int w = snprintf(digits, sizeof digits, "%lld", (long long)v->hidden_cost[i]);
+		if (v->hidden[i] && w > v->width)
+			v->width = w;
+	}
 	return true;
 }
 
@@ -232,13 +238,13 @@ static void header(hg_buf *out, const hg_report *rep, const struct view *v, cons
 	} else {
 		hg_buf_printf(out, "%-11s (none: the stack is empty)\n", "StackKey");
 	}
-	hg_buf_printf(out, "%-11s %s, %zu frames%s\n", "stack",
+	hg_buf_printf(out, "%-11s %s, %zu frame%s%s\n", "stack",
 		      rep->from_buffer ? "rebuilt from the buffer" : "as the device sent it",
-		      rep->full.len, rep->from_buffer && rep->full.len != rep->trimmed.len
+		      rep->full.len, rep->full.len == 1 ? "" : "s",
+		      rep->from_buffer && rep->full.len != rep->trimmed.len
 		      ? (v->s == &rep->full ? " (untrimmed)" : "; trimmed to Matrix's 30") : "");
 	if (!rep->symbols && rep->full.len > 0)
-		hg_buf_printf(out, "%-11s none: frames show method ids (give -m methodMapping.txt)\n",
-			      "mapping");
+		hg_buf_printf(out, "%-11s none: frames show method ids (see -m)\n", "mapping");
 	for (size_t i = 0; i < rep->warnings.len; i++)
 		hg_buf_printf(out, "%s%-11s %s%s\n", st->warn, "warning", rep->warnings.items[i],
 			      st->reset);

@@ -118,7 +118,7 @@ int hg_json_parse_hot(const char *text, size_t len, const char *hot_key, hg_json
 {
 	*out = NULL;
 	*end = 0;
-	if (len > (size_t)INT32_MAX) /* token indexes must fit cJSON's int */
+	if (len > (size_t)INT32_MAX) /* cJSON's offsets and our indexes are ints */
 		return HG_ELIMIT;
 	hg_json_doc *doc = calloc(1, sizeof *doc);
 	if (!doc)

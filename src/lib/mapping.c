@@ -1,7 +1,7 @@
 /* methodMapping.txt.  Indexing reads the file once, in small chunks that
  * stay in cache (as `wc -l` does), and records for each id only where its
  * line starts; a lookup re-reads that one line with pread().  So a mapping of
- * hundreds of MB costs one sequential read and a 8 MiB table, not its size
+ * hundreds of MB costs one sequential read and a 4 MiB table, not its size
  * in memory, and a file truncated meanwhile cannot crash us (as an mmap
  * could, with SIGBUS): a line that no longer holds its id is "absent". */
 #include <errno.h>
@@ -137,7 +137,7 @@ static void index_line(const hg_ctx *ctx, hg_mapping *m, const struct linescan *
 		method = eol;
 	while (method < eol && is_space(*method))
 		method++;
-	if (q == eol || *q == '\r' || method == eol || *method == '\r') {
+	if (q == eol || *q == '\r' || method == eol || *method == '\r' || *method == '(') {
 		warn_line(ctx, m, line, "missing 'class method' after the access flags");
 		return;
 	}
@@ -157,7 +157,9 @@ static void index_line(const hg_ctx *ctx, hg_mapping *m, const struct linescan *
 			m->skipped++;
 		return;
 	}
-	sl->offset = (uint32_t)offset + 1;
+	/* Point past a byte order mark and leading blanks: lookups parse
+	 * from here. */
+	sl->offset = (uint32_t)(offset + (size_t)(p - s)) + 1;
 	m->count++;
 }
 
@@ -229,9 +231,14 @@ static int index_file(const hg_ctx *ctx, hg_mapping *m)
 		}
 		used += more;
 		if (used == 0 && filled == CHUNK) {
-			/* One line fills the buffer: too long to be a mapping line.
-			 * Say so once, then drop chunks until its end. */
-			warn_line(ctx, m, ++line, "line longer than %zu bytes", MAX_LINE);
+			/* One line fills the buffer: too long to be a mapping line
+			 * (unless a comment).  Say so once, drop chunks to its end. */
+			const char *t = buf;
+			while (t < buf + filled && is_space(*t))
+				t++;
+			++line;
+			if (*t != '#')
+				warn_line(ctx, m, line, "line longer than %zu bytes", MAX_LINE);
 			skipping = true;
 			used = filled;
 		}

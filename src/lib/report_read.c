@@ -9,6 +9,8 @@
 #include "hangar/beat.h"
 #include "report_internal.h"
 
+#define MAX_VALUE ((size_t)INT32_MAX) /* the most the JSON reader takes at once */
+
 struct reader {
 	const hg_ctx *ctx;
 	const char *source;
@@ -89,11 +91,18 @@ static int one_report(struct reader *r, const hg_json_doc *doc, const hg_json *o
 	return deliver(r, rep);
 }
 
+/* Skips what separates values: whitespace as cJSON sees it (any byte up
+ * to 0x20) and byte order marks (inputs are often files run together). */
 static size_t skip_space(const char *s, size_t i, size_t len)
 {
-	while (i < len && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r'))
-		i++;
-	return i;
+	for (;;) {
+		while (i < len && (unsigned char)s[i] <= 0x20)
+			i++;
+		if (len - i >= 3 && memcmp(s + i, "\xEF\xBB\xBF", 3) == 0)
+			i += 3;
+		else
+			return i;
+	}
 }
 
 static int syntax_error(struct reader *r, long number, long line, size_t at, const char *what)
@@ -101,7 +110,7 @@ static int syntax_error(struct reader *r, long number, long line, size_t at, con
 	char msg[256];
 	char near[24] = "";
 	size_t n = 0;
-	for (size_t i = at; i < r->len && n < 16 && r->text[i] != '\n'; i++)
+	for (size_t i = at; i < r->len && n < 16 && r->text[i] != '\n' && r->text[i] != '\r'; i++)
 		near[n++] = (r->text[i] >= 0x20 && r->text[i] < 0x7f) ? r->text[i] : '?';
 	near[n] = '\0';
 	while (n > 0 && near[n - 1] == ' ')
@@ -130,6 +139,22 @@ static size_t resume_after(struct reader *r, size_t value_start)
 		if (p < r->len && (r->text[p] == '{' || r->text[p] == '['))
 			return p;
 	}
+}
+
+/* Whether resuming at `next` passes over lines that start (after blanks)
+ * with '{' or '[': reports that the user should know were not read. */
+static bool skipped_lines(struct reader *r, size_t value_start, size_t next)
+{
+	const char *p = memchr(r->text + value_start, '\n', next - value_start);
+	while (p && (size_t)(p - r->text) + 1 < next) {
+		size_t s = (size_t)(p - r->text) + 1;
+		while (s < next && (r->text[s] == ' ' || r->text[s] == '\t'))
+			s++;
+		if (s < next && (r->text[s] == '{' || r->text[s] == '['))
+			return true;
+		p = memchr(r->text + s, '\n', next - s);
+	}
+	return false;
 }
 
 /* The reports of one parsed value: an object, or an array of them. */
@@ -176,18 +201,29 @@ static int read_values(struct reader *r, size_t pos)
 					    "or one object per line)"
 					  : prev_array ? "unexpected text after the array"
 						       : "unexpected text after the report");
-			pos = resume_after(r, pos);
+			/* Go on at the next value on this line, if any, or at the
+			 * next line that starts one. */
+			size_t next = pos + 1;
+			while (next < r->len && r->text[next] != '\n' && r->text[next] != '{' &&
+			       r->text[next] != '[')
+				next++;
+			pos = next < r->len && r->text[next] != '\n' ? next : resume_after(r, pos);
 			prev_end = SIZE_MAX;
 			continue;
 		}
 		hg_json_doc *doc = NULL;
-		size_t end = 0;
-		rc = hg_json_parse_hot(r->text + pos, r->len - pos, "buffer", &doc, &end);
+		size_t end = 0, rest = r->len - pos;
+		/* The JSON reader takes at most 2 GiB at once; one report is far
+		 * smaller, and the text after it is left for the next round. */
+		rc = hg_json_parse_hot(r->text + pos, rest < MAX_VALUE ? rest : MAX_VALUE, "buffer",
+				       &doc, &end);
 		if (rc == HG_ENOMEM)
 			return rc;
-		if (rc == HG_ELIMIT) {
-			return fail_report(r, ++number, line, NO_OFFSET, "the input is too large for the "
-					   "JSON reader (2 GiB); split it into NDJSON lines");
+		if (rc != 0 && rest > MAX_VALUE && pos + end >= pos + MAX_VALUE - 1) {
+			rc = fail_report(r, ++number, line, NO_OFFSET, "a report larger than 2 GiB");
+			pos = resume_after(r, pos);
+			prev_end = SIZE_MAX;
+			continue;
 		}
 		if (rc != 0) {
 			size_t next = resume_after(r, pos), at = pos + end;
@@ -198,7 +234,9 @@ static int read_values(struct reader *r, size_t pos)
 				while (at > pos && (unsigned char)r->text[at - 1] <= 0x20)
 					at--;
 			}
-			rc = syntax_error(r, ++number, line, at, "invalid JSON");
+			rc = syntax_error(r, ++number, line, at, skipped_lines(r, pos, next) ?
+					  "invalid JSON (reading resumes at the next line that starts "
+					  "with '{' or '[')" : "invalid JSON");
 			pos = next;
 			prev_end = SIZE_MAX;
 			continue;
