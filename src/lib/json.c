@@ -127,7 +127,7 @@ int hg_json_parse_hot(const char *text, size_t len, const char *hot_key, hg_json
 	doc->hot_key = hot_key;
 	char *shrunk = NULL;
 	size_t shrunk_len = 0;
-	if (json_scan(text, len, hot_key ? hot_key : "", &doc->scan) != 0 ||
+	if (json_scan(text, len, hot_key, &doc->scan) != 0 ||
 	    shrink(text, len, &doc->scan, &shrunk, &shrunk_len) != 0) {
 		hg_json_doc_destroy(doc);
 		return HG_ENOMEM;

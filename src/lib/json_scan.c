@@ -197,7 +197,8 @@ int json_scan(const char *t, size_t len, const char *hot_key, struct json_scan *
 		if (c == '"') {
 			size_t end = skip_string(t, i, len, &in_string, &scan->line_break_in_string);
 			if (expect_key) {
-				value_is_hot = end > i + 1 && string_equals(t, i + 1, end - 1, hot_key);
+				value_is_hot = hot_key && *hot_key && end > i + 1 &&
+					       string_equals(t, i + 1, end - 1, hot_key);
 				expect_key = false;
 			} else {
 				value_done = true;

@@ -43,7 +43,8 @@ struct json_scan {
 	size_t line_break_in_string; /* offset of a raw line break in a string, or SIZE_MAX */
 };
 
-/* Scans text[0..len).  Returns 0 or HG_ENOMEM.  Free with json_scan_release. */
+/* Scans text[0..len); hot_key may be NULL (no hot arrays).  Returns 0 or
+ * HG_ENOMEM.  Free with json_scan_release. */
 int json_scan(const char *text, size_t len, const char *hot_key, struct json_scan *scan);
 void json_scan_release(struct json_scan *scan);
 

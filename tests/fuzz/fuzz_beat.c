@@ -242,6 +242,35 @@ static void analyse_both(const int64_t *words, size_t n, int64_t end_time, int64
 
 static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
+/* Whether s[0..len) is what hg_beat_from_base64 promises to accept, decided
+ * the slow way: RFC 4648 digits, at most two '=' that complete a group of
+ * four, no stray bits after the last byte, whole 8-byte words, at most
+ * max_words of them. */
+static bool base64_acceptable(const char *s, size_t len, size_t max_words)
+{
+	size_t pad = 0;
+	while (pad < 2 && pad < len && s[len - 1 - pad] == '=')
+		pad++;
+	size_t data = len - pad;
+	if (pad && len % 4 != 0)
+		return false;
+	if (data % 4 == 1)
+		return false;
+	unsigned last = 0;
+	for (size_t i = 0; i < data; i++) {
+		const char *p = s[i] ? strchr(b64, s[i]) : NULL;
+		if (!p)
+			return false;
+		last = (unsigned)(p - b64);
+	}
+	/* 2 digits carry 12 bits for 1 byte, 3 carry 18 for 2: the spare low
+	 * 4 or 2 bits of the last digit must be zero. */
+	if ((data % 4 == 2 && (last & 15)) || (data % 4 == 3 && (last & 3)))
+		return false;
+	size_t bytes = data / 4 * 3 + (data % 4 ? data % 4 - 1 : 0);
+	return bytes % 8 == 0 && bytes / 8 <= max_words;
+}
+
 /* A successful decode must be the canonical encoding of the words (the
  * decoder rejects stray bits), up to the optional padding. */
 static void check_base64_roundtrip(const char *s, size_t len, const int64_t *w, size_t n)
@@ -293,6 +322,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const char *why = NULL;
 	int rc = hg_beat_from_base64((const char *)data, size, ctx.limits.max_buffer_words, arena,
 				     &words, &n, &err_pos, &why);
+	if (rc != HG_ENOMEM)
+		require((rc == 0) == base64_acceptable((const char *)data, size,
+							ctx.limits.max_buffer_words),
+			"base64 accepts exactly the valid texts");
 	if (rc == 0) {
 		require(words != NULL && n <= ctx.limits.max_buffer_words, "base64 words");
 		check_base64_roundtrip((const char *)data, size, words, n);
