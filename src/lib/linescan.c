@@ -1,4 +1,4 @@
-/* Newline and blank bitmaps, 64 bytes at a time (see linescan.h). */
+/* Newline bitmaps, 64 bytes at a time (see linescan.h). */
 #include <stdlib.h>
 #include <string.h>
 #ifdef __SSE2__
@@ -35,10 +35,6 @@ int linescan_build(struct linescan *scan, const char *text, size_t len)
 		if (!nl)
 			return HG_ENOMEM;
 		scan->newline = nl;
-		uint64_t *bl = realloc(scan->blank, words * sizeof *bl);
-		if (!bl)
-			return HG_ENOMEM;
-		scan->blank = bl;
 		scan->cap = words;
 	}
 	scan->text = text;
@@ -48,14 +44,12 @@ int linescan_build(struct linescan *scan, const char *text, size_t len)
 	for (size_t k = 0; k < full; k++) {
 		const char *p = text + 64 * k;
 		scan->newline[k] = block_mask(p, '\n');
-		scan->blank[k] = block_mask(p, ' ');
 	}
 	if (full < words) { /* the tail, through a padded copy */
 		char tail[64];
 		memset(tail, 0, sizeof tail);
 		memcpy(tail, text + 64 * full, len - 64 * full);
 		scan->newline[full] = block_mask(tail, '\n');
-		scan->blank[full] = block_mask(tail, ' ');
 	}
 	return 0;
 }
@@ -63,6 +57,5 @@ int linescan_build(struct linescan *scan, const char *text, size_t len)
 void linescan_release(struct linescan *scan)
 {
 	free(scan->newline);
-	free(scan->blank);
 	memset(scan, 0, sizeof *scan);
 }

@@ -1,5 +1,5 @@
-/* Bitmaps of the newlines and blanks in a block of text (private): one bit
- * per byte, built 64 bytes at a time.  Walking a million short lines by
+/* A bitmap of the newlines in a block of text (private): one bit per byte,
+ * built 64 bytes at a time.  Walking a million short lines by
  * their bitmaps is several times cheaper than searching each line for its
  * end, which matters when indexing a methodMapping.txt of millions of
  * lines in about the time `wc -l` takes to count them. */
@@ -13,7 +13,6 @@ struct linescan {
 	const char *text;
 	size_t len;
 	uint64_t *newline; /* bit i of word k: text[64k + i] == '\n' */
-	uint64_t *blank;   /* same for ' ' (tabs are rare enough to look for by hand) */
 	size_t words;
 	size_t cap;        /* words allocated */
 };
@@ -24,7 +23,7 @@ int linescan_build(struct linescan *scan, const char *text, size_t len);
 void linescan_release(struct linescan *scan);
 
 /* The offset of the first byte at or after `from` whose bit is set in map
- * (scan->newline or scan->blank), or SIZE_MAX. */
+ * (scan->newline), or SIZE_MAX. */
 static inline size_t linescan_next(const struct linescan *scan, const uint64_t *map, size_t from)
 {
 	size_t k = from >> 6;

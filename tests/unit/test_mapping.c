@@ -561,6 +561,40 @@ static void test_large_generated_file(void **state)
 	free(path);
 }
 
+/* A file this large is indexed by two workers, one per half: a duplicate
+ * across the halves, and one inside the second, keep the first line and are
+ * named with absolute line numbers, in file order. */
+static void test_large_file_duplicates_across_halves(void **state)
+{
+	struct fixture *f = *state;
+	size_t len;
+	char *text = generate_mapping(0, &len);
+	const char *tail = "5,1,com.example.Dup late ()V\n150000,1,com.example.Dup later ()V\n";
+	text = realloc(text, len + strlen(tail) + 1);
+	assert_non_null(text);
+	memcpy(text + len, tail, strlen(tail) + 1);
+	len += strlen(tail);
+	assert_true(len > ((size_t)8 << 20)); /* over the split size */
+	char *path = write_temp_file(text, len);
+	free(text);
+	hg_mapping *m = NULL;
+	int rc = hg_mapping_open(&f->ctx, path, &m);
+	unlink(path);
+	assert_int_equal(rc, 0);
+	assert_int_equal(hg_mapping_count(m), GENERATED_IDS);
+	assert_int_equal(hg_mapping_skipped(m), 2);
+	assert_int_equal(f->all_diags, 2);
+	assert_int_equal(f->diag[0].line, GENERATED_IDS + 1);
+	assert_non_null(strstr(f->diag[0].message, "duplicate method id 5 (first at line 6)"));
+	assert_int_equal(f->diag[1].line, GENERATED_IDS + 2);
+	assert_non_null(strstr(f->diag[1].message,
+			       "duplicate method id 150000 (first at line 150001)"));
+	assert_symbol(m, 5, "com.example.gen.C0.m5(int, String[])");
+	assert_symbol(m, 150000, "com.example.gen.C1500.m150000(int, String[])");
+	hg_mapping_destroy(m);
+	free(path);
+}
+
 /* ---- hg_format_java_method ---- */
 
 static void test_format_dots_and_slashes(void **state)
@@ -642,6 +676,7 @@ int main(int argc, char **argv)
 		T(test_lookup_absent_and_negative_ids),
 		T(test_large_generated_mapping),
 		T(test_large_generated_file),
+		T(test_large_file_duplicates_across_halves),
 		T(test_format_dots_and_slashes),
 		T(test_format_primitives_and_void),
 		T(test_format_arrays),
