@@ -17,6 +17,7 @@
 #include "hangar.h"
 #include "mapping.h"
 #include "stack.h"
+#include "threads.h"
 
 enum hg_report_kind {
 	HG_KIND_UNKNOWN,
@@ -29,7 +30,36 @@ enum hg_report_kind {
 	HG_KIND_TOUCH_LAG,
 	HG_KIND_PRIORITY_MODIFIED,
 	HG_KIND_TIMERSLACK_MODIFIED,
+	HG_KIND_FPS,
+	HG_KIND_BLOCK,          /* BlockCanary */
+	HG_KIND_IOS_HANG,
+	HG_KIND_CRASH,          /* a crash report read for its threads */
+	HG_KIND_THREAD_DUMP,    /* a stack dump that says no more */
 };
+
+/* What an input holds, detected from its content (never its name). */
+enum hg_input_format {
+	HG_FORMAT_AUTO,         /* detect */
+	HG_FORMAT_MATRIX,       /* Matrix issues as JSON (and the custom APM JSON) */
+	HG_FORMAT_KSCRASH,      /* iOS KSCrash JSON */
+	HG_FORMAT_ANR_TRACES,   /* Android ART SIGQUIT dump, traces.txt */
+	HG_FORMAT_BLOCKCANARY,  /* BlockCanary log */
+	HG_FORMAT_JAVA_STACK,   /* plain Java stack dump (WatchDog, logcat) */
+	HG_FORMAT_RAW,          /* bare AppMethodBeat buffer */
+};
+
+/* "matrix", "kscrash", "anr", "blockcanary", "java", "raw" ("auto"). */
+const char *hg_input_format_name(enum hg_input_format format);
+/* The format named (as above); -1 when unknown. */
+int hg_input_format_from_name(const char *name);
+
+/* One figure of an FPS or startup report, e.g. group "dropLevel",
+ * name "DROPPED_FROZEN", value "3".  Values are kept as written. */
+typedef struct hg_stat {
+	const char *group;
+	const char *name;
+	const char *value;
+} hg_stat;
 
 /* The lowercase name users see ("slow_method", "anr", ...). */
 const char *hg_report_kind_name(enum hg_report_kind kind);
@@ -56,14 +86,23 @@ typedef struct hg_report {
 	                           fields below are unset */
 
 	/* what */
+	enum hg_input_format format;
 	enum hg_report_kind kind;
+	const char *platform;   /* "android", "ios"; may be NULL */
+	const char *app_version;/* may be NULL */
+	const char *device;     /* model / machine; may be NULL */
+	const char *time;       /* when it happened, as written; may be NULL */
+	int foreground;         /* 1, 0, or -1 when unknown */
+	const char *anr_type;   /* from an ANR "Subject:": "input dispatching", ... */
 	const char *tag;        /* Matrix tag, e.g. "Trace_EvilMethod"; may be NULL */
 	const char *detail;     /* Matrix detail; may be NULL */
 	const char *scene;      /* may be NULL */
 	const char *process;    /* may be NULL */
 	int64_t cost;           /* message cost the device measured (0 if absent) */
 
-	/* evidence: a method stack */
+	/* evidence: a method stack (has_method_stack), thread stacks
+	 * (threads.n > 0), or both */
+	bool has_method_stack;
 	bool from_buffer;       /* rebuilt from a raw buffer (else a structured stack) */
 	size_t buffer_words;
 	hg_method_stack full;    /* rebuilt stack, or the structured stack as sent */
@@ -72,6 +111,12 @@ typedef struct hg_report {
 	long key_index;          /* StackKey item within trimmed, -1 when empty */
 	bool has_device_key;
 	const char *device_key;  /* the stackKey the device sent, verbatim */
+
+	hg_threads threads;
+
+	/* FPS and startup figures */
+	hg_stat *stats;
+	size_t n_stats, cap_stats;
 
 	/* symbolication: symbols[i] names full.items[i], NULL when unknown */
 	const char **symbols;
@@ -100,6 +145,13 @@ typedef int (*hg_report_sink)(void *user, hg_report *report);
  * (>= 0), or HG_ENOMEM, or the sink's non-zero value when it stopped. */
 int hg_reports_read(const hg_ctx *ctx, const char *source, const char *data, size_t len,
 		    hg_report_sink sink, void *user);
+
+/* Same, reading the input as `format` (HG_FORMAT_AUTO: detect it). */
+int hg_reports_read_as(const hg_ctx *ctx, const char *source, const char *data, size_t len,
+		       enum hg_input_format format, hg_report_sink sink, void *user);
+
+/* Appends a figure (strings copied into the report's arena); 0 or HG_ENOMEM. */
+int hg_report_add_stat(hg_report *report, const char *group, const char *name, const char *value);
 
 /* Same for a bare binary buffer of big-endian int64 words: one report. */
 int hg_reports_read_raw(const hg_ctx *ctx, const char *source, const unsigned char *data,

@@ -45,6 +45,11 @@ const char *hg_report_kind_name(enum hg_report_kind kind)
 	case HG_KIND_TOUCH_LAG: return "touch_lag";
 	case HG_KIND_PRIORITY_MODIFIED: return "priority_modified";
 	case HG_KIND_TIMERSLACK_MODIFIED: return "timerslack_modified";
+	case HG_KIND_FPS: return "fps";
+	case HG_KIND_BLOCK: return "block";
+	case HG_KIND_IOS_HANG: return "ios_hang";
+	case HG_KIND_CRASH: return "crash";
+	case HG_KIND_THREAD_DUMP: return "thread_dump";
 	}
 	return "unknown";
 }
@@ -63,7 +68,55 @@ hg_report *report_new(const char *source, long line, long number)
 	rep->line = line;
 	rep->number = number;
 	rep->key_index = -1;
+	rep->foreground = -1;
+	rep->threads.blamed = -1;
 	return rep;
+}
+
+static const char *const format_names[] = {
+	[HG_FORMAT_AUTO] = "auto",
+	[HG_FORMAT_MATRIX] = "matrix",
+	[HG_FORMAT_KSCRASH] = "kscrash",
+	[HG_FORMAT_ANR_TRACES] = "anr",
+	[HG_FORMAT_BLOCKCANARY] = "blockcanary",
+	[HG_FORMAT_JAVA_STACK] = "java",
+	[HG_FORMAT_RAW] = "raw",
+};
+
+const char *hg_input_format_name(enum hg_input_format format)
+{
+	return (size_t)format < sizeof format_names / sizeof *format_names ? format_names[format]
+									     : "auto";
+}
+
+int hg_input_format_from_name(const char *name)
+{
+	for (size_t i = 0; i < sizeof format_names / sizeof *format_names; i++)
+		if (strcmp(name, format_names[i]) == 0)
+			return (int)i;
+	return -1;
+}
+
+int hg_report_add_stat(hg_report *rep, const char *group, const char *name, const char *value)
+{
+	if (rep->n_stats == rep->cap_stats) {
+		size_t cap = rep->cap_stats ? rep->cap_stats * 2 : 16;
+		hg_stat *s = hg_arena_calloc(rep->arena, cap, sizeof *s);
+		if (!s)
+			return HG_ENOMEM;
+		if (rep->n_stats)
+			memcpy(s, rep->stats, rep->n_stats * sizeof *s);
+		rep->stats = s;
+		rep->cap_stats = cap;
+	}
+	hg_stat *s = &rep->stats[rep->n_stats];
+	s->group = group ? hg_arena_strdup(rep->arena, group) : NULL;
+	s->name = hg_arena_strdup(rep->arena, name);
+	s->value = hg_arena_strdup(rep->arena, value);
+	if ((group && !s->group) || !s->name || !s->value)
+		return HG_ENOMEM;
+	rep->n_stats++;
+	return 0;
 }
 
 void hg_report_destroy(hg_report *rep)
@@ -81,6 +134,7 @@ static void finish_analysis(hg_report *rep)
 int report_analyse_buffer(hg_report *rep, const int64_t *words, size_t n, bool strict,
 			  bool has_end_time, int64_t end_time)
 {
+	rep->has_method_stack = true;
 	rep->from_buffer = true;
 	rep->buffer_words = n;
 	if (n == 0) {
@@ -116,6 +170,7 @@ int report_analyse_buffer(hg_report *rep, const int64_t *words, size_t n, bool s
 
 void report_analyse_structured(hg_report *rep)
 {
+	rep->has_method_stack = true;
 	if (rep->full.len == 0)
 		hg_strlist_addf(&rep->warnings, rep->arena, "the stack is empty");
 	rep->trimmed = rep->full;

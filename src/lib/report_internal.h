@@ -19,10 +19,11 @@ struct read_error {
 /* A new empty report with its own arena; NULL on ENOMEM. */
 hg_report *report_new(const char *source, long line, long number);
 
-/* Fills rep from one report object of doc.  Returns 0, HG_EPARSE/HG_ELIMIT
+/* Fills rep from one report object of doc, read as `format` (AUTO: by its
+ * shape: KSCrash, else Matrix).  Returns 0, HG_EPARSE/HG_ELIMIT
  * with *err filled, or HG_ENOMEM. */
 int report_from_json(const hg_ctx *ctx, const hg_json_doc *doc, const hg_json *obj,
-		     hg_report *rep, struct read_error *err);
+		     enum hg_input_format format, hg_report *rep, struct read_error *err);
 
 /* Rebuilds, trims and keys a raw buffer into rep (Matrix's AnalyseTask). */
 int report_analyse_buffer(hg_report *rep, const int64_t *words, size_t n, bool strict,
@@ -30,5 +31,33 @@ int report_analyse_buffer(hg_report *rep, const int64_t *words, size_t n, bool s
 
 /* Keys a structured stack already in rep->full. */
 void report_analyse_structured(hg_report *rep);
+
+/* The text formats: each fills rep from a whole input text[0..len).
+ * Return 0, HG_EPARSE with *err filled (err->offset into text), or
+ * HG_ENOMEM.  One file each: report_anr.c, report_blockcanary.c,
+ * report_javastack.c. */
+int report_from_anr_traces(const hg_ctx *ctx, const char *text, size_t len, hg_report *rep,
+			   struct read_error *err);
+int report_from_blockcanary(const hg_ctx *ctx, const char *text, size_t len, hg_report *rep,
+			    struct read_error *err);
+int report_from_java_stack(const hg_ctx *ctx, const char *text, size_t len, hg_report *rep,
+			   struct read_error *err);
+
+/* Matrix's `threadStack` text (one frame per line) as the frames of a new
+ * thread named `name` in rep->threads; 0, HG_EPARSE or HG_ENOMEM. */
+int report_thread_from_frames(hg_report *rep, const char *name, const char *text, size_t len,
+			      struct read_error *err);
+
+/* An iOS KSCrash report object (report_kscrash.c). */
+int report_from_kscrash(const hg_ctx *ctx, const hg_json_doc *doc, const hg_json *obj,
+			hg_report *rep, struct read_error *err);
+
+/* Whether obj looks like a KSCrash report ("crash" with "threads" or
+ * "error", and "report" or "binary_images"). */
+bool report_is_kscrash(const hg_json *obj);
+
+/* The text format of an input that is not JSON, from its content;
+ * HG_FORMAT_AUTO when none fits (report_detect.c). */
+enum hg_input_format report_detect_text(const char *text, size_t len);
 
 #endif

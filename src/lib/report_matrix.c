@@ -214,13 +214,18 @@ static int add_meta(hg_report *rep, const hg_json_doc *doc, const hg_json *obj, 
 }
 
 int report_from_json(const hg_ctx *ctx, const hg_json_doc *doc, const hg_json *obj,
-		     hg_report *rep, struct read_error *err)
+		     enum hg_input_format format, hg_report *rep, struct read_error *err)
 {
 	err->offset = NO_OFFSET;
 	err->msg[0] = '\0';
 	if (hg_json_type(obj) != HG_JSON_OBJECT)
 		return fail(err, NO_OFFSET, "expected a report object, got %s",
 			    hg_json_type_name(hg_json_type(obj)));
+	if (format == HG_FORMAT_KSCRASH || (format == HG_FORMAT_AUTO && report_is_kscrash(obj))) {
+		rep->format = HG_FORMAT_KSCRASH;
+		return report_from_kscrash(ctx, doc, obj, rep, err);
+	}
+	rep->format = HG_FORMAT_MATRIX;
 	const hg_json *content = hg_json_get(obj, "content");
 	if (hg_json_type(content) != HG_JSON_OBJECT)
 		content = obj; /* a bare report */

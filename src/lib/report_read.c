@@ -18,6 +18,7 @@ struct reader {
 	size_t len;
 	hg_report_sink sink;
 	void *user;
+	enum hg_input_format format; /* AUTO: per JSON object */
 	int failed;
 	/* A cursor that turns offsets into line:col moving forward only, so
 	 * many errors in one big input stay linear. */
@@ -78,7 +79,7 @@ static int one_report(struct reader *r, const hg_json_doc *doc, const hg_json *o
 	if (!rep)
 		return HG_ENOMEM;
 	struct read_error err;
-	int rc = report_from_json(r->ctx, doc, obj, rep, &err);
+	int rc = report_from_json(r->ctx, doc, obj, r->format, rep, &err);
 	if (rc == HG_ENOMEM) {
 		hg_report_destroy(rep);
 		return rc;
@@ -252,21 +253,66 @@ static int read_values(struct reader *r, size_t pos)
 	return rc;
 }
 
+/* A text format: the whole input is one report. */
+static int read_text(struct reader *r, size_t start, enum hg_input_format format)
+{
+	hg_report *rep = report_new(r->source, 1, 1);
+	if (!rep)
+		return HG_ENOMEM;
+	rep->format = format;
+	struct read_error err = {"", NO_OFFSET};
+	const char *text = r->text + start;
+	size_t len = r->len - start;
+	int rc = format == HG_FORMAT_ANR_TRACES    ? report_from_anr_traces(r->ctx, text, len, rep, &err)
+		 : format == HG_FORMAT_BLOCKCANARY ? report_from_blockcanary(r->ctx, text, len, rep, &err)
+						   : report_from_java_stack(r->ctx, text, len, rep, &err);
+	if (rc == HG_ENOMEM) {
+		hg_report_destroy(rep);
+		return rc;
+	}
+	if (rc != 0) {
+		hg_report_destroy(rep);
+		return fail_report(r, 1, 1, err.offset == NO_OFFSET ? NO_OFFSET : start + err.offset,
+				   err.msg);
+	}
+	return deliver(r, rep);
+}
+
 int hg_reports_read(const hg_ctx *ctx, const char *source, const char *data, size_t len,
 		    hg_report_sink sink, void *user)
 {
-	struct reader r = {ctx, source, data, len, sink, user, 0, 0, 0, 1};
-	size_t start = 0;
-	if (len >= 3 && memcmp(data, "\xEF\xBB\xBF", 3) == 0)
-		start = 3; /* a UTF-8 byte order mark */
-	int rc = read_values(&r, start);
+	return hg_reports_read_as(ctx, source, data, len, HG_FORMAT_AUTO, sink, user);
+}
+
+int hg_reports_read_as(const hg_ctx *ctx, const char *source, const char *data, size_t len,
+		       enum hg_input_format format, hg_report_sink sink, void *user)
+{
+	struct reader r = {ctx, source, data, len, sink, user, format, 0, 0, 0, 1};
+	size_t start = skip_space(data, 0, len);
+	bool json = start < len && (data[start] == '{' || data[start] == '[');
+	if (format == HG_FORMAT_AUTO && !json && start < len) {
+		format = report_detect_text(data + start, len - start);
+		if (format == HG_FORMAT_AUTO) {
+			int rc = syntax_error(&r, 1, 1, start, "not a report hangar knows: expected JSON "
+					      "(Matrix, KSCrash), an ANR trace, a BlockCanary log or a "
+					      "Java stack dump");
+			return rc != 0 ? rc : r.failed;
+		}
+	}
+	int rc;
+	if (format == HG_FORMAT_ANR_TRACES || format == HG_FORMAT_BLOCKCANARY ||
+	    format == HG_FORMAT_JAVA_STACK)
+		rc = start < len ? read_text(&r, start, format)
+				 : fail_report(&r, 1, 0, NO_OFFSET, "no report in the input (it is empty)");
+	else
+		rc = read_values(&r, 0);
 	return rc != 0 ? rc : r.failed;
 }
 
 int hg_reports_read_raw(const hg_ctx *ctx, const char *source, const unsigned char *data,
 			size_t len, const hg_raw_opts *opts, hg_report_sink sink, void *user)
 {
-	struct reader r = {ctx, source, (const char *)data, len, sink, user, 0, 0, 0, 1};
+	struct reader r = {ctx, source, (const char *)data, len, sink, user, HG_FORMAT_RAW, 0, 0, 0, 1};
 	hg_report *rep = report_new(source, 0, 1);
 	if (!rep)
 		return HG_ENOMEM;
@@ -284,6 +330,7 @@ int hg_reports_read_raw(const hg_ctx *ctx, const char *source, const unsigned ch
 	}
 	rep->cost = opts->cost;
 	rep->kind = HG_KIND_SLOW_METHOD;
+	rep->format = HG_FORMAT_RAW;
 	if (rc == 0)
 		rc = report_analyse_buffer(rep, words, n, opts->strict, opts->has_end_time, opts->end_time);
 	if (rc != 0) {

@@ -109,10 +109,10 @@ static void test_empty_input(void **state)
 static void test_not_json(void **state)
 {
 	struct fixture *f = *state;
-	one_failed(f, "  hello", "expected a JSON report");
+	one_failed(f, "  hello", "not a report hangar knows");
 	assert_int_equal(f->diag[0].line, 1);
 	assert_int_equal(f->diag[0].col, 3);
-	one_failed(f, "42", "expected a JSON report");
+	one_failed(f, "42", "not a report hangar knows");
 	one_failed(f, "{\"buffer\": [1, 2]", "invalid JSON");
 }
 

@@ -1,0 +1,105 @@
+/* Thread stacks: the threads of a dump (Android ANR traces, BlockCanary,
+ * Java stack dumps, iOS hang reports), their frames and locks, the thread
+ * to blame and what blocks it.  Everything lives in the report's arena. */
+#ifndef HANGAR_THREADS_H
+#define HANGAR_THREADS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arena.h"
+
+enum hg_frame_kind {
+	HG_FRAME_JAVA,    /* class.method(file:line) */
+	HG_FRAME_NATIVE,  /* pc / image / symbol */
+};
+
+typedef struct hg_frame {
+	enum hg_frame_kind kind;
+	const char *cls;        /* Java: dotted class name, e.g. "a.b.C$D"; else NULL */
+	const char *method;     /* Java method, or native symbol without "+offset"; may be NULL */
+	const char *file;       /* Java source as written ("C.java", "Native Method",
+	                           "Unknown Source"); NULL when absent */
+	long line;              /* Java line, -1 when absent */
+	bool has_pc;
+	uint64_t pc;            /* native: program counter, read exactly */
+	const char *image;      /* native: library path or binary image name; may be NULL */
+	bool has_offset;
+	uint64_t offset;        /* native: pc's offset in image (or past the symbol) */
+	const char *symbol;     /* native: symbol as written, e.g. "art::Foo(int)+12"; may be NULL */
+	long repeat;            /* samples that saw this frame (iOS repeat_count); 1 */
+	const char *text;       /* the frame as written, trimmed */
+	bool retraced;          /* names come from a ProGuard/R8 mapping */
+	bool alternative;       /* one of several candidates of an ambiguous retrace */
+} hg_frame;
+
+enum hg_thread_flag {
+	HG_THREAD_MAIN = 1u << 0,        /* the app's main (UI) thread */
+	HG_THREAD_BLAMED = 1u << 1,      /* the thread the report is about */
+	HG_THREAD_BLOCKS_MAIN = 1u << 2, /* holds a lock the blamed thread waits for, directly or not */
+	HG_THREAD_DEADLOCKED = 1u << 3,  /* in a cycle of lock waits */
+	HG_THREAD_IDLE = 1u << 4,        /* main thread idle in its looper: the dump missed the cause */
+	HG_THREAD_CRASHED = 1u << 5,     /* the thread that wrote the report (not to blame) */
+};
+
+typedef struct hg_lock {
+	const char *addr;       /* e.g. "0x0d3a2f0a" */
+	const char *cls;        /* e.g. "java.lang.Object"; may be NULL */
+} hg_lock;
+
+typedef struct hg_thread {
+	const char *name;
+	long tid;               /* ART's tid=N; -1 when absent */
+	long sys_tid;           /* kernel tid (sysTid=N); -1 when absent */
+	const char *state;      /* as written: "Blocked", "Sleeping", "RUNNABLE", ... */
+	int priority;           /* -1 when absent */
+	bool daemon;
+	unsigned flags;         /* enum hg_thread_flag */
+	hg_frame *frames;       /* innermost first */
+	size_t n_frames, cap_frames;
+	hg_lock *held;
+	size_t n_held, cap_held;
+	hg_lock waiting;        /* addr NULL when not waiting for a lock */
+	long waiting_held_by;   /* tid of the holder when the dump names it; -1 */
+} hg_thread;
+
+/* Threads in a cycle of lock waits: thread[i] waits for lock[i], which
+ * thread[i+1] (cyclically) holds. */
+typedef struct hg_lock_cycle {
+	size_t *threads;
+	const hg_lock **locks;
+	size_t n;
+} hg_lock_cycle;
+
+typedef struct hg_threads {
+	hg_thread *items;
+	size_t n, cap;
+	long blamed;            /* index of the thread to blame; -1 */
+	size_t *chain;          /* blamed waits for chain[0], which waits for chain[1], ... */
+	size_t n_chain;
+	hg_lock_cycle *cycles;
+	size_t n_cycles;
+} hg_threads;
+
+/* Appends a thread (tid, sys_tid, priority -1; no frames); NULL on ENOMEM.
+ * Pointers to earlier threads may move: keep indexes, not pointers. */
+hg_thread *hg_threads_add(hg_threads *ts, hg_arena *arena);
+/* Appends a frame (line -1, repeat 1) to t; NULL on ENOMEM. */
+hg_frame *hg_thread_add_frame(hg_thread *t, hg_arena *arena);
+/* Records a lock t holds; 0 or HG_ENOMEM. */
+int hg_thread_add_held(hg_thread *t, hg_arena *arena, const char *addr, const char *cls);
+
+/* Parses one Java frame: "a.b.C.m(C.java:12)", with or without a leading
+ * "at ", tolerating "(Native Method)", "(Unknown Source)", "(:12)",
+ * "(r8-map-id-...:8)" and a missing "(...)" part.  Strings go to arena.
+ * Returns 0, or HG_EPARSE when s is not a Java frame. */
+int hg_frame_parse_java(const char *s, size_t len, hg_arena *arena, hg_frame *out);
+
+/* Finds what the blamed thread waits for: follows "held by" links into
+ * ts->chain, finds cycles of lock waits into ts->cycles, tags threads
+ * (BLOCKS_MAIN, DEADLOCKED, IDLE) and adds warnings (an idle main thread
+ * means the dump missed the cause).  ts->blamed must be set first. */
+int hg_threads_analyse(hg_threads *ts, hg_arena *arena, hg_strlist *warnings);
+
+#endif
