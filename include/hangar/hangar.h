@@ -70,6 +70,7 @@ typedef struct hg_ctx {
 	hg_diag_fn diag;  /* may be NULL: diagnostics are then dropped */
 	void *diag_user;
 	hg_limits limits;
+	const char *stack_dir; /* where APM reports' stack files are; NULL: beside the report */
 } hg_ctx;
 
 /* Fills ctx with no diagnostics sink and the default limits. */

@@ -23,6 +23,7 @@ struct command {
 };
 
 extern const struct command cmd_stack;
+extern const struct command cmd_symbolicate;
 
 /* What cli_print_diag keeps: the count of errors and the last message. */
 struct cli_diag_sink {

@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "hangar/input.h"
 #include "hangar/mapping.h"
+#include "hangar/proguard.h"
 #include "hangar/report.h"
 #include "render.h"
 
@@ -23,9 +24,17 @@ static void stack_usage(FILE *out)
 		"Options:\n"
 		"  -m, --mapping FILE    methodMapping.txt (default: next to the report, then\n"
 		"                        $HANGAR_MAPPING)\n"
+		"      --proguard FILE   ProGuard/R8 mapping.txt to deobfuscate Java frames with\n"
+		"                        (repeatable; the first that knows a class wins)\n"
 		"  -f, --format FORMAT   tree (default), json (one object per line) or matrix\n"
 		"                        (Matrix's own stack/stackKey/cost fields)\n"
 		"      --no-trim         show the whole rebuilt stack, not Matrix's 30 items\n"
+		"      --all-threads     show every thread of a thread dump, not only the blamed\n"
+		"                        thread and those that block it\n"
+		"      --input-format F  read inputs as F: matrix, kscrash, anr, blockcanary, java\n"
+		"                        or raw (default: detected from the content)\n"
+		"      --stack-dir DIR   where APM reports' stack_file files are (default: beside\n"
+		"                        the report)\n"
 		"      --max-depth N     fold frames deeper than N levels (tree)\n"
 		"      --min-cost MS     fold frames cheaper than MS milliseconds (tree)\n"
 		"      --ascii           plain ASCII tree guides\n"
@@ -43,6 +52,8 @@ static void stack_usage(FILE *out)
 		"Exit status: 0 all reports fine, 1 some failed (the rest are printed), 2 usage.\n");
 }
 
+#define MAX_PROGUARD 16
+
 struct stack_run {
 	hg_ctx ctx;
 	enum output_format format;
@@ -56,6 +67,10 @@ struct stack_run {
 	hg_mapping *local_mapping;   /* methodMapping.txt beside the current file */
 	char *local_dir;
 	bool raw;
+	enum hg_input_format input_format;
+	const char *proguard_paths[MAX_PROGUARD];
+	hg_proguard *proguard[MAX_PROGUARD]; /* the ones that loaded */
+	int n_proguard, n_loaded;
 	hg_raw_opts raw_opts;
 	const hg_mapping *current;   /* the mapping for the file being read */
 	hg_buf out;
@@ -67,6 +82,10 @@ static const struct option long_options[] = {
 	{"mapping", required_argument, NULL, 'm'},
 	{"format", required_argument, NULL, 'f'},
 	{"no-trim", no_argument, NULL, 'T'},
+	{"all-threads", no_argument, NULL, 'a'},
+	{"proguard", required_argument, NULL, 'P'},
+	{"input-format", required_argument, NULL, 'i'},
+	{"stack-dir", required_argument, NULL, 'd'},
 	{"max-depth", required_argument, NULL, 'D'},
 	{"min-cost", required_argument, NULL, 'C'},
 	{"ascii", no_argument, NULL, 'A'},
@@ -100,6 +119,22 @@ static int parse_options(struct stack_run *run, int argc, char **argv, bool *raw
 			else return cli_usage_error("stack", "unknown format '%s' (tree, json, matrix)", optarg);
 			break;
 		case 'T': run->render.no_trim = true; break;
+		case 'a': run->render.all_threads = true; break;
+		case 'P':
+			if (run->n_proguard == MAX_PROGUARD)
+				return cli_usage_error("stack", "at most %d --proguard files", MAX_PROGUARD);
+			run->proguard_paths[run->n_proguard++] = optarg;
+			break;
+		case 'i': {
+			int f = hg_input_format_from_name(optarg);
+			if (f < 0)
+				return cli_usage_error("stack", "unknown input format '%s' (matrix, kscrash, anr, "
+						       "blockcanary, java, raw)", optarg);
+			run->input_format = (enum hg_input_format)f;
+			run->raw = f == HG_FORMAT_RAW;
+			break;
+		}
+		case 'd': run->ctx.stack_dir = optarg; break;
 		case 'D':
 			if (!cli_parse_int64(optarg, &v) || v < 0 || v > 1000000)
 				return cli_usage_error("stack", "--max-depth wants a number >= 0, not '%s'", optarg);
@@ -177,7 +212,9 @@ static int on_report(void *user, hg_report *rep)
 	struct stack_run *run = user;
 	if (rep->error)
 		run->failed_reports++;
-	else if (hg_report_symbolicate(rep, run->current) != 0)
+	else if (hg_report_symbolicate(rep, run->current) != 0 ||
+		 (run->n_loaded && hg_report_retrace(rep, (const hg_proguard *const *)run->proguard,
+						     (size_t)run->n_loaded) != 0))
 		run->out.failed = 1;
 	switch (run->format) {
 	case FORMAT_TREE: render_tree(&run->out, rep, &run->render); break;
@@ -280,7 +317,7 @@ static void read_one(struct stack_run *run, const char *path)
 		hg_reports_read_raw(&run->ctx, path, (const unsigned char *)data, len, &run->raw_opts,
 				    on_report, run);
 	else
-		hg_reports_read(&run->ctx, path, data, len, on_report, run);
+		hg_reports_read_as(&run->ctx, path, data, len, run->input_format, on_report, run);
 	free(data);
 }
 
@@ -305,10 +342,18 @@ static int run_stack(int argc, char **argv)
 	bool tried = false;
 	if (run.mapping_path)
 		load_once(&run, run.mapping_path, &tried);
+	for (int i = 0; i < run.n_proguard; i++) {
+		if (hg_proguard_open(&run.ctx, run.proguard_paths[i], &run.proguard[run.n_loaded]) == 0)
+			run.n_loaded++;
+		else
+			run.mapping_failed = true; /* reported; frames stay obfuscated */
+	}
 	for (int i = optind; i < argc; i++)
 		read_one(&run, argv[i]);
 	fflush(stdout);
 	hg_mapping_destroy(run.fixed_mapping);
+	for (int i = 0; i < run.n_loaded; i++)
+		hg_proguard_destroy(run.proguard[i]);
 	hg_mapping_destroy(run.local_mapping);
 	free(run.local_dir);
 	hg_buf_release(&run.out);

@@ -8,6 +8,7 @@
 /* Sorted by name. */
 static const struct command *const commands[] = {
 	&cmd_stack,
+	&cmd_symbolicate,
 };
 #define N_COMMANDS (sizeof commands / sizeof *commands)
 

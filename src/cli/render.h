@@ -13,6 +13,7 @@ enum output_format { FORMAT_TREE, FORMAT_JSON, FORMAT_MATRIX };
 
 struct render_opts {
 	bool no_trim;      /* show the whole rebuilt stack */
+	bool all_threads;  /* show every thread, not only the blamed one and its blockers */
 	bool ascii;        /* plain ASCII tree guides */
 	bool color;        /* ANSI colour */
 	long max_depth;    /* fold frames deeper than this; -1 = no limit */
@@ -29,6 +30,28 @@ const hg_method_stack *shown_stack(const hg_report *rep, const struct render_opt
 long shown_key(const hg_report *rep, const struct render_opts *opts);
 /* The symbol of an item of the shown stack, or NULL when unknown. */
 const char *item_symbol(const hg_report *rep, const hg_method_item *item);
+
+/* How the tree output looks: colours (empty strings without colour) and
+ * the tree guides. */
+struct style {
+	const char *bold, *dim, *key, *warn, *reset;
+	const char *tee, *elbow, *pipe, *blank, *key_tag, *times;
+};
+
+struct style render_style(const struct render_opts *opts);
+
+/* The tree output's header: identity, kind and the report's fields, then
+ * (after what the evidence adds) warnings and metadata. */
+void render_header(hg_buf *out, const hg_report *rep, const struct style *st);
+void render_header_rest(hg_buf *out, const hg_report *rep, const struct style *st);
+/* "key        value" cut to one line of at most 100 characters. */
+void render_meta_line(hg_buf *out, const char *key, const char *value);
+
+/* Thread stacks and figures, for a person and as JSON (render_threads.c). */
+void render_threads_tree(hg_buf *out, const hg_report *rep, const struct render_opts *opts,
+			 const struct style *st);
+void render_stats_tree(hg_buf *out, const hg_report *rep, const struct style *st);
+void render_threads_json(hg_buf *out, const hg_report *rep);
 
 /* {"source","line"?,"report" — the identity fields every JSON line starts with. */
 void render_source_fields(hg_buf *out, const hg_report *rep);

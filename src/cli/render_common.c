@@ -38,3 +38,83 @@ void render_error_json(hg_buf *out, const hg_report *rep)
 	hg_buf_json_string(out, rep->error, strlen(rep->error));
 	hg_buf_puts(out, "}\n");
 }
+
+static const struct style plain_unicode = {"", "", "", "", "", "├─ ", "└─ ", "│  ", "   ",
+					   "  ◀ StackKey", "×"};
+static const struct style plain_ascii = {"", "", "", "", "", "|- ", "`- ", "|  ", "   ",
+					 "  <= StackKey", "x"};
+
+struct style render_style(const struct render_opts *opts)
+{
+	struct style s = opts->ascii ? plain_ascii : plain_unicode;
+	if (opts->color) {
+		s.bold = "\033[1m";
+		s.dim = "\033[2m";
+		s.key = "\033[1;31m";
+		s.warn = "\033[33m";
+		s.reset = "\033[0m";
+	}
+	return s;
+}
+
+#define META_WIDTH 100 /* metadata values are cut to this in the header */
+
+void render_meta_line(hg_buf *out, const char *key, const char *value)
+{
+	size_t len = strcspn(value, "\r\n");
+	bool cut = len > META_WIDTH || value[len] != '\0';
+	if (len > META_WIDTH)
+		len = META_WIDTH;
+	hg_buf_printf(out, "%-11s %.*s%s\n", key, (int)len, value, cut ? " ..." : "");
+}
+
+void render_header(hg_buf *out, const hg_report *rep, const struct style *st)
+{
+	hg_buf_printf(out, "%s== %s", st->bold, rep->source);
+	if (rep->line > 0)
+		hg_buf_printf(out, ":%ld", rep->line);
+	hg_buf_printf(out, " (report %ld) ==%s\n", rep->number, st->reset);
+	const char *detail = rep->anr_type ? rep->anr_type : rep->detail;
+	hg_buf_printf(out, "%-11s %s%s%s%s\n", "kind", hg_report_kind_name(rep->kind),
+		      detail ? " (" : "", detail ? detail : "", detail ? ")" : "");
+	if (rep->scene)
+		render_meta_line(out, "scene", rep->scene);
+	if (rep->format != HG_FORMAT_MATRIX && rep->format != HG_FORMAT_RAW) {
+		/* Matrix's own fields show among the metadata below. */
+		if (rep->process)
+			render_meta_line(out, "process", rep->process);
+		if (rep->app_version)
+			render_meta_line(out, "version", rep->app_version);
+		if (rep->device)
+			render_meta_line(out, "device", rep->device);
+		if (rep->time)
+			render_meta_line(out, "time", rep->time);
+		if (!rep->has_method_stack && rep->cost)
+			hg_buf_printf(out, "%-11s %lld ms\n", "cost", (long long)rep->cost);
+	}
+	if (rep->foreground >= 0)
+		render_meta_line(out, "foreground", rep->foreground ? "yes" : "no");
+}
+
+/* Whether a metadata field is shown elsewhere: as a header line or among
+ * the figures. */
+static bool shown_elsewhere(const hg_report *rep, const char *key)
+{
+	if (!strcmp(key, "scene") || !strcmp(key, "detail") || !strcmp(key, "cost"))
+		return true;
+	for (size_t i = 0; i < rep->n_stats; i++)
+		if ((rep->stats[i].group && !strcmp(rep->stats[i].group, key)) ||
+		    !strcmp(rep->stats[i].name, key))
+			return true;
+	return false;
+}
+
+void render_header_rest(hg_buf *out, const hg_report *rep, const struct style *st)
+{
+	for (size_t i = 0; i < rep->warnings.len; i++)
+		hg_buf_printf(out, "%s%-11s %s%s\n", st->warn, "warning", rep->warnings.items[i],
+			      st->reset);
+	for (size_t i = 0; i < rep->meta_len; i++)
+		if (!shown_elsewhere(rep, rep->meta[i].key))
+			render_meta_line(out, rep->meta[i].key, rep->meta[i].text);
+}

@@ -40,7 +40,15 @@ void render_json(hg_buf *out, const hg_report *rep, const struct render_opts *op
 		return;
 	}
 	render_source_fields(out, rep);
+	key_string(out, "format", hg_input_format_name(rep->format));
 	key_string(out, "kind", hg_report_kind_name(rep->kind));
+	key_string(out, "platform", rep->platform);
+	key_string(out, "app_version", rep->app_version);
+	key_string(out, "device", rep->device);
+	key_string(out, "time", rep->time);
+	hg_buf_printf(out, ",\"foreground\":%s",
+		      rep->foreground < 0 ? "null" : rep->foreground ? "true" : "false");
+	key_string(out, "anr_type", rep->anr_type);
 	key_string(out, "tag", rep->tag);
 	key_string(out, "detail", rep->detail);
 	key_string(out, "scene", rep->scene);
@@ -54,7 +62,7 @@ void render_json(hg_buf *out, const hg_report *rep, const struct render_opts *op
 		hg_buf_puts(out, rep->meta[i].json);
 	}
 	hg_buf_putc(out, '}');
-	key_string(out, "input", rep->from_buffer ? "buffer" : "stack");
+	key_string(out, "input", rep->from_buffer ? "buffer" : rep->has_method_stack ? "stack" : NULL);
 	if (rep->from_buffer)
 		hg_buf_printf(out, ",\"buffer_words\":%zu", rep->buffer_words);
 	hg_buf_printf(out, ",\"cost\":%lld,\"stack_cost\":%lld", (long long)rep->cost,
@@ -75,6 +83,7 @@ void render_json(hg_buf *out, const hg_report *rep, const struct render_opts *op
 	hg_buf_printf(out, ",\"trimmed\":%s,\"stack_len\":%zu",
 		      rep->from_buffer && !opts->no_trim ? "true" : "false", rep->full.len);
 	frames(out, rep, opts);
+	render_threads_json(out, rep);
 	hg_buf_puts(out, ",\"warnings\":[");
 	for (size_t i = 0; i < rep->warnings.len; i++) {
 		if (i)

@@ -9,30 +9,6 @@
 
 #define NONE ((size_t)-1)
 #define MAX_GUIDE_LEVELS 40 /* guides stop indenting deeper than this */
-#define META_WIDTH 100      /* metadata values are cut to this in the header */
-
-struct style {
-	const char *bold, *dim, *key, *warn, *reset;
-	const char *tee, *elbow, *pipe, *blank, *key_tag, *times;
-};
-
-static const struct style plain_unicode = {"", "", "", "", "", "├─ ", "└─ ", "│  ", "   ",
-					   "  ◀ StackKey", "×"};
-static const struct style plain_ascii = {"", "", "", "", "", "|- ", "`- ", "|  ", "   ",
-					 "  <= StackKey", "x"};
-
-static struct style make_style(const struct render_opts *opts)
-{
-	struct style s = opts->ascii ? plain_ascii : plain_unicode;
-	if (opts->color) {
-		s.bold = "\033[1m";
-		s.dim = "\033[2m";
-		s.key = "\033[1;31m";
-		s.warn = "\033[33m";
-		s.reset = "\033[0m";
-	}
-	return s;
-}
 
 /* The tree with what the folding options hide. */
 struct view {
@@ -205,25 +181,10 @@ static void draw(hg_buf *out, const hg_report *rep, const struct view *v, const 
 	hg_buf_release(&prefix);
 }
 
-static void meta_line(hg_buf *out, const char *key, const char *value)
+/* The header lines about the method stack. */
+static void stack_header(hg_buf *out, const hg_report *rep, const struct view *v,
+			 const struct style *st)
 {
-	size_t len = strcspn(value, "\r\n");
-	bool cut = len > META_WIDTH || value[len] != '\0';
-	if (len > META_WIDTH)
-		len = META_WIDTH;
-	hg_buf_printf(out, "%-11s %.*s%s\n", key, (int)len, value, cut ? " ..." : "");
-}
-
-static void header(hg_buf *out, const hg_report *rep, const struct view *v, const struct style *st)
-{
-	hg_buf_printf(out, "%s== %s", st->bold, rep->source);
-	if (rep->line > 0)
-		hg_buf_printf(out, ":%ld", rep->line);
-	hg_buf_printf(out, " (report %ld) ==%s\n", rep->number, st->reset);
-	hg_buf_printf(out, "%-11s %s%s%s%s\n", "kind", hg_report_kind_name(rep->kind),
-		      rep->detail ? " (" : "", rep->detail ? rep->detail : "", rep->detail ? ")" : "");
-	if (rep->scene)
-		meta_line(out, "scene", rep->scene);
 	hg_buf_printf(out, "%-11s %lld ms (stack cost %lld ms)\n", "cost", (long long)rep->cost,
 		      (long long)rep->stack_cost);
 	if (v->key >= 0) {
@@ -245,33 +206,34 @@ static void header(hg_buf *out, const hg_report *rep, const struct view *v, cons
 		      ? (v->s == &rep->full ? " (untrimmed)" : "; trimmed to Matrix's 30") : "");
 	if (!rep->symbols && rep->full.len > 0)
 		hg_buf_printf(out, "%-11s none: frames show method ids (see -m)\n", "mapping");
-	for (size_t i = 0; i < rep->warnings.len; i++)
-		hg_buf_printf(out, "%s%-11s %s%s\n", st->warn, "warning", rep->warnings.items[i],
-			      st->reset);
-	for (size_t i = 0; i < rep->meta_len; i++) {
-		const char *k = rep->meta[i].key;
-		if (strcmp(k, "scene") && strcmp(k, "detail") && strcmp(k, "cost"))
-			meta_line(out, k, rep->meta[i].text);
-	}
 }
 
 void render_tree(hg_buf *out, const hg_report *rep, const struct render_opts *opts)
 {
-	struct style st = make_style(opts);
+	struct style st = render_style(opts);
 	if (rep->error)
 		return; /* already reported on stderr, with its position */
 	struct view v;
-	if (!build_view(&v, rep, opts)) {
+	if (rep->has_method_stack && !build_view(&v, rep, opts)) {
 		out->failed = 1;
 		return;
 	}
-	header(out, rep, &v, &st);
-	if (v.n == 0) {
-		hg_buf_puts(out, "\n(empty stack)\n\n");
-		return;
+	render_header(out, rep, &st);
+	if (rep->has_method_stack)
+		stack_header(out, rep, &v, &st);
+	render_header_rest(out, rep, &st);
+	if (rep->has_method_stack) {
+		if (v.n == 0) {
+			hg_buf_puts(out, "\n(empty stack)\n");
+		} else {
+			hg_buf_printf(out, "\n%s%*s %6s %*s %6s   %s%s\n", st.dim, v.width + 3, "cost",
+				      "share", v.width + 3, "self", "calls", "frame", st.reset);
+			draw(out, rep, &v, &st);
+		}
 	}
-	hg_buf_printf(out, "\n%s%*s %6s %*s %6s   %s%s\n", st.dim, v.width + 3, "cost", "share",
-		      v.width + 3, "self", "calls", "frame", st.reset);
-	draw(out, rep, &v, &st);
+	if (rep->threads.n)
+		render_threads_tree(out, rep, opts, &st);
+	if (rep->n_stats)
+		render_stats_tree(out, rep, &st);
 	hg_buf_putc(out, '\n');
 }

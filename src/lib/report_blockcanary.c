@@ -1,13 +1,616 @@
-/* BlockCanary logs (being written). */
+/* BlockCanary logs, as its LogWriter writes them (every line ends "\r\n"):
+ *
+ *   (blank line)
+ *   **********************
+ *   2017-10-29 10:32:17(write log time)
+ *   (blank line)
+ *   qua = unknown                        a "key = value" header, one per line
+ *   ...
+ *   cpu-rate = 10-29 10:32:14.406 cpu:52% app:2% [...]
+ *   10-29 10:32:15.410 cpu:55% ...       cpu-rate goes on up to a blank line
+ *   (blank line)
+ *   stack = 10-29 10:32:13.403           the time of the first stack sample
+ *   (blank line)
+ *   dalvik.system.DexFile.openDexFileNative(Native Method)
+ *   ...                                  its frames, innermost first
+ *   (blank line)
+ *   10-29 10:32:14.203                   the next sample, and so on
+ *
+ * The samples become one main thread: the first sample's frames, each with
+ * `repeat` = how many samples hold the same frame line, so that a person
+ * sees which frames persisted through the block.  Every header field is
+ * kept as a figure (group "blockcanary"); "block" figures compare wall and
+ * thread time and place the CPU samples.  Older BlockCanary (blockcanary-core's
+ * Block) named its keys qualifier, apilevel, cpuCore, timecost, ...: they are
+ * read alike.  One input is one log: a second log in it is not read. */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "report_internal.h"
 
-int report_from_blockcanary(const hg_ctx *ctx, const char *text, size_t len, hg_report *rep,
-	struct read_error *err)
+/* ---- lines ---- */
+
+struct line {
+	const char *s; /* without leading and trailing blanks or CR */
+	size_t len;
+	size_t off;    /* of the line's first byte in the text */
+	long no;       /* 1-based */
+};
+
+static bool next_line(const char *text, size_t len, size_t *pos, struct line *ln)
 {
-	(void)ctx, (void)text, (void)len, (void)rep;
-	snprintf(err->msg, sizeof err->msg, "BlockCanary logs are not read yet");
+	if (*pos >= len)
+		return false;
+	const char *p = text + *pos, *end = text + len;
+	const char *nl = memchr(p, '\n', (size_t)(end - p));
+	const char *e = nl ? nl : end;
+	ln->off = *pos;
+	ln->no++;
+	*pos = nl ? (size_t)(nl - text) + 1 : len;
+	while (p < e && (*p == ' ' || *p == '\t'))
+		p++;
+	while (e > p && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
+		e--;
+	ln->s = p;
+	ln->len = (size_t)(e - p);
+	return true;
+}
+
+static bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static bool is_key_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || is_digit(c) || c == '-' ||
+	       c == '_' || c == '.';
+}
+
+/* A short printable quotation of s[0..n) for messages. */
+static void quote(char *out, size_t size, const char *s, size_t n)
+{
+	size_t k = 0, max = size > 4 ? size - 4 : 0;
+	for (size_t i = 0; i < n && k < max; i++)
+		out[k++] = (s[i] >= 0x20 && s[i] < 0x7f) ? s[i] : '?';
+	if (k < n && size >= 4)
+		memcpy(out + k, "...", 3), k += 3;
+	out[k < size ? k : size - 1] = '\0';
+}
+
+/* "key = value" (BlockCanary's separator is " = "); the value may be empty. */
+static bool header_field(const struct line *ln, size_t *key_len, const char **value,
+			 size_t *value_len)
+{
+	const char *s = ln->s;
+	size_t n = ln->len, i = 0;
+	if (n == 0 || is_digit(s[0]) || !is_key_char(s[0]))
+		return false;
+	while (i < n && is_key_char(s[i]))
+		i++;
+	if (i + 2 > n || s[i] != ' ' || s[i + 1] != '=')
+		return false;
+	if (i + 2 < n && s[i + 2] != ' ')
+		return false;
+	*key_len = i;
+	*value = i + 3 <= n ? s + i + 3 : s + n;
+	*value_len = i + 3 <= n ? n - i - 3 : 0;
+	return true;
+}
+
+/* A sample's time: "10-29 10:32:13.403", "2017-10-29 10:32:13.403" or epoch
+ * milliseconds "1508750380394". */
+static bool is_timestamp(const char *s, size_t n)
+{
+	size_t digits = 0;
+	if (n < 8 || n > 32)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		if (is_digit(s[i]))
+			digits++;
+		else if (s[i] != ' ' && s[i] != ':' && s[i] != '.' && s[i] != '-')
+			return false;
+	}
+	return digits >= 8;
+}
+
+/* "MM-dd HH:mm:ss.SSS", as BlockCanary's TIME_FORMATTER writes. */
+static bool is_short_time(const char *s, size_t n)
+{
+	static const char shape[] = "00-00 00:00:00.000";
+	if (n < sizeof shape - 1)
+		return false;
+	for (size_t i = 0; i < sizeof shape - 1; i++)
+		if (shape[i] == '0' ? !is_digit(s[i]) : s[i] != shape[i])
+			return false;
+	return true;
+}
+
+/* ---- frame lines seen in every sample, to count repeats ---- */
+
+struct seen {
+	const char *text;
+	size_t len;
+	long last_sample; /* the last sample counted */
+	long count;       /* samples holding this line */
+};
+
+struct seen_table {
+	struct seen *slots;
+	size_t cap, n;    /* cap: a power of two, or 0 */
+};
+
+static uint64_t hash_text(const char *s, size_t n)
+{
+	uint64_t h = 1469598103934665603u;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 1099511628211u;
+	return h;
+}
+
+static struct seen *seen_find(const struct seen_table *t, const char *s, size_t n)
+{
+	if (!t->cap)
+		return NULL;
+	for (size_t i = (size_t)hash_text(s, n) & (t->cap - 1);; i = (i + 1) & (t->cap - 1)) {
+		struct seen *e = &t->slots[i];
+		if (!e->text)
+			return NULL;
+		if (e->len == n && memcmp(e->text, s, n) == 0)
+			return e;
+	}
+}
+
+/* Records s (which must outlive the table) as a line of sample; 0 or ENOMEM. */
+static int seen_add(struct seen_table *t, const char *s, size_t n, long sample)
+{
+	struct seen *e = seen_find(t, s, n);
+	if (e) {
+		e->count += e->last_sample != sample;
+		e->last_sample = sample;
+		return 0;
+	}
+	if (2 * (t->n + 1) > t->cap) {
+		size_t cap = t->cap ? 2 * t->cap : 64;
+		struct seen *slots = calloc(cap, sizeof *slots);
+		if (!slots)
+			return HG_ENOMEM;
+		for (size_t i = 0; i < t->cap; i++) {
+			if (!t->slots[i].text)
+				continue;
+			size_t k = (size_t)hash_text(t->slots[i].text, t->slots[i].len) & (cap - 1);
+			while (slots[k].text)
+				k = (k + 1) & (cap - 1);
+			slots[k] = t->slots[i];
+		}
+		free(t->slots);
+		t->slots = slots;
+		t->cap = cap;
+	}
+	size_t k = (size_t)hash_text(s, n) & (t->cap - 1);
+	while (t->slots[k].text)
+		k = (k + 1) & (t->cap - 1);
+	t->slots[k] = (struct seen){s, n, sample, 1};
+	t->n++;
+	return 0;
+}
+
+/* ---- the reader ---- */
+
+enum bc_key {
+	K_OTHER, K_MODEL, K_VERSION_NAME, K_PROCESS, K_TIME, K_THREAD_TIME, K_TIME_START,
+	K_TIME_END, K_CPU_RATE, K_STACK,
+};
+
+static const struct {
+	const char *name;
+	enum bc_key key;
+} known_keys[] = {
+	{"model", K_MODEL},           {"versionName", K_VERSION_NAME},
+	{"process", K_PROCESS},       {"processName", K_PROCESS},
+	{"time", K_TIME},             {"timecost", K_TIME},
+	{"thread-time", K_THREAD_TIME}, {"threadtimecost", K_THREAD_TIME},
+	{"time-start", K_TIME_START}, {"timestart", K_TIME_START},
+	{"time-end", K_TIME_END},     {"timeend", K_TIME_END},
+	{"cpu-rate", K_CPU_RATE},     {"cpurate", K_CPU_RATE},
+	{"stack", K_STACK},
+};
+
+struct bc {
+	const hg_ctx *ctx;
+	hg_report *rep;
+	struct read_error *err;
+	hg_arena *scratch;        /* frames of samples other than the thread's */
+	struct seen_table seen;
+	size_t fields;            /* header fields read */
+	bool in_cpu, in_stack, blank_before;
+	bool has_time, has_thread_time;
+	int64_t time, thread_time;
+	const char *start, *end;  /* time-start, time-end */
+	size_t cpu_samples, cpu_in_block;
+	bool cpu_garbage;
+	long sample;              /* current stack sample, -1 before the first */
+	bool sample_has_frames;
+	long samples;             /* samples that hold frames */
+	long base;                /* the sample whose frames the thread has; -1 */
+	long thread;              /* index in rep->threads; -1 */
+	struct src { const char *s; size_t n; } *src; /* each thread frame's line */
+	size_t cap_src;
+	size_t skipped;
+	long first_skipped;
+	char first_skipped_text[64];
+};
+
+static int fail(struct bc *b, const struct line *ln, int rc, const char *fmt, ...)
+	HG_PRINTF(4, 5);
+
+static int fail(struct bc *b, const struct line *ln, int rc, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(b->err->msg, sizeof b->err->msg, fmt, ap);
+	va_end(ap);
+	b->err->offset = ln ? ln->off : NO_OFFSET;
+	return rc;
+}
+
+/* A figure whose value is s[0..n). */
+static int add_figure(hg_report *rep, const char *group, const char *name, const char *s, size_t n)
+{
+	const char *v = hg_arena_strndup(rep->arena, s, n);
+	return v ? hg_report_add_stat(rep, group, name, v) : HG_ENOMEM;
+}
+
+static void skip(struct bc *b, const struct line *ln)
+{
+	if (b->skipped++ == 0) {
+		b->first_skipped = ln->no;
+		quote(b->first_skipped_text, sizeof b->first_skipped_text, ln->s, ln->len);
+	}
+}
+
+/* The block's durations: exact non-negative integers (milliseconds). */
+static int read_ms(struct bc *b, const struct line *ln, const char *key, const char *v, size_t n,
+		   int64_t *out)
+{
+	int64_t x = 0;
+	bool ok = n > 0 && n <= 18;
+	for (size_t i = 0; ok && i < n; i++) {
+		ok = is_digit(v[i]);
+		x = x * 10 + (v[i] - '0');
+	}
+	if (!ok) {
+		char q[64];
+		quote(q, sizeof q, v, n);
+		return fail(b, ln, HG_EPARSE, "%s = \"%s\": expected milliseconds (a whole number)",
+			    key, q);
+	}
+	*out = x;
+	return 0;
+}
+
+/* One line of cpu-rate: "10-29 10:32:14.406 cpu:52% app:2% [user:45% ...]".
+ * A percentage over 100 is BlockCanary's sampler misreading /proc/stat. */
+static int cpu_line(struct bc *b, const struct line *ln)
+{
+	hg_report *rep = b->rep;
+	b->cpu_samples++;
+	if (b->start && b->end && is_short_time(ln->s, ln->len) &&
+	    memcmp(ln->s, b->start, 18) >= 0 && memcmp(ln->s, b->end, 18) <= 0)
+		b->cpu_in_block++;
+	for (size_t i = 0; i < ln->len && !b->cpu_garbage; i++) {
+		if (ln->s[i] != ':')
+			continue;
+		size_t k = i + 1;
+		long pct = 0;
+		for (; k < ln->len && is_digit(ln->s[k]); k++)
+			pct = pct < 1000000 ? pct * 10 + (ln->s[k] - '0') : pct;
+		if (k > i + 1 && k < ln->len && ln->s[k] == '%' && pct > 100) {
+			size_t w = i;
+			while (w > 0 && ln->s[w - 1] != ' ' && ln->s[w - 1] != '[')
+				w--;
+			char q[64];
+			quote(q, sizeof q, ln->s + w, k + 1 - w);
+			b->cpu_garbage = true;
+			if (hg_strlist_addf(&rep->warnings, rep->arena, "cpu-rate at line %ld: \"%s\" is "
+					    "over 100%%: BlockCanary's CPU sampler misread /proc/stat, so "
+					    "its CPU figures are not reliable", ln->no, q) != 0)
+				return HG_ENOMEM;
+		}
+	}
+	return add_figure(rep, "blockcanary", "cpu-rate", ln->s, ln->len);
+}
+
+static int add_thread_frame(struct bc *b, const struct line *ln, const hg_frame *f)
+{
+	hg_report *rep = b->rep;
+	if (b->thread < 0) {
+		hg_thread *t = hg_threads_add(&rep->threads, rep->arena);
+		if (!t)
+			return HG_ENOMEM;
+		t->name = "main";
+		t->flags = HG_THREAD_MAIN | HG_THREAD_BLAMED;
+		b->thread = (long)rep->threads.n - 1;
+	}
+	hg_thread *t = &rep->threads.items[b->thread];
+	if (t->n_frames >= b->ctx->limits.max_stack_lines)
+		return fail(b, ln, HG_ELIMIT, "a stack sample of more than %zu frames (see "
+			    "--max-stack-lines)", b->ctx->limits.max_stack_lines);
+	if (t->n_frames == b->cap_src) {
+		size_t cap = b->cap_src ? 2 * b->cap_src : 64;
+		struct src *src = realloc(b->src, cap * sizeof *src);
+		if (!src)
+			return HG_ENOMEM;
+		b->src = src;
+		b->cap_src = cap;
+	}
+	hg_frame *slot = hg_thread_add_frame(t, rep->arena);
+	if (!slot)
+		return HG_ENOMEM;
+	*slot = *f;
+	b->src[t->n_frames - 1] = (struct src){ln->s, ln->len};
+	return seen_add(&b->seen, ln->s, ln->len, b->sample);
+}
+
+/* A line of the stack section: a sample's time, or one of its frames.  The
+ * first sample with frames gives the thread its frames; the others are
+ * only counted against them. */
+static int new_sample(struct bc *b)
+{
+	b->sample++;
+	b->sample_has_frames = false;
+	if (b->base < 0)
+		return 0;
+	/* The frames parsed only to be checked go with the sample. */
+	hg_arena_destroy(b->scratch);
+	b->scratch = hg_arena_create();
+	return b->scratch ? 0 : HG_ENOMEM;
+}
+
+static int stack_line(struct bc *b, const struct line *ln)
+{
+	if (is_timestamp(ln->s, ln->len))
+		return new_sample(b);
+	int rc = 0;
+	if (b->sample < 0 || (b->blank_before && b->sample_has_frames))
+		rc = new_sample(b);
+	if (rc != 0)
+		return rc;
+	bool counted = b->base >= 0 && b->base != b->sample;
+	struct seen *e = counted ? seen_find(&b->seen, ln->s, ln->len) : NULL;
+	hg_frame f;
+	if (!e && hg_frame_parse_java(ln->s, ln->len, counted ? b->scratch : b->rep->arena, &f) != 0) {
+		skip(b, ln);
+		return 0;
+	}
+	if (!b->sample_has_frames) {
+		b->sample_has_frames = true;
+		b->samples++;
+		if (b->base < 0)
+			b->base = b->sample;
+	}
+	if (!counted)
+		return add_thread_frame(b, ln, &f);
+	if (e) {
+		e->count += e->last_sample != b->sample;
+		e->last_sample = b->sample;
+	}
+	return 0;
+}
+
+static int header(struct bc *b, const struct line *ln, size_t key_len, const char *v, size_t n)
+{
+	hg_report *rep = b->rep;
+	const char *key = hg_arena_strndup(rep->arena, ln->s, key_len);
+	const char *value = hg_arena_strndup(rep->arena, v, n);
+	if (!key || !value)
+		return HG_ENOMEM;
+	enum bc_key k = K_OTHER;
+	for (size_t i = 0; i < sizeof known_keys / sizeof *known_keys && k == K_OTHER; i++)
+		if (strcmp(key, known_keys[i].name) == 0)
+			k = known_keys[i].key;
+	b->fields++;
+	b->in_cpu = k == K_CPU_RATE;
+	b->in_stack = k == K_STACK;
+	struct line rest = {v, n, ln->off + (size_t)(v - ln->s), ln->no}; /* the value */
+	int rc = 0;
+	switch (k) {
+	case K_CPU_RATE:
+		/* each of its lines is a figure */
+		return n > 0 ? cpu_line(b, &rest) : hg_report_add_stat(rep, "blockcanary", key, "");
+	case K_STACK:
+		/* "stack = <time of the first sample>", or its first frame */
+		rc = n == 0 ? 0 : is_timestamp(v, n) ? new_sample(b) : stack_line(b, &rest);
+		break;
+	case K_MODEL:
+		rep->device = rep->device ? rep->device : value;
+		break;
+	case K_VERSION_NAME:
+		rep->app_version = rep->app_version ? rep->app_version : value;
+		break;
+	case K_PROCESS:
+		rep->process = rep->process ? rep->process : value;
+		break;
+	case K_TIME:
+		rc = b->has_time ? 0 : read_ms(b, ln, key, v, n, &b->time);
+		b->has_time = true;
+		break;
+	case K_THREAD_TIME:
+		rc = b->has_thread_time ? 0 : read_ms(b, ln, key, v, n, &b->thread_time);
+		b->has_thread_time = true;
+		break;
+	case K_TIME_START:
+		rep->time = rep->time ? rep->time : value;
+		b->start = b->start ? b->start : is_short_time(v, n) ? value : NULL;
+		break;
+	case K_TIME_END:
+		b->end = b->end ? b->end : is_short_time(v, n) ? value : NULL;
+		break;
+	case K_OTHER:
+		break;
+	}
+	return rc != 0 ? rc : hg_report_add_stat(rep, "blockcanary", key, value);
+}
+
+static bool is_banner(const struct line *ln)
+{
+	if (ln->len < 10)
+		return false;
+	for (size_t i = 0; i < ln->len; i++)
+		if (ln->s[i] != '*')
+			return false;
+	return true;
+}
+
+#define STOP 1 /* one_line: the rest of the input is another log */
+#define WRITE_TIME "(write log time)"
+
+static int one_line(struct bc *b, const struct line *ln)
+{
+	hg_report *rep = b->rep;
+	size_t key_len, n, wt = sizeof WRITE_TIME - 1;
+	const char *v;
+	if (is_banner(ln)) {
+		if (b->fields == 0)
+			return 0;
+		int rc = hg_strlist_addf(&rep->warnings, rep->arena, "a second BlockCanary log starts "
+					 "at line %ld: only the first one is read", ln->no);
+		return rc != 0 ? rc : STOP;
+	}
+	if (ln->len > wt && memcmp(ln->s + ln->len - wt, WRITE_TIME, wt) == 0)
+		return add_figure(rep, "blockcanary", "write-log-time", ln->s, ln->len - wt);
+	if (header_field(ln, &key_len, &v, &n))
+		return header(b, ln, key_len, v, n);
+	if (b->in_cpu)
+		return cpu_line(b, ln);
+	/* Frames without a "stack = " line before them are a stack all the same. */
+	if (b->in_stack || (ln->len > 2 && ln->s[ln->len - 1] == ')' && memchr(ln->s, '(', ln->len))) {
+		b->in_stack = true;
+		return stack_line(b, ln);
+	}
+	skip(b, ln);
+	return 0;
+}
+
+/* Wall time against the main thread's CPU time: a thread that was on the
+ * CPU for a small part of the block was waiting (a lock, I/O, binder). */
+static int wall_vs_thread(struct bc *b)
+{
+	hg_report *rep = b->rep;
+	if (!b->has_time || !b->has_thread_time)
+		return 0;
+	char v[48];
+	snprintf(v, sizeof v, "%" PRId64, b->time > b->thread_time ? b->time - b->thread_time : 0);
+	int rc = hg_report_add_stat(rep, "block", "waited-ms", v);
+	if (rc == 0 && b->time > 0) {
+		snprintf(v, sizeof v, "%.1f", 100.0 * (double)b->thread_time / (double)b->time);
+		rc = hg_report_add_stat(rep, "block", "thread-time-percent", v);
+	}
+	if (rc == 0 && b->thread_time * 2 < b->time)
+		rc = hg_strlist_addf(&rep->warnings, rep->arena, "the main thread waited (thread time "
+				     "%" PRId64 " ms of %" PRId64 " ms wall): it was blocked, not computing",
+				     b->thread_time, b->time);
+	return rc;
+}
+
+static int cpu_figures(struct bc *b)
+{
+	hg_report *rep = b->rep;
+	if (b->cpu_samples == 0)
+		return 0;
+	char v[32];
+	snprintf(v, sizeof v, "%zu", b->cpu_samples);
+	int rc = hg_report_add_stat(rep, "block", "cpu-samples", v);
+	if (rc != 0 || !b->start || !b->end)
+		return rc;
+	snprintf(v, sizeof v, "%zu", b->cpu_in_block);
+	rc = hg_report_add_stat(rep, "block", "cpu-samples-in-block", v);
+	if (rc == 0 && b->cpu_in_block == 0)
+		rc = hg_strlist_addf(&rep->warnings, rep->arena, "none of the %zu cpu-rate samples was "
+				     "taken during the block (%s to %s): they describe other moments",
+				     b->cpu_samples, b->start, b->end);
+	return rc;
+}
+
+/* Each frame's repeat: the samples that hold its line. */
+static int thread_figures(struct bc *b)
+{
+	hg_report *rep = b->rep;
+	if (b->thread < 0)
+		return hg_strlist_addf(&rep->warnings, rep->arena, "no stack sample: BlockCanary "
+				       "caught no stack of the main thread during the block");
+	hg_thread *t = &rep->threads.items[b->thread];
+	for (size_t i = 0; i < t->n_frames; i++) {
+		const struct seen *e = seen_find(&b->seen, b->src[i].s, b->src[i].n);
+		t->frames[i].repeat = e ? e->count : 1;
+	}
+	rep->threads.blamed = b->thread;
+	char v[32];
+	snprintf(v, sizeof v, "%ld", b->samples);
+	return hg_report_add_stat(rep, "block", "samples", v);
+}
+
+static int finish(struct bc *b, const char *text, size_t len)
+{
+	hg_report *rep = b->rep;
+	if (b->fields == 0) {
+		struct line ln = {0};
+		size_t pos = 0;
+		while (next_line(text, len, &pos, &ln) && ln.len == 0)
+			;
+		char q[64];
+		quote(q, sizeof q, ln.s ? ln.s : "", ln.len);
+		return fail(b, ln.s ? &ln : NULL, HG_EPARSE, "not a BlockCanary log: no \"key = value\" "
+			    "header line (like \"time = 1200\"); the first line is \"%s\"", q);
+	}
+	rep->kind = HG_KIND_BLOCK;
+	rep->platform = "android";
+	if (b->has_time)
+		rep->cost = b->time;
+	int rc = b->has_time ? 0 : hg_strlist_addf(&rep->warnings, rep->arena, "no \"time = \" "
+						     "line: how long the block lasted is unknown");
+	if (rc == 0)
+		rc = wall_vs_thread(b);
+	if (rc == 0)
+		rc = cpu_figures(b);
+	if (rc == 0)
+		rc = thread_figures(b);
+	if (rc == 0 && b->skipped)
+		rc = hg_strlist_addf(&rep->warnings, rep->arena, "skipped %zu line%s that %s neither "
+				     "a header field nor a stack frame (the first at line %ld: \"%s\")",
+				     b->skipped, b->skipped == 1 ? "" : "s", b->skipped == 1 ? "is" : "are",
+				     b->first_skipped, b->first_skipped_text);
+	return rc != 0 ? rc : hg_threads_analyse(&rep->threads, rep->arena, &rep->warnings);
+}
+
+int report_from_blockcanary(const hg_ctx *ctx, const char *text, size_t len, hg_report *rep,
+			    struct read_error *err)
+{
+	struct bc b = {.ctx = ctx, .rep = rep, .err = err, .sample = -1, .base = -1, .thread = -1};
 	err->offset = NO_OFFSET;
-	return HG_EPARSE;
+	err->msg[0] = '\0';
+	if (!(b.scratch = hg_arena_create()))
+		return HG_ENOMEM;
+	struct line ln = {0};
+	size_t pos = 0;
+	int rc = 0;
+	while (rc == 0 && next_line(text, len, &pos, &ln)) {
+		if (ln.len == 0) {
+			b.in_cpu = false;
+			b.blank_before = true;
+			continue;
+		}
+		rc = one_line(&b, &ln);
+		b.blank_before = false;
+	}
+	if (rc == 0 || rc == STOP)
+		rc = finish(&b, text, len);
+	hg_arena_destroy(b.scratch);
+	free(b.seen.slots);
+	free(b.src);
+	return rc;
 }

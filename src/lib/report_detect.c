@@ -41,6 +41,7 @@ enum hg_input_format report_detect_text(const char *text, size_t len)
 	/* ART's SIGQUIT dump: "----- pid N at ...", "DALVIK THREADS", or
 	 * thread headers like "main" prio=5 tid=1 / "main" sysTid=. */
 	if (has_line_starting(text, head, "----- pid ") || has_line_starting(text, head, "DALVIK THREADS") ||
+	    has_line_starting(text, head, "----- Waiting Channels: pid ") ||
 	    contains(text, head, "\" prio=") || contains(text, head, "\" sysTid="))
 		return HG_FORMAT_ANR_TRACES;
 	/* BlockCanary's "key = value" header. */

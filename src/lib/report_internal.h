@@ -25,6 +25,32 @@ hg_report *report_new(const char *source, long line, long number);
 int report_from_json(const hg_ctx *ctx, const hg_json_doc *doc, const hg_json *obj,
 		     enum hg_input_format format, hg_report *rep, struct read_error *err);
 
+/* Field helpers for JSON reports (report_json_fields.c). */
+int report_fail(struct read_error *err, size_t offset, const char *fmt, ...) HG_PRINTF(3, 4);
+/* A short quotation of a JSON value for error messages. */
+void report_quote(const hg_json_doc *doc, const hg_json *v, char *out, size_t size);
+/* Looks key up in content first, then in the wrapper. */
+const hg_json *report_field(const hg_json *content, const hg_json *wrapper, const char *key);
+/* An exact integer field, or HG_EPARSE naming key. */
+int report_int_field(const hg_json_doc *doc, const hg_json *v, const char *key, int64_t *out,
+		     struct read_error *err);
+/* A string field copied into the report's arena, or NULL. */
+const char *report_string_field(hg_report *rep, const hg_json *content, const hg_json *wrapper,
+				const char *key);
+
+/* The other Matrix tracers and the custom APM format (report_tracers.c). */
+int report_common_fields(const hg_json_doc *doc, const hg_json *content, const hg_json *wrapper,
+			 hg_report *rep, struct read_error *err);
+bool report_is_fps(const hg_report *rep, const hg_json *content);
+int report_fps(const hg_json_doc *doc, const hg_json *content, hg_report *rep,
+	       struct read_error *err);
+bool report_is_startup(const hg_report *rep, const hg_json *content);
+int report_startup(const hg_json_doc *doc, const hg_json *content, hg_report *rep,
+		   struct read_error *err);
+bool report_is_apm(const hg_json *content);
+int report_from_apm(const hg_ctx *ctx, const hg_json_doc *doc, const hg_json *content,
+		    hg_report *rep, struct read_error *err);
+
 /* Rebuilds, trims and keys a raw buffer into rep (Matrix's AnalyseTask). */
 int report_analyse_buffer(hg_report *rep, const int64_t *words, size_t n, bool strict,
 			  bool has_end_time, int64_t end_time);

@@ -1,5 +1,7 @@
-/* Matrix reports from JSON: the issue wrapper or bare content, with a raw
- * `buffer` or a structured `stack`, and everything else kept as metadata. */
+/* Matrix reports from JSON: the issue wrapper or bare content; here the
+ * EvilMethod evidence (a raw `buffer`, a structured `stack`, a
+ * `threadStack`) and the metadata; the other tracers and the custom APM
+ * format are in report_tracers.c. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -7,62 +9,12 @@
 #include "hangar/beat.h"
 #include "report_internal.h"
 
-static int fail(struct read_error *err, size_t offset, const char *fmt, ...) HG_PRINTF(3, 4);
-
-static int fail(struct read_error *err, size_t offset, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err->msg, sizeof err->msg, fmt, ap);
-	va_end(ap);
-	err->offset = offset;
-	return HG_EPARSE;
-}
-
-/* A short quotation of a JSON value for error messages. */
-static void quote_value(const hg_json_doc *doc, const hg_json *v, char *out, size_t size)
-{
-	hg_buf b;
-	hg_buf_init(&b);
-	hg_json_write(doc, v, &b);
-	if (b.len > 40)
-		snprintf(out, size, "%.37s...", b.data);
-	else
-		snprintf(out, size, "%s", b.data ? b.data : "");
-	hg_buf_release(&b);
-}
-
-/* Looks key up in content first, then in the wrapper. */
-static const hg_json *field(const hg_json *content, const hg_json *wrapper, const char *key)
-{
-	const hg_json *v = hg_json_get(content, key);
-	return v || content == wrapper ? v : hg_json_get(wrapper, key);
-}
-
-static int int_field(const hg_json_doc *doc, const hg_json *v, const char *key, int64_t *out,
-		     struct read_error *err)
-{
-	if (hg_json_int64(doc, v, out) == 0)
-		return 0;
-	char q[64];
-	quote_value(doc, v, q, sizeof q);
-	size_t off = hg_json_type(v) == HG_JSON_NUMBER ? hg_json_number_offset(doc, v) : NO_OFFSET;
-	return fail(err, off, "field \"%s\": expected an integer (signed 64-bit), got %s", key, q);
-}
-
-static const char *string_field(hg_report *rep, const hg_json *content, const hg_json *wrapper,
-				const char *key)
-{
-	const char *s = hg_json_string(field(content, wrapper, key));
-	return s ? hg_arena_strdup(rep->arena, s) : NULL;
-}
-
 static int read_buffer_array(const hg_ctx *ctx, const hg_json_doc *doc, const hg_json *arr,
 			     hg_arena *arena, int64_t **words, size_t *n, struct read_error *err)
 {
 	size_t count = hg_json_count(arr);
 	if (count > ctx->limits.max_buffer_words) {
-		fail(err, NO_OFFSET, "field \"buffer\": %zu words, over the limit of %zu (see --max-words)",
+		report_fail(err, NO_OFFSET, "field \"buffer\": %zu words, over the limit of %zu (see --max-words)",
 		     count, ctx->limits.max_buffer_words);
 		return HG_ELIMIT;
 	}
@@ -73,9 +25,9 @@ static int read_buffer_array(const hg_ctx *ctx, const hg_json_doc *doc, const hg
 	for (const hg_json *e = hg_json_first(arr); e; e = hg_json_next(e), i++) {
 		if (hg_json_int64(doc, e, &w[i]) != 0) {
 			char q[64];
-			quote_value(doc, e, q, sizeof q);
+			report_quote(doc, e, q, sizeof q);
 			bool number = hg_json_type(e) == HG_JSON_NUMBER;
-			return fail(err, number ? hg_json_number_offset(doc, e) : NO_OFFSET,
+			return report_fail(err, number ? hg_json_number_offset(doc, e) : NO_OFFSET,
 				    "buffer[%zu]: expected a signed 64-bit integer, got %s%s", i, q,
 				    number ? " (out of range or not an integer)" : "");
 		}
@@ -96,7 +48,7 @@ static int read_buffer(const hg_ctx *ctx, const hg_json_doc *doc, const hg_json 
 	if (hg_json_int_array(doc, buffer, &hot, &n) == 0) {
 		/* Read by the JSON pre-scan: exact, and no per-word node. */
 		if (n > ctx->limits.max_buffer_words) {
-			fail(err, NO_OFFSET, "field \"buffer\": %zu words, over the limit of %zu (see "
+			report_fail(err, NO_OFFSET, "field \"buffer\": %zu words, over the limit of %zu (see "
 			     "--max-words)", n, ctx->limits.max_buffer_words);
 			return HG_ELIMIT;
 		}
@@ -110,28 +62,28 @@ static int read_buffer(const hg_ctx *ctx, const hg_json_doc *doc, const hg_json 
 		rc = hg_beat_from_base64(s, strlen(s), ctx->limits.max_buffer_words, rep->arena, &words,
 					 &n, &pos, &why);
 		if (rc == HG_EPARSE)
-			fail(err, NO_OFFSET, "field \"buffer\": bad base64 at character %zu: %s", pos, why);
+			report_fail(err, NO_OFFSET, "field \"buffer\": bad base64 at character %zu: %s", pos, why);
 		else if (rc == HG_ELIMIT)
-			fail(err, NO_OFFSET, "field \"buffer\": more than %zu words (see --max-words)",
+			report_fail(err, NO_OFFSET, "field \"buffer\": more than %zu words (see --max-words)",
 			     ctx->limits.max_buffer_words);
 	} else {
-		return fail(err, NO_OFFSET, "field \"buffer\": expected an array of integers or a base64 "
+		return report_fail(err, NO_OFFSET, "field \"buffer\": expected an array of integers or a base64 "
 			    "string, got %s", hg_json_type_name(hg_json_type(buffer)));
 	}
 	if (rc != 0)
 		return rc;
 
 	bool strict = true;
-	const hg_json *v = field(content, wrapper, "strict");
+	const hg_json *v = report_field(content, wrapper, "strict");
 	if (v) {
 		if (hg_json_type(v) != HG_JSON_BOOL)
-			return fail(err, NO_OFFSET, "field \"strict\": expected true or false, got %s",
+			return report_fail(err, NO_OFFSET, "field \"strict\": expected true or false, got %s",
 				    hg_json_type_name(hg_json_type(v)));
 		strict = hg_json_true(v);
 	}
 	int64_t end_time = 0;
-	bool has_end = (v = field(content, wrapper, "end_time")) != NULL;
-	if (has_end && (rc = int_field(doc, v, "end_time", &end_time, err)) != 0)
+	bool has_end = (v = report_field(content, wrapper, "end_time")) != NULL;
+	if (has_end && (rc = report_int_field(doc, v, "end_time", &end_time, err)) != 0)
 		return rc;
 	return report_analyse_buffer(rep, words, n, strict, has_end, end_time);
 }
@@ -142,21 +94,21 @@ static int read_structured(const hg_ctx *ctx, const hg_json *content,
 {
 	const char *text = hg_json_string(stack), *why = "";
 	if (!text)
-		return fail(err, NO_OFFSET, "field \"stack\": expected a string of depth,id,count,cost "
+		return report_fail(err, NO_OFFSET, "field \"stack\": expected a string of depth,id,count,cost "
 			    "lines, got %s", hg_json_type_name(hg_json_type(stack)));
 	size_t line = 0;
 	int rc = hg_stack_parse(text, strlen(text), ctx->limits.max_stack_lines, rep->arena,
 				&rep->full, &line, &why);
 	if (rc == HG_EPARSE || rc == HG_ELIMIT)
-		fail(err, NO_OFFSET, "field \"stack\", line %zu: %s", line, why);
+		report_fail(err, NO_OFFSET, "field \"stack\", line %zu: %s", line, why);
 	if (rc != 0)
 		return rc;
 	report_analyse_structured(rep);
-	const hg_json *key = field(content, wrapper, "stackKey");
+	const hg_json *key = report_field(content, wrapper, "stackKey");
 	if (key) {
 		const char *device = hg_json_string(key);
 		if (!device)
-			return fail(err, NO_OFFSET, "field \"stackKey\": expected a string like \"123|\", "
+			return report_fail(err, NO_OFFSET, "field \"stackKey\": expected a string like \"123|\", "
 				    "got %s", hg_json_type_name(hg_json_type(key)));
 		rep->has_device_key = true;
 		rep->device_key = hg_arena_strdup(rep->arena, device);
@@ -213,13 +165,16 @@ static int add_meta(hg_report *rep, const hg_json_doc *doc, const hg_json *obj, 
 	return 0;
 }
 
+static int read_evil_method(const hg_ctx *ctx, const hg_json_doc *doc, const hg_json *content,
+			    const hg_json *obj, hg_report *rep, struct read_error *err);
+
 int report_from_json(const hg_ctx *ctx, const hg_json_doc *doc, const hg_json *obj,
 		     enum hg_input_format format, hg_report *rep, struct read_error *err)
 {
 	err->offset = NO_OFFSET;
 	err->msg[0] = '\0';
 	if (hg_json_type(obj) != HG_JSON_OBJECT)
-		return fail(err, NO_OFFSET, "expected a report object, got %s",
+		return report_fail(err, NO_OFFSET, "expected a report object, got %s",
 			    hg_json_type_name(hg_json_type(obj)));
 	if (format == HG_FORMAT_KSCRASH || (format == HG_FORMAT_AUTO && report_is_kscrash(obj))) {
 		rep->format = HG_FORMAT_KSCRASH;
@@ -229,37 +184,53 @@ int report_from_json(const hg_ctx *ctx, const hg_json_doc *doc, const hg_json *o
 	const hg_json *content = hg_json_get(obj, "content");
 	if (hg_json_type(content) != HG_JSON_OBJECT)
 		content = obj; /* a bare report */
-	const hg_json *buffer = hg_json_get(content, "buffer");
-	const hg_json *stack = hg_json_get(content, "stack");
-	if (!buffer && !stack)
-		return fail(err, NO_OFFSET, "the report has neither a \"buffer\" nor a \"stack\" field%s",
-			    hg_json_get(content, "threadStack")
-				    ? " (only a \"threadStack\": thread dumps are not read yet)" : "");
-
-	rep->tag = string_field(rep, content, obj, "tag");
-	rep->detail = string_field(rep, content, obj, "detail");
-	rep->scene = string_field(rep, content, obj, "scene");
-	rep->process = string_field(rep, content, obj, "process");
-	rep->kind = hg_report_kind_from_detail(rep->detail);
-	if (rep->kind == HG_KIND_UNKNOWN && !rep->detail)
-		rep->kind = HG_KIND_SLOW_METHOD; /* EvilMethodTracer's NORMAL */
-	const hg_json *cost = field(content, obj, "cost");
-	int rc;
-	if (cost && (rc = int_field(doc, cost, "cost", &rep->cost, err)) != 0)
+	int rc = report_common_fields(doc, content, obj, rep, err);
+	if (rc != 0)
 		return rc;
-
-	if (buffer) {
-		rc = read_buffer(ctx, doc, content, obj, buffer, rep, err);
-		if (rc == 0 && stack)
-			hg_strlist_addf(&rep->warnings, rep->arena, "the report has both \"buffer\" and "
-					"\"stack\"; the stack was rebuilt from the buffer");
-	} else {
-		rc = read_structured(ctx, content, obj, stack, rep, err);
-	}
+	if (report_is_apm(content))
+		rc = report_from_apm(ctx, doc, content, rep, err);
+	else if (report_is_fps(rep, content))
+		rc = report_fps(doc, content, rep, err);
+	else if (report_is_startup(rep, content))
+		rc = report_startup(doc, content, rep, err);
+	else
+		rc = read_evil_method(ctx, doc, content, obj, rep, err);
 	if (rc != 0)
 		return rc;
 	size_t cap = 0;
 	if (content != obj && (rc = add_meta(rep, doc, content, &cap, false)) != 0)
 		return rc;
 	return add_meta(rep, doc, obj, &cap, content != obj);
+}
+
+/* Trace_EvilMethod (every detail): a raw buffer or a structured stack, and
+ * for LAG/ANR the main thread's `threadStack`. */
+static int read_evil_method(const hg_ctx *ctx, const hg_json_doc *doc, const hg_json *content,
+			    const hg_json *obj, hg_report *rep, struct read_error *err)
+{
+	const hg_json *buffer = hg_json_get(content, "buffer");
+	const hg_json *stack = hg_json_get(content, "stack");
+	const hg_json *thread_stack = hg_json_get(content, "threadStack");
+	if (!buffer && !stack && !thread_stack)
+		return report_fail(err, NO_OFFSET, "the report has no \"buffer\", \"stack\" or "
+			    "\"threadStack\" field");
+	if (rep->kind == HG_KIND_UNKNOWN && !rep->detail)
+		rep->kind = HG_KIND_SLOW_METHOD; /* EvilMethodTracer's NORMAL */
+	int rc = 0;
+	if (buffer) {
+		rc = read_buffer(ctx, doc, content, obj, buffer, rep, err);
+		if (rc == 0 && stack)
+			hg_strlist_addf(&rep->warnings, rep->arena, "the report has both \"buffer\" and "
+					"\"stack\"; the stack was rebuilt from the buffer");
+	} else if (stack) {
+		rc = read_structured(ctx, content, obj, stack, rep, err);
+	}
+	if (rc == 0 && thread_stack) {
+		const char *text = hg_json_string(thread_stack);
+		if (!text)
+			return report_fail(err, NO_OFFSET, "field \"threadStack\": expected a string of frames, "
+				    "got %s", hg_json_type_name(hg_json_type(thread_stack)));
+		rc = report_thread_from_frames(rep, "main", text, strlen(text), err);
+	}
+	return rc;
 }

@@ -3,6 +3,7 @@
  * `jq .` output all read alike); and the bare binary buffer.
  * A report that fails is still handed on, with its error, so that every
  * input is accounted for. */
+#define _GNU_SOURCE /* memmem */
 #include <stdio.h>
 #include <string.h>
 
@@ -253,6 +254,44 @@ static int read_values(struct reader *r, size_t pos)
 	return rc;
 }
 
+/* Matrix issues as printed to logcat: "tag[Trace_EvilMethod]type[0];
+ * key[...];content[{...}]", one per line among other log lines, which are
+ * passed over. */
+static int read_logcat(struct reader *r)
+{
+	long line = 0, number = 0;
+	int rc = 0;
+	for (size_t p = 0; p < r->len && rc == 0;) {
+		const char *nl = memchr(r->text + p, '\n', r->len - p);
+		size_t eol = nl ? (size_t)(nl - r->text) : r->len;
+		line++;
+		const char *at = memmem(r->text + p, eol - p, "content[{", 9);
+		const char *close = NULL;
+		for (const char *c = r->text + eol; at && c > at + 8 && !close; c--)
+			if (c[-1] == ']')
+				close = c - 1;
+		if (at) {
+			size_t start = (size_t)(at - r->text) + 8, end_at = close ? (size_t)(close - r->text) : eol;
+			hg_json_doc *doc = NULL;
+			size_t end = 0;
+			number++;
+			rc = hg_json_parse_hot(r->text + start, end_at - start, "buffer", &doc, &end);
+			if (rc == HG_ENOMEM)
+				return rc;
+			if (rc != 0) {
+				rc = syntax_error(r, number, line, start + end, "invalid JSON in content[...]");
+			} else {
+				rc = one_report(r, doc, hg_json_root(doc), start, number, line);
+				hg_json_doc_destroy(doc);
+			}
+		}
+		p = eol + 1;
+	}
+	if (rc == 0 && number == 0)
+		rc = fail_report(r, 1, 0, NO_OFFSET, "no Matrix issue (content[{...}]) in the log");
+	return rc;
+}
+
 /* A text format: the whole input is one report. */
 static int read_text(struct reader *r, size_t start, enum hg_input_format format)
 {
@@ -290,6 +329,11 @@ int hg_reports_read_as(const hg_ctx *ctx, const char *source, const char *data, 
 	struct reader r = {ctx, source, data, len, sink, user, format, 0, 0, 0, 1};
 	size_t start = skip_space(data, 0, len);
 	bool json = start < len && (data[start] == '{' || data[start] == '[');
+	if (!json && start < len && (format == HG_FORMAT_AUTO || format == HG_FORMAT_MATRIX) &&
+	    memmem(data + start, len - start, "content[{", 9)) {
+		int rc = read_logcat(&r);
+		return rc != 0 ? rc : r.failed;
+	}
 	if (format == HG_FORMAT_AUTO && !json && start < len) {
 		format = report_detect_text(data + start, len - start);
 		if (format == HG_FORMAT_AUTO) {

@@ -1,12 +1,155 @@
-/* libFuzzer target for anr (being written). */
-#include <stddef.h>
+/* libFuzzer target: Android ANR traces (ART SIGQUIT dumps, AppExitInfo and
+ * dropbox entries, xCrash tombstones) read as one report through
+ * hg_reports_read_as(..., HG_FORMAT_ANR_TRACES) (detection is fuzz_report's
+ * business).  The sink checks the threads, frames, locks, the
+ * blamed thread, the chain of threads blocking it and the lock cycles, and
+ * touches every string so that ASan sees them.
+ *
+ * Invariants are checked with __builtin_trap() after a line on stderr. */
+#include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hangar/hangar.h"
+#include "hangar/report.h"
+
+#define SOURCE "fuzz-anr.txt"
+
+static void require(bool ok, const char *what)
+{
+	if (!ok) {
+		fprintf(stderr, "fuzz_anr: invariant violated: %s\n", what);
+		__builtin_trap();
+	}
+}
+
+static volatile size_t touched;
+
+static void touch(const char *s)
+{
+	touched += s ? strlen(s) : 0;
+}
+
+static void diag_sink(void *user, const hg_diag *d)
+{
+	(void)user;
+	require(d->message && d->source && strlen(d->message) < 1024, "diagnostic strings");
+	require(d->line >= 0 && d->col >= 0, "diagnostic position");
+}
+
+static void check_frame(const hg_frame *f)
+{
+	require(f->text != NULL, "frame text");
+	touch(f->text);
+	if (f->kind == HG_FRAME_JAVA) {
+		require(f->cls && f->method && f->cls[0] && f->method[0], "java frame names");
+		touch(f->file);
+		return;
+	}
+	require(f->kind == HG_FRAME_NATIVE, "frame kind");
+	require(f->has_pc, "native frame has a pc");
+	require(!f->has_offset || f->symbol, "an offset comes with a symbol");
+	require(!f->method || f->symbol, "a native method comes from a symbol");
+	touch(f->image);
+	touch(f->symbol);
+	touch(f->method);
+}
+
+static void check_threads(const hg_threads *ts)
+{
+	require(ts->blamed >= -1 && ts->blamed < (long)ts->n, "blamed in range");
+	size_t mains = 0;
+	for (size_t i = 0; i < ts->n; i++) {
+		const hg_thread *t = &ts->items[i];
+		require(t->name != NULL, "thread name");
+		touch(t->name);
+		touch(t->state);
+		if (t->flags & HG_THREAD_MAIN) {
+			mains++;
+			require((long)i == ts->blamed && (t->flags & HG_THREAD_BLAMED), "main is blamed");
+		}
+		require(t->n_frames <= t->cap_frames && t->n_held <= t->cap_held, "counts");
+		for (size_t k = 0; k < t->n_frames; k++)
+			check_frame(&t->frames[k]);
+		for (size_t k = 0; k < t->n_held; k++) {
+			require(t->held[k].addr && t->held[k].addr[0], "held lock address");
+			touch(t->held[k].cls);
+		}
+		if (t->waiting.addr) {
+			require(t->waiting.addr[0] != '\0', "waiting lock address");
+			touch(t->waiting.cls);
+		}
+		require(!(t->flags & HG_THREAD_IDLE) || !t->waiting.addr, "idle threads wait for no lock");
+	}
+	require(mains == (ts->blamed >= 0 ? 1u : 0u), "one main thread when blamed");
+	require(ts->n_chain <= ts->n, "chain length");
+	for (size_t k = 0; k < ts->n_chain; k++) {
+		size_t i = ts->chain[k];
+		require(i < ts->n && (long)i != ts->blamed, "chain index");
+		require(ts->items[i].flags & HG_THREAD_BLOCKS_MAIN, "chain threads are tagged");
+		for (size_t j = 0; j < k; j++)
+			require(ts->chain[j] != i, "chain threads are distinct");
+	}
+	size_t in_cycles = 0;
+	for (size_t c = 0; c < ts->n_cycles; c++) {
+		const hg_lock_cycle *cy = &ts->cycles[c];
+		require(cy->n >= 2, "a cycle has two threads or more");
+		in_cycles += cy->n;
+		for (size_t k = 0; k < cy->n; k++) {
+			size_t i = cy->threads[k];
+			require(i < ts->n, "cycle index");
+			require(cy->locks[k] == &ts->items[i].waiting && cy->locks[k]->addr,
+				"cycle lock is what its thread waits for");
+			require(ts->items[i].flags & HG_THREAD_DEADLOCKED, "cycle threads are tagged");
+		}
+	}
+	require(in_cycles <= ts->n, "each thread is in one cycle at most");
+}
+
+static int sink(void *user, hg_report *rep)
+{
+	size_t *count = user;
+	(*count)++;
+	require(rep && rep->arena, "a report with an arena");
+	for (size_t i = 0; i < rep->warnings.len; i++)
+		require(rep->warnings.items[i] && rep->warnings.items[i][0], "warning text");
+	if (rep->error) {
+		require(rep->error[0] != '\0', "error text");
+	} else if (rep->format == HG_FORMAT_ANR_TRACES) {
+		require(rep->kind == HG_KIND_ANR, "kind is anr");
+		require(rep->platform && strcmp(rep->platform, "android") == 0, "platform");
+		const char *strings[] = {rep->process, rep->time, rep->device, rep->app_version,
+					 rep->anr_type};
+		for (size_t i = 0; i < sizeof strings / sizeof *strings; i++)
+			touch(strings[i]);
+		for (size_t i = 0; i < rep->meta_len; i++)
+			require(rep->meta[i].key && rep->meta[i].json && rep->meta[i].text, "metadata");
+		check_threads(&rep->threads);
+	}
+	hg_report_destroy(rep);
+	return 0;
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	(void)data;
-	(void)size;
+	hg_ctx ctx;
+	hg_ctx_init(&ctx);
+	ctx.diag = diag_sink;
+	ctx.limits.max_input_bytes = (size_t)1 << 20;
+	if (size > ctx.limits.max_input_bytes)
+		return 0;
+	char *text = malloc(size + 1);
+	if (!text)
+		return 0;
+	memcpy(text, data, size);
+	text[size] = '\0';
+	size_t count = 0;
+	int rc = hg_reports_read_as(&ctx, SOURCE, text, size, HG_FORMAT_ANR_TRACES, sink, &count);
+	require(rc == HG_ENOMEM || (rc >= 0 && count == 1 && rc <= 1), "one report, failed or not");
+	free(text);
 	return 0;
 }

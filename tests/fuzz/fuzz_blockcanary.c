@@ -1,12 +1,127 @@
-/* libFuzzer target for blockcanary (being written). */
-#include <stddef.h>
+/* libFuzzer target: BlockCanary logs read as one report through
+ * hg_reports_read_as(..., HG_FORMAT_BLOCKCANARY) (detection is fuzz_report's
+ * business).  The sink checks the one main thread, its frames and their
+ * repeat counts against the number of samples, the figures and warnings,
+ * touches every string so that ASan sees them, and destroys the report.
+ *
+ * Invariants are checked with __builtin_trap() after a line on stderr. */
+#include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hangar/hangar.h"
+#include "hangar/report.h"
+
+#define SOURCE "fuzz-blockcanary.log"
+
+static void require(bool ok, const char *what)
+{
+	if (!ok) {
+		fprintf(stderr, "fuzz_blockcanary: invariant violated: %s\n", what);
+		__builtin_trap();
+	}
+}
+
+static volatile size_t touched;
+
+static void touch(const char *s)
+{
+	touched += s ? strlen(s) : 0;
+}
+
+static void diag_sink(void *user, const hg_diag *d)
+{
+	(void)user;
+	require(d->message && d->source && strlen(d->message) < 1024, "diagnostic strings");
+	require(d->line >= 0 && d->col >= 0, "diagnostic position");
+}
+
+/* The "block"/"samples" figure, or 0. */
+static long samples(const hg_report *rep)
+{
+	for (size_t i = 0; i < rep->n_stats; i++)
+		if (rep->stats[i].group && strcmp(rep->stats[i].group, "block") == 0 &&
+		    strcmp(rep->stats[i].name, "samples") == 0)
+			return atol(rep->stats[i].value);
+	return 0;
+}
+
+static void check_report(const hg_report *rep, const hg_ctx *ctx)
+{
+	require(rep->kind == HG_KIND_BLOCK, "kind is block");
+	require(rep->platform && strcmp(rep->platform, "android") == 0, "platform");
+	require(rep->cost >= 0, "cost is not negative");
+	const char *strings[] = {rep->process, rep->time, rep->device, rep->app_version};
+	for (size_t i = 0; i < sizeof strings / sizeof *strings; i++)
+		touch(strings[i]);
+	for (size_t i = 0; i < rep->n_stats; i++) {
+		require(rep->stats[i].group && rep->stats[i].name && rep->stats[i].value, "figure");
+		touch(rep->stats[i].name);
+		touch(rep->stats[i].value);
+	}
+	const hg_threads *ts = &rep->threads;
+	require(ts->n <= 1, "one thread at most");
+	require(ts->blamed == (ts->n ? 0 : -1), "the thread is blamed");
+	if (ts->n == 0)
+		return;
+	const hg_thread *t = &ts->items[0];
+	require(t->name && strcmp(t->name, "main") == 0, "the main thread");
+	require(t->flags & HG_THREAD_MAIN && t->flags & HG_THREAD_BLAMED, "main and blamed");
+	require(t->n_frames > 0 && t->n_frames <= ctx->limits.max_stack_lines, "frame count");
+	long n = samples(rep);
+	require(n >= 1, "a thread comes from a sample");
+	for (size_t k = 0; k < t->n_frames; k++) {
+		const hg_frame *f = &t->frames[k];
+		require(f->kind == HG_FRAME_JAVA && f->cls && f->method && f->text, "java frame");
+		require(f->repeat >= 1 && f->repeat <= n, "repeat counts samples");
+		require(!strchr(f->text, '\n'), "frame text is one line");
+		touch(f->file);
+		touch(f->text);
+	}
+}
+
+struct state {
+	const hg_ctx *ctx;
+	size_t count;
+};
+
+static int sink(void *user, hg_report *rep)
+{
+	struct state *st = user;
+	st->count++;
+	require(rep && rep->arena, "a report with an arena");
+	for (size_t i = 0; i < rep->warnings.len; i++)
+		require(rep->warnings.items[i] && rep->warnings.items[i][0], "warning text");
+	if (rep->error)
+		require(rep->error[0] != '\0', "error text");
+	else
+		check_report(rep, st->ctx);
+	hg_report_destroy(rep);
+	return 0;
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	(void)data;
-	(void)size;
+	hg_ctx ctx;
+	hg_ctx_init(&ctx);
+	ctx.diag = diag_sink;
+	ctx.limits.max_input_bytes = (size_t)1 << 20;
+	ctx.limits.max_stack_lines = (size_t)16 << 10;
+	if (size > ctx.limits.max_input_bytes)
+		return 0;
+	char *text = malloc(size + 1);
+	if (!text)
+		return 0;
+	memcpy(text, data, size);
+	text[size] = '\0';
+	struct state st = {&ctx, 0};
+	int rc = hg_reports_read_as(&ctx, SOURCE, text, size, HG_FORMAT_BLOCKCANARY, sink, &st);
+	require(rc == 0 || rc == 1, "one report, read or failed");
+	require(st.count == 1, "every input is one report");
+	free(text);
 	return 0;
 }

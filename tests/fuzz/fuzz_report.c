@@ -112,13 +112,15 @@ static void check_report(struct state *st, hg_report *rep)
 			require(o < rep->full.len && rep->full.items[o].id == rep->trimmed.items[i].id,
 				"trimmed item comes from the full stack");
 		}
-	} else {
+	} else if (rep->has_method_stack) {
 		require(!st->raw, "a raw report comes from a buffer");
 		require(rep->trimmed.len == rep->full.len && rep->trimmed.items == rep->full.items,
 			"a structured stack is reported whole");
 		require(rep->full.len <= st->ctx->limits.max_stack_lines, "stack lines capped");
 	}
-	require(rep->stack_cost == hg_stack_cost(&rep->trimmed, rep->cost), "stack cost");
+	/* Thread-stack and figure reports have no method stack to cost. */
+	require(!rep->has_method_stack || rep->stack_cost == hg_stack_cost(&rep->trimmed, rep->cost),
+		"stack cost");
 	if (rep->trimmed.len == 0)
 		require(rep->key_index == -1, "an empty stack has key -1");
 	else

@@ -1,23 +1,719 @@
-/* Unit tests for blockcanary (being written). */
+/* Unit tests for BlockCanary logs: the two logs users pasted into
+ * AndroidPerformanceMonitor issues (every header value, figure, warning and
+ * frame checked), a complete CRLF log with three stack samples (repeat
+ * counts), the older key names, untimed and epoch-timed samples, a second
+ * log in the input, bad durations, lines that are not frames, the frame
+ * cap, every 37th truncation and 2000 seeded mutations of the fixtures, and
+ * a 10,000-frame sample.  argv[1] is the testdata/ folder. */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
 
 #include <cmocka.h>
 
-#include "hangar/hangar.h"
+#include "hangar/input.h"
+#include "hangar/report.h"
 
-static void test_placeholder(void **state)
+static const char *testdata = "testdata";
+
+static const char *const fixtures[] = {
+	"issue113-mi3w-api19-excerpt.log",
+	"issue114-t68-api23-excerpt.log",
+	"looper-2024-03-18_14-22-05.347.log",
+};
+
+/* ---- reading ---- */
+
+struct got {
+	hg_ctx ctx;
+	hg_report *rep;      /* the first report delivered */
+	size_t delivered, diags;
+	long diag_line;
+	char diag_msg[600];
+};
+
+static void on_diag(void *user, const hg_diag *d)
 {
-	(void)state;
-	assert_string_equal(hg_strerror(HG_EPARSE), "malformed input");
+	struct got *g = user;
+	if (g->diags++ == 0) {
+		g->diag_line = d->line;
+		snprintf(g->diag_msg, sizeof g->diag_msg, "%s", d->message);
+	}
 }
 
-int main(void)
+static int keep_first(void *user, hg_report *rep)
 {
+	struct got *g = user;
+	if (g->delivered++ == 0)
+		g->rep = rep;
+	else
+		hg_report_destroy(rep);
+	return 0;
+}
+
+static void got_init(struct got *g)
+{
+	memset(g, 0, sizeof *g);
+	hg_ctx_init(&g->ctx);
+	g->ctx.diag = on_diag;
+	g->ctx.diag_user = g;
+}
+
+static void got_release(struct got *g)
+{
+	hg_report_destroy(g->rep);
+	g->rep = NULL;
+}
+
+/* Reads text as `format`; returns the number of failed reports (0 or 1). */
+static int read_as(struct got *g, const char *text, size_t len, enum hg_input_format format)
+{
+	got_release(g);
+	g->delivered = g->diags = 0;
+	int rc = hg_reports_read_as(&g->ctx, "mem.log", text, len, format, keep_first, g);
+	assert_true(rc == 0 || rc == 1);
+	assert_int_equal(g->delivered, 1);
+	return rc;
+}
+
+static const hg_report *read_good(struct got *g, const char *text, enum hg_input_format format)
+{
+	assert_int_equal(read_as(g, text, strlen(text), format), 0);
+	if (g->rep->error)
+		fail_msg("unexpected error: %s", g->rep->error);
+	assert_int_equal(g->diags, 0);
+	return g->rep;
+}
+
+/* One failed report whose error holds needle; its diagnostic is on line. */
+static void read_bad(struct got *g, const char *text, const char *needle, long line)
+{
+	assert_int_equal(read_as(g, text, strlen(text), HG_FORMAT_BLOCKCANARY), 1);
+	assert_non_null(g->rep->error);
+	if (!strstr(g->rep->error, needle))
+		fail_msg("\"%s\" does not contain \"%s\"", g->rep->error, needle);
+	assert_int_equal(g->diags, 1);
+	assert_string_equal(g->diag_msg, g->rep->error);
+	assert_int_equal(g->diag_line, line);
+}
+
+static char *load(const char *name, size_t *len)
+{
+	char path[512];
+	snprintf(path, sizeof path, "%s/blockcanary/%s", testdata, name);
+	hg_ctx ctx;
+	hg_ctx_init(&ctx);
+	char *data = NULL;
+	assert_int_equal(hg_input_read(&ctx, path, &data, len), 0);
+	return data;
+}
+
+/* ---- looking at a report ---- */
+
+static const char *figure(const hg_report *r, const char *group, const char *name, size_t nth)
+{
+	for (size_t i = 0; i < r->n_stats; i++)
+		if (r->stats[i].group && strcmp(r->stats[i].group, group) == 0 &&
+		    strcmp(r->stats[i].name, name) == 0 && nth-- == 0)
+			return r->stats[i].value;
+	return NULL;
+}
+
+static size_t figures_in(const hg_report *r, const char *group)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < r->n_stats; i++)
+		n += r->stats[i].group && strcmp(r->stats[i].group, group) == 0;
+	return n;
+}
+
+static void assert_figure(const hg_report *r, const char *group, const char *name,
+			  const char *value)
+{
+	const char *v = figure(r, group, name, 0);
+	if (!v)
+		fail_msg("no figure %s/%s", group, name);
+	assert_string_equal(v, value);
+}
+
+static bool has_warning(const hg_report *r, const char *needle)
+{
+	for (size_t i = 0; i < r->warnings.len; i++)
+		if (strstr(r->warnings.items[i], needle))
+			return true;
+	return false;
+}
+
+static void assert_warning(const hg_report *r, const char *needle)
+{
+	if (!has_warning(r, needle)) {
+		for (size_t i = 0; i < r->warnings.len; i++)
+			fprintf(stderr, "warning: %s\n", r->warnings.items[i]);
+		fail_msg("no warning contains \"%s\"", needle);
+	}
+}
+
+static void assert_frame(const hg_frame *f, const char *cls, const char *method, const char *file,
+			 long line, long repeat)
+{
+	assert_int_equal(f->kind, HG_FRAME_JAVA);
+	assert_string_equal(f->cls, cls);
+	assert_string_equal(f->method, method);
+	if (file)
+		assert_string_equal(f->file, file);
+	else
+		assert_null(f->file);
+	assert_int_equal(f->line, line);
+	if (f->repeat != repeat)
+		fail_msg("%s: repeat %ld, expected %ld", f->text, f->repeat, repeat);
+	assert_null(strchr(f->text, '\r'));
+}
+
+/* The one main thread a log gives, blamed. */
+static const hg_thread *main_thread(const hg_report *r, size_t frames)
+{
+	assert_int_equal(r->threads.n, 1);
+	assert_int_equal(r->threads.blamed, 0);
+	const hg_thread *t = &r->threads.items[0];
+	assert_string_equal(t->name, "main");
+	assert_int_equal(t->flags & (HG_THREAD_MAIN | HG_THREAD_BLAMED),
+			 HG_THREAD_MAIN | HG_THREAD_BLAMED);
+	assert_int_equal(t->n_frames, frames);
+	return t;
+}
+
+/* What must hold of any report, read or failed (truncations, mutations). */
+static void check_sane(const hg_report *r)
+{
+	if (r->error) {
+		assert_true(strlen(r->error) > 0);
+		return;
+	}
+	assert_int_equal(r->kind, HG_KIND_BLOCK);
+	assert_true(r->threads.n <= 1);
+	assert_true(r->threads.blamed == (r->threads.n ? 0 : -1));
+	const char *samples = figure(r, "block", "samples", 0);
+	long max = samples ? atol(samples) : 0;
+	for (size_t i = 0; i < r->threads.n; i++)
+		for (size_t k = 0; k < r->threads.items[i].n_frames; k++) {
+			const hg_frame *f = &r->threads.items[i].frames[k];
+			assert_non_null(f->cls);
+			assert_non_null(f->method);
+			assert_non_null(f->text);
+			assert_true(f->repeat >= 1 && f->repeat <= max);
+		}
+	for (size_t i = 0; i < r->n_stats; i++)
+		assert_true(r->stats[i].name && r->stats[i].value);
+	for (size_t i = 0; i < r->warnings.len; i++)
+		assert_true(strlen(r->warnings.items[i]) > 0);
+}
+
+/* ---- the corpus logs ---- */
+
+static void test_issue113_mi3w(void **state)
+{
+	(void)state;
+	struct got g;
+	got_init(&g);
+	size_t len;
+	char *text = load(fixtures[0], &len);
+	assert_int_equal(read_as(&g, text, len, HG_FORMAT_AUTO), 0);
+	const hg_report *r = g.rep;
+	assert_null(r->error);
+	assert_int_equal(r->format, HG_FORMAT_BLOCKCANARY);
+	assert_int_equal(r->kind, HG_KIND_BLOCK);
+	assert_string_equal(r->platform, "android");
+	assert_string_equal(r->device, "MI 3W");
+	assert_string_equal(r->app_version, "4.9.0");
+	assert_string_equal(r->process, "com.pingan.lifeinsurance");
+	assert_string_equal(r->time, "10-29 10:32:12.601");
+	assert_int_equal(r->cost, 5050);
+
+	/* Every header field, as written, in order. */
+	static const char *const header[][2] = {
+		{"write-log-time", "2017-10-29 10:32:17"}, {"qua", "unknown"}, {"versionName", "4.9.0"},
+		{"versionCode", "490"}, {"imei", "863360022872042"}, {"uid", "uid"},
+		{"network", "unknown"}, {"model", "MI 3W"}, {"api-level", "19 4.4.4"},
+		{"cpu-core", "4"}, {"process", "com.pingan.lifeinsurance"}, {"freeMemory", "747180"},
+		{"totalMemory", "1898220"}, {"time", "5050"}, {"thread-time", "589"},
+		{"time-start", "10-29 10:32:12.601"}, {"time-end", "10-29 10:32:17.651"},
+		{"cpu-busy", "false"},
+		{"cpu-rate", "10-29 10:32:14.406 cpu:52% app:2% [user:45% system:3% ioWait:3% ]"},
+	};
+	for (size_t i = 0; i < sizeof header / sizeof *header; i++) {
+		assert_string_equal(r->stats[i].group, "blockcanary");
+		assert_string_equal(r->stats[i].name, header[i][0]);
+		assert_string_equal(r->stats[i].value, header[i][1]);
+	}
+	assert_string_equal(figure(r, "blockcanary", "cpu-rate", 3),
+			    "10-29 10:32:17.413 cpu:57% app:76% [user:34% system:10% ioWait:12% ]");
+	assert_null(figure(r, "blockcanary", "cpu-rate", 4));
+	assert_figure(r, "blockcanary", "stack", "10-29 10:32:13.403");
+	assert_int_equal(figures_in(r, "blockcanary"), 23);
+
+	assert_figure(r, "block", "waited-ms", "4461");
+	assert_figure(r, "block", "thread-time-percent", "11.7");
+	assert_figure(r, "block", "cpu-samples", "4");
+	assert_figure(r, "block", "cpu-samples-in-block", "4");
+	assert_figure(r, "block", "samples", "1");
+	assert_int_equal(r->warnings.len, 1);
+	assert_string_equal(r->warnings.items[0], "the main thread waited (thread time 589 ms of "
+			    "5050 ms wall): it was blocked, not computing");
+
+	const hg_thread *t = main_thread(r, 10);
+	assert_frame(&t->frames[0], "dalvik.system.DexFile", "openDexFileNative", "Native Method", -1, 1);
+	assert_frame(&t->frames[1], "dalvik.system.DexFile", "openDexFile", "DexFile.java", 296, 1);
+	assert_frame(&t->frames[2], "dalvik.system.DexFile", "<init>", "DexFile.java", 111, 1);
+	assert_frame(&t->frames[6], "com.alibaba.android.arouter.launcher._ARouter", "init",
+		     "_ARouter.java", 60, 1);
+	assert_frame(&t->frames[9], "com.pingan.lifeinsurance.framework.router.PARouter",
+		     "navigation", "PARouter.java", 160, 1);
+	assert_string_equal(t->frames[0].text, "dalvik.system.DexFile.openDexFileNative(Native Method)");
+	assert_null(t->state);
+	got_release(&g);
+	free(text);
+}
+
+static void test_issue114_garbage_cpu(void **state)
+{
+	(void)state;
+	struct got g;
+	got_init(&g);
+	size_t len;
+	char *text = load(fixtures[1], &len);
+	assert_int_equal(read_as(&g, text, len, HG_FORMAT_AUTO), 0);
+	const hg_report *r = g.rep;
+	assert_null(r->error);
+	assert_int_equal(r->format, HG_FORMAT_BLOCKCANARY);
+	assert_string_equal(r->device, "T68");
+	assert_string_equal(r->app_version, "1.0");
+	assert_string_equal(r->process, "com.evideostb.kdroid.app.demand");
+	assert_string_equal(r->time, "11-14 22:51:13.247");
+	assert_int_equal(r->cost, 5692);
+	assert_figure(r, "blockcanary", "imei", "null");
+	assert_figure(r, "blockcanary", "versionCode", "10127");
+	assert_figure(r, "blockcanary", "api-level", "23 6.0.1");
+	assert_figure(r, "blockcanary", "thread-time", "130");
+	assert_figure(r, "blockcanary", "time-end", "11-14 22:51:18.939");
+	assert_string_equal(figure(r, "blockcanary", "cpu-rate", 0),
+			    "11-14 21:10:36.770 cpu:62% app:8596% [user:152940% system:135920% "
+			    "ioWait:29926% ]");
+	assert_string_equal(figure(r, "blockcanary", "cpu-rate", 5),
+			    "11-14 22:51:19.084 cpu:75% app:0% [user:13% system:17% ioWait:42% ]");
+	assert_int_equal(figures_in(r, "blockcanary"), 25);
+	assert_figure(r, "block", "waited-ms", "5562");
+	assert_figure(r, "block", "thread-time-percent", "2.3");
+	assert_figure(r, "block", "cpu-samples", "6");
+	assert_figure(r, "block", "cpu-samples-in-block", "0");
+	assert_figure(r, "block", "samples", "1");
+
+	assert_int_equal(r->warnings.len, 3);
+	assert_string_equal(r->warnings.items[0], "cpu-rate at line 21: \"app:8596%\" is over 100%: "
+			    "BlockCanary's CPU sampler misread /proc/stat, so its CPU figures are "
+			    "not reliable");
+	assert_warning(r, "(thread time 130 ms of 5692 ms wall)");
+	assert_warning(r, "none of the 6 cpu-rate samples was taken during the block "
+		       "(11-14 22:51:13.247 to 11-14 22:51:18.939)");
+
+	const hg_thread *t = main_thread(r, 8);
+	assert_frame(&t->frames[0], "java.lang.String", "hashCode", "String.java", 615, 1);
+	assert_frame(&t->frames[2], "android.content.res.ColorStateList", "createFromXmlInner",
+		     "ColorStateList.java", 216, 1);
+	assert_frame(&t->frames[7], "android.widget.TextView", "<init>", "TextView.java", 738, 1);
+	got_release(&g);
+	free(text);
+}
+
+/* ---- the complete CRLF log: three samples ---- */
+
+static void check_three_samples(const hg_report *r)
+{
+	assert_string_equal(r->device, "Redmi Note 8 Pro");
+	assert_string_equal(r->app_version, "5.2.0");
+	assert_string_equal(r->process, "com.example.reader");
+	assert_string_equal(r->time, "03-18 14:22:01.163");
+	assert_int_equal(r->cost, 3184);
+	assert_figure(r, "blockcanary", "write-log-time", "2024-03-18 14:22:05");
+	assert_figure(r, "blockcanary", "imei", "empty_imei");
+	assert_figure(r, "blockcanary", "network", "wifi");
+	assert_figure(r, "blockcanary", "stack", "03-18 14:22:01.963");
+	assert_string_equal(figure(r, "blockcanary", "cpu-rate", 4),
+			    "03-18 14:22:03.575 cpu:29% app:2% [user:12% system:9% ioWait:7% ]");
+	assert_int_equal(figures_in(r, "blockcanary"), 24);
+	for (size_t i = 0; i < r->n_stats; i++)
+		assert_null(strchr(r->stats[i].value, '\r'));
+	assert_figure(r, "block", "samples", "3");
+	assert_figure(r, "block", "waited-ms", "1888");
+	assert_figure(r, "block", "thread-time-percent", "40.7");
+	assert_figure(r, "block", "cpu-samples", "5");
+	assert_figure(r, "block", "cpu-samples-in-block", "3");
+	assert_int_equal(r->warnings.len, 1);
+	assert_warning(r, "the main thread waited (thread time 1296 ms of 3184 ms wall)");
+
+	/* Sample 1's frames: JSON work seen once (JSONObject.writeTo twice in
+	 * the sample, still one sample), onStop..handleStopActivity:4683 in
+	 * samples 1 and 2, the looper frames in all three. */
+	const hg_thread *t = main_thread(r, 25);
+	assert_frame(&t->frames[0], "org.json.JSONStringer", "string", "JSONStringer.java", 344, 1);
+	assert_frame(&t->frames[2], "org.json.JSONObject", "writeTo", "JSONObject.java", 734, 1);
+	assert_frame(&t->frames[6], "org.json.JSONObject", "writeTo", "JSONObject.java", 734, 1);
+	assert_frame(&t->frames[8], "com.example.reader.data.BookmarkStore", "flush",
+		     "BookmarkStore.java", 87, 1);
+	assert_frame(&t->frames[9], "com.example.reader.ui.ReaderActivity", "onStop",
+		     "ReaderActivity.java", 218, 2);
+	assert_frame(&t->frames[14], "android.app.ActivityThread", "handleStopActivity",
+		     "ActivityThread.java", 4683, 2);
+	assert_frame(&t->frames[15], "android.app.servertransaction.StopActivityItem", "execute",
+		     "StopActivityItem.java", 41, 3);
+	assert_frame(&t->frames[24], "com.android.internal.os.ZygoteInit", "main",
+		     "ZygoteInit.java", 930, 3);
+	long per_repeat[4] = {0};
+	for (size_t i = 0; i < t->n_frames; i++)
+		per_repeat[t->frames[i].repeat]++;
+	assert_int_equal(per_repeat[1], 9);
+	assert_int_equal(per_repeat[2], 6);
+	assert_int_equal(per_repeat[3], 10);
+}
+
+static void test_crlf_log_three_samples(void **state)
+{
+	(void)state;
+	struct got g;
+	got_init(&g);
+	size_t len;
+	char *text = load(fixtures[2], &len);
+	assert_non_null(memchr(text, '\r', len));
+	assert_int_equal(read_as(&g, text, len, HG_FORMAT_AUTO), 0);
+	assert_null(g.rep->error);
+	assert_int_equal(g.rep->format, HG_FORMAT_BLOCKCANARY);
+	check_three_samples(g.rep);
+
+	/* The same log with LF line endings reads the same. */
+	size_t k = 0;
+	for (size_t i = 0; i < len; i++)
+		if (text[i] != '\r')
+			text[k++] = text[i];
+	text[k] = '\0';
+	assert_int_equal(read_as(&g, text, k, HG_FORMAT_BLOCKCANARY), 0);
+	check_three_samples(g.rep);
+	got_release(&g);
+	free(text);
+}
+
+/* ---- variants ---- */
+
+#define HEADER                                                                                \
+	"qua = unknown\nversionName = 2.1\nmodel = SM-G950F\napi-level = 28 9\n"                \
+	"time = 1200\nthread-time = 1100\ntime-start = 05-02 09:00:00.000\n"                   \
+	"time-end = 05-02 09:00:01.200\ncpu-busy = true\n"
+
+static void test_untimed_and_epoch_samples(void **state)
+{
+	(void)state;
+	struct got g;
+	got_init(&g);
+	/* Samples without timestamps, separated by blank lines. */
+	const hg_report *r = read_good(&g, HEADER "stack = \n\na.B.c(B.java:1)\na.B.d(B.java:2)\n\n"
+				       "a.B.x(B.java:9)\na.B.d(B.java:2)\n\n",
+				       HG_FORMAT_BLOCKCANARY);
+	assert_figure(r, "block", "samples", "2");
+	const hg_thread *t = main_thread(r, 2);
+	assert_frame(&t->frames[0], "a.B", "c", "B.java", 1, 1);
+	assert_frame(&t->frames[1], "a.B", "d", "B.java", 2, 2);
+	assert_int_equal(r->warnings.len, 0); /* 1100 of 1200 ms: computing */
+	assert_figure(r, "block", "thread-time-percent", "91.7");
+
+	/* Epoch-millisecond timestamps, no blank line between samples. */
+	r = read_good(&g, HEADER "stack = 1508750380394\na.B.c(B.java:1)\na.B.d(B.java:2)\n"
+		      "1508750380494\na.B.c(B.java:1)\na.B.d(B.java:2)\n1508750380594\n"
+		      "a.B.c(B.java:1)\na.B.e(B.java:3)\n",
+		      HG_FORMAT_BLOCKCANARY);
+	assert_figure(r, "block", "samples", "3");
+	t = main_thread(r, 2);
+	assert_frame(&t->frames[0], "a.B", "c", "B.java", 1, 3);
+	assert_frame(&t->frames[1], "a.B", "d", "B.java", 2, 2);
+
+	/* A timestamp with no frames after it is no sample. */
+	r = read_good(&g, HEADER "stack = 05-02 09:00:00.400\n\n05-02 09:00:00.800\n\n"
+		      "a.B.c(B.java:1)\n\n", HG_FORMAT_BLOCKCANARY);
+	assert_figure(r, "block", "samples", "1");
+	main_thread(r, 1);
+	got_release(&g);
+}
+
+static void test_old_key_names(void **state)
+{
+	(void)state;
+	struct got g;
+	got_init(&g);
+	/* blockcanary-core's Block wrote these names. */
+	const hg_report *r = read_good(&g,
+		"qualifier = 1.0\r\nversionName = 1.0.3\r\nversionCode = 13\r\nimei = \r\n"
+		"uid = 42\r\nnetwork = 4G\r\nmodel = MX5\r\napilevel = 22 5.1\r\ncpuCore = 8\r\n"
+		"processName = com.example.old\r\nfreeMemory = 1024\r\ntotalMemory = 2048\r\n"
+		"timecost = 2400\r\nthreadtimecost = 150\r\ntimestart = 01-02 03:04:05.006\r\n"
+		"timeend = 01-02 03:04:07.406\r\ncpubusy = false\r\n"
+		"cpurate = 01-02 03:04:06.000 cpu:10% app:5% [user:5% system:5% ioWait:0% ]\r\n\r\n"
+		"stack = 01-02 03:04:06.000\r\n\r\nandroid.os.MessageQueue.next(MessageQueue.java:323)\r\n"
+		"android.os.Looper.loop(Looper.java:135)\r\n\r\n\r\n", HG_FORMAT_BLOCKCANARY);
+	assert_int_equal(r->cost, 2400);
+	assert_string_equal(r->process, "com.example.old");
+	assert_string_equal(r->device, "MX5");
+	assert_string_equal(r->time, "01-02 03:04:05.006");
+	assert_figure(r, "blockcanary", "imei", "");
+	assert_figure(r, "blockcanary", "apilevel", "22 5.1");
+	assert_figure(r, "block", "cpu-samples-in-block", "1");
+	assert_warning(r, "(thread time 150 ms of 2400 ms wall)");
+	main_thread(r, 2);
+	got_release(&g);
+}
+
+static void test_second_log_and_missing_parts(void **state)
+{
+	(void)state;
+	struct got g;
+	got_init(&g);
+	/* (Not starting with a blank line: the reader is given the text from
+	 * the first non-blank byte, and the warning counts lines from there.) */
+	const hg_report *r = read_good(&g, "**********************\n2020-01-01 00:00:00(write log "
+				       "time)\n\n" HEADER "stack = 05-02 09:00:00.400\n\na.B.c(B.java:1)\n\n\n"
+				       "\n**********************\n2020-01-01 00:01:00(write log time)\n\n"
+				       "time = 9000\nstack = 05-02 09:01:00.400\n\nx.Y.z(Y.java:5)\n",
+				       HG_FORMAT_AUTO);
+	assert_int_equal(r->format, HG_FORMAT_BLOCKCANARY);
+	assert_int_equal(r->cost, 1200);
+	assert_warning(r, "a second BlockCanary log starts at line 19: only the first one is read");
+	const hg_thread *t = main_thread(r, 1);
+	assert_string_equal(t->frames[0].cls, "a.B");
+
+	/* No stack, no time: read, with warnings. */
+	r = read_good(&g, "qua = unknown\nmodel = X\n", HG_FORMAT_AUTO);
+	assert_int_equal(r->threads.n, 0);
+	assert_int_equal(r->threads.blamed, -1);
+	assert_int_equal(r->cost, 0);
+	assert_warning(r, "no \"time = \" line: how long the block lasted is unknown");
+	assert_warning(r, "no stack sample");
+	got_release(&g);
+}
+
+static void test_lines_that_are_not_frames(void **state)
+{
+	(void)state;
+	struct got g;
+	got_init(&g);
+	const hg_report *r = read_good(&g, "some preamble\n" HEADER "stack = 05-02 09:00:00.400\n\n"
+				       "a.B.c(B.java:1)\n<<< garbled >>>\na.B.d(B.java:2)\n"
+				       "not a frame at all\n", HG_FORMAT_BLOCKCANARY);
+	assert_warning(r, "skipped 3 lines that are neither a header field nor a stack frame (the "
+		       "first at line 1: \"some preamble\")");
+	main_thread(r, 2);
+
+	/* A percentage too big to hold is garbage all the same. */
+	r = read_good(&g, HEADER "cpu-rate = 05-02 09:00:00.500 cpu:999999999999% app:3%\n",
+		      HG_FORMAT_BLOCKCANARY);
+	assert_warning(r, "cpu-rate at line 10: \"cpu:999999999999%\" is over 100%");
+	assert_figure(r, "block", "cpu-samples-in-block", "1");
+
+	/* Frames without "stack = " are read as one. */
+	r = read_good(&g, HEADER "\n\tat a.B.c(B.java:1)\n\tat a.B.d(B.java:2)\n",
+		      HG_FORMAT_BLOCKCANARY);
+	main_thread(r, 2);
+	assert_figure(r, "block", "samples", "1");
+	got_release(&g);
+}
+
+static void test_bad_durations(void **state)
+{
+	(void)state;
+	struct got g;
+	got_init(&g);
+	read_bad(&g, "qua = unknown\nmodel = X\ntime = 5o50\n", "time = \"5o50\": expected "
+		 "milliseconds (a whole number)", 3);
+	read_bad(&g, "qua = unknown\r\nthread-time = -12\r\n", "thread-time = \"-12\"", 2);
+	read_bad(&g, "qua = unknown\ntime = \n", "time = \"\"", 2);
+	read_bad(&g, "time = 99999999999999999999\n", "time = \"99999999999999999999\"", 1);
+	read_bad(&g, "timecost = 12 ms\n", "timecost = \"12 ms\"", 1);
+	read_bad(&g, "\n\nhello\nworld\n", "not a BlockCanary log: no \"key = value\" header line "
+		 "(like \"time = 1200\"); the first line is \"hello\"", 3);
+	got_release(&g);
+}
+
+static void test_frame_cap(void **state)
+{
+	(void)state;
+	struct got g;
+	got_init(&g);
+	g.ctx.limits.max_stack_lines = 3;
+	read_bad(&g, HEADER "stack = 05-02 09:00:00.400\n\na.B.a(B.java:1)\na.B.b(B.java:2)\n"
+		 "a.B.c(B.java:3)\na.B.d(B.java:4)\n", "a stack sample of more than 3 frames "
+		 "(see --max-stack-lines)", 15);
+	got_release(&g);
+}
+
+/* ---- damaged inputs ---- */
+
+static int check_and_destroy(void *user, hg_report *rep)
+{
+	size_t *n = user;
+	(*n)++;
+	check_sane(rep);
+	hg_report_destroy(rep);
+	return 0;
+}
+
+static void read_damaged(const char *text, size_t len, enum hg_input_format format)
+{
+	hg_ctx ctx;
+	hg_ctx_init(&ctx);
+	size_t n = 0;
+	int rc = hg_reports_read_as(&ctx, "damaged.log", text, len, format, check_and_destroy, &n);
+	assert_true(rc == 0 || rc == 1);
+	assert_int_equal(n, 1);
+}
+
+static void test_every_37th_truncation(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof fixtures / sizeof *fixtures; i++) {
+		size_t len;
+		char *text = load(fixtures[i], &len);
+		for (size_t cut = 0; cut <= len; cut += 37) {
+			char *copy = malloc(cut + 1);
+			assert_non_null(copy);
+			memcpy(copy, text, cut);
+			copy[cut] = '\0';
+			read_damaged(copy, cut, HG_FORMAT_BLOCKCANARY);
+			read_damaged(copy, cut, HG_FORMAT_AUTO);
+			free(copy);
+		}
+		free(text);
+	}
+}
+
+static uint64_t rng_state = 0x2545F4914F6CDD1Dull;
+
+static uint64_t rnd(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return rng_state;
+}
+
+/* A copy of text with a few random edits: bytes changed to characters the
+ * reader cares about, spans deleted or duplicated. */
+static char *mutate(const char *text, size_t len, size_t *out_len)
+{
+	static const char interesting[] = "\r\n =%:()[].-*0123456789\t\"$";
+	char *buf = malloc(2 * len + 64);
+	assert_non_null(buf);
+	memcpy(buf, text, len);
+	size_t n = len;
+	for (int edits = 1 + (int)(rnd() % 6); edits > 0 && n > 0; edits--) {
+		size_t at = (size_t)(rnd() % n);
+		switch (rnd() % 5) {
+		case 0:
+			buf[at] = interesting[rnd() % (sizeof interesting - 1)];
+			break;
+		case 1:
+			buf[at] = (char)(rnd() & 0xff);
+			break;
+		case 2: { /* delete a span */
+			size_t span = 1 + (size_t)(rnd() % 64);
+			span = span > n - at ? n - at : span;
+			memmove(buf + at, buf + at + span, n - at - span);
+			n -= span;
+			break;
+		}
+		default: { /* duplicate a span (at most len bytes in all) */
+			size_t span = 1 + (size_t)(rnd() % 200);
+			span = span > n - at ? n - at : span;
+			if (n + span > 2 * len + 32)
+				break;
+			memmove(buf + at + span, buf + at, n - at);
+			n += span;
+			break;
+		}
+		}
+	}
+	buf[n] = '\0';
+	*out_len = n;
+	return buf;
+}
+
+static void test_2000_mutations(void **state)
+{
+	(void)state;
+	size_t lens[3];
+	char *texts[3];
+	for (size_t i = 0; i < 3; i++)
+		texts[i] = load(fixtures[i], &lens[i]);
+	for (int k = 0; k < 2000; k++) {
+		size_t i = (size_t)(rnd() % 3), n;
+		char *m = mutate(texts[i], lens[i], &n);
+		read_damaged(m, n, k % 2 ? HG_FORMAT_BLOCKCANARY : HG_FORMAT_AUTO);
+		free(m);
+	}
+	for (size_t i = 0; i < 3; i++)
+		free(texts[i]);
+}
+
+/* ---- size ---- */
+
+static void test_10000_frame_samples(void **state)
+{
+	(void)state;
+	enum { FRAMES = 10000 };
+	size_t cap = (size_t)FRAMES * 2 * 64 + 4096, n = 0;
+	char *text = malloc(cap);
+	assert_non_null(text);
+	n += (size_t)snprintf(text + n, cap - n, "%sstack = 05-02 09:00:00.400\r\n\r\n", HEADER);
+	for (int i = 0; i < FRAMES; i++)
+		n += (size_t)snprintf(text + n, cap - n, "com.example.deep.Recursion.step%d(Recursion.java:%d)\r\n",
+				      i, i + 1);
+	n += (size_t)snprintf(text + n, cap - n, "\r\n05-02 09:00:00.800\r\n\r\n");
+	for (int i = 0; i < FRAMES; i++) /* the second sample shares the odd frames */
+		n += (size_t)snprintf(text + n, cap - n, "com.example.deep.Recursion.step%d(Recursion.java:%d)\r\n",
+				      i, i % 2 ? i + 1 : i + 2);
+	struct got g;
+	got_init(&g);
+	clock_t t0 = clock();
+	assert_int_equal(read_as(&g, text, n, HG_FORMAT_AUTO), 0);
+	double secs = (double)(clock() - t0) / CLOCKS_PER_SEC;
+	assert_true(secs < 5.0);
+	const hg_thread *t = main_thread(g.rep, FRAMES);
+	assert_figure(g.rep, "block", "samples", "2");
+	for (int i = 0; i < FRAMES; i++)
+		assert_int_equal(t->frames[i].repeat, i % 2 ? 2 : 1);
+	assert_frame(&t->frames[FRAMES - 1], "com.example.deep.Recursion", "step9999",
+		     "Recursion.java", 10000, 2);
+	got_release(&g);
+	free(text);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 1)
+		testdata = argv[1];
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_placeholder),
+		cmocka_unit_test(test_issue113_mi3w),
+		cmocka_unit_test(test_issue114_garbage_cpu),
+		cmocka_unit_test(test_crlf_log_three_samples),
+		cmocka_unit_test(test_untimed_and_epoch_samples),
+		cmocka_unit_test(test_old_key_names),
+		cmocka_unit_test(test_second_log_and_missing_parts),
+		cmocka_unit_test(test_lines_that_are_not_frames),
+		cmocka_unit_test(test_bad_durations),
+		cmocka_unit_test(test_frame_cap),
+		cmocka_unit_test(test_every_37th_truncation),
+		cmocka_unit_test(test_2000_mutations),
+		cmocka_unit_test(test_10000_frame_samples),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,144 @@
+/* What proguard.c (loading, lazy class expansion), proguard_index.c (the
+ * one pass over a mapping) and proguard_retrace.c (retrace of frames and
+ * text) share (private). */
+#ifndef HANGAR_LIB_PROGUARD_INTERNAL_H
+#define HANGAR_LIB_PROGUARD_INTERNAL_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hangar/arena.h"
+#include "hangar/proguard.h"
+
+#define PG_MAX_LINE ((size_t)64 << 10)    /* longer lines are malformed */
+#define PG_MAX_BLOCK ((size_t)256 << 20)  /* a class block is cut there */
+#define PG_MAX_WARNINGS 10                /* line warnings, then a count */
+#define PG_NONE (-1L)                     /* an absent line number */
+
+/* One class line found by the index pass. */
+struct pg_rec {
+	uint32_t off;       /* where the class line starts */
+	uint32_t line;      /* its 1-based line number */
+	uint32_t obf_hash;  /* of the obfuscated name */
+	uint32_t orig_hash; /* of the original name */
+};
+
+enum { PG_SYNTH = 1u << 0, PG_OUTLINE = 1u << 1 };
+
+/* outlineCallsite: position in the outline -> line in the caller. */
+struct pg_pos {
+	long from, to;
+};
+
+/* rewriteFrame: when every condition holds, drop `remove` inner frames.
+ * Only throws(Ldesc;) conditions and removeInnerFrames(n) actions are
+ * understood; a rule with anything else never applies. */
+struct pg_rule {
+	const char **throws;
+	size_t n_throws;
+	long remove;
+	bool unknown;
+};
+
+/* One member line "s:e:type [oclass.]name(args):os:oe -> obf". */
+struct pg_entry {
+	const char *obf;        /* obfuscated method name */
+	const char *oclass;     /* original class when not the block's class, else NULL */
+	const char *name;       /* original method name */
+	const char *args;       /* "(int,java.lang.String)" */
+	long min_start, min_end;      /* PG_NONE when no "s:e:" */
+	long orig_start, orig_end;    /* PG_NONE when absent */
+	unsigned flags;               /* PG_SYNTH, PG_OUTLINE (of the method) */
+	struct pg_pos *pos;           /* outlineCallsite positions */
+	size_t n_pos;
+	struct pg_rule *rules;
+	size_t n_rules;
+};
+
+/* An expanded class block. */
+struct pg_class {
+	const char *obf, *orig;
+	const char *source;     /* sourceFile metadata, or NULL */
+	bool synthesized;
+	struct pg_entry *entries;   /* sorted by obf, file order within a name */
+	size_t n;
+};
+
+/* A small string-keyed hash map (lives in an arena). */
+struct pg_map {
+	const char **keys;
+	void **vals;
+	size_t cap, n;          /* cap: power of two, or 0 */
+};
+
+struct hg_proguard {
+	char *name;
+	hg_ctx ctx;             /* a copy: lazy expansion reports to its sink */
+	int fd;                 /* file mode, or -1 */
+	char *data;             /* memory mode: the bytes, owned */
+	size_t len;
+	struct pg_rec *recs;    /* class lines in file order */
+	size_t n_recs;
+	uint32_t *obf_slots;    /* open addressing: record index + 1 */
+	size_t obf_mask;
+	uint32_t *orig_slots;   /* same by original name, built when first needed */
+	size_t orig_mask;
+	char *map_id;           /* "# pg_map_id:" */
+	size_t skipped;         /* malformed lines */
+	size_t warned;          /* line warnings sent */
+
+	pthread_mutex_t lock;   /* guards what follows: the lazy part */
+	hg_arena *arena;
+	struct pg_map classes;  /* obf name -> struct pg_class * (NULL: absent) */
+	struct pg_map sources;  /* original name -> source file ("" for none) */
+};
+
+/* Hash of a name (also of the index pass). */
+uint32_t pg_hash(const char *s, size_t len);
+
+/* Indexes pg (fd or data, len set) into recs, obf_slots, map_id; warnings
+ * to pg->ctx.  Returns 0, HG_EIO (diagnostic sent), HG_EPARSE or
+ * HG_ENOMEM. */
+int pg_index(hg_proguard *pg);
+
+/* Reads up to want bytes at off into buf; returns the count (short at the
+ * end of the file), or -1 on a read error. */
+long pg_read_at(const hg_proguard *pg, size_t off, char *buf, size_t want);
+
+/* Whether the class line at text[0..len) is "orig -> obf:", and its parts. */
+bool pg_class_line(const char *text, size_t len, const char **orig, size_t *orig_len,
+		   const char **obf, size_t *obf_len);
+
+/* The little JSON of metadata comments (" or ' quotes; no unescaping):
+ * skip blanks; a string at p (its raw body in *s, *n; returns past it);
+ * skip any value (NULL when malformed); find key in an object. */
+const char *pg_json_ws(const char *p, const char *e);
+const char *pg_json_string(const char *p, const char *e, const char **s, size_t *n);
+const char *pg_json_skip(const char *p, const char *e, int depth);
+bool pg_meta_find(const char *s, size_t len, const char *key, const char **val, const char **end);
+/* The id of a metadata comment body ("{...}" after '#'), or false.  */
+bool pg_meta_id(const char *s, size_t len, const char **id, size_t *id_len);
+/* The string value of key in the metadata object s[0..len), or false. */
+bool pg_meta_string(const char *s, size_t len, const char *key, const char **val,
+		    size_t *val_len);
+
+/* Sends a warning about line `line` of pg, counting it as a skipped line
+ * and keeping to PG_MAX_WARNINGS (call with pg->lock held or before the
+ * mapping is shared). */
+void pg_warn_line(hg_proguard *pg, long line, const char *fmt, ...) HG_PRINTF(3, 4);
+
+/* The expanded class of obfuscated name cls[0..len), or NULL (absent, or
+ * ENOMEM: *oom set). */
+const struct pg_class *pg_find_class(const hg_proguard *pg, const char *cls, size_t len,
+				     bool *oom);
+/* The sourceFile metadata of original class name[0..len) anywhere in pg,
+ * or NULL. */
+const char *pg_source_of(const hg_proguard *pg, const char *name, size_t len, bool *oom);
+
+/* The entries of c named obf[0..len) (a run), or n 0. */
+const struct pg_entry *pg_entries(const struct pg_class *c, const char *obf, size_t len,
+				  size_t *n);
+
+#endif
