@@ -190,6 +190,16 @@ const char *hg_proguard_map_id(const hg_proguard *pg)
 	return pg->map_id;
 }
 
+void pg_unknown_id(hg_proguard *pg, const char *id, size_t len, long line)
+{
+	void *seen;
+	if (map_get(&pg->ids, id, len, &seen))
+		return;
+	map_put(&pg->ids, pg->arena, id, len, pg); /* on ENOMEM: reported again, no harm */
+	hg_diagf(&pg->ctx, HG_DIAG_WARNING, pg->name, line, 0, 0,
+		 "unknown R8 metadata '%.*s' ignored (reported once)", (int)(len < 200 ? len : 200), id);
+}
+
 void pg_warn_line(hg_proguard *pg, long line, const char *fmt, ...)
 {
 	pg->skipped++;
@@ -504,12 +514,19 @@ static void read_rule(struct block *b, struct pg_entry *m, const char *s, size_t
 	m->rules = n;
 }
 
-static void read_meta(struct block *b, const char *s, size_t len)
+/* A metadata comment s[0..len) at line `line`; an indented one (the
+ * index pass read only those at the start of a line) is checked here. */
+static void read_meta(struct block *b, const char *s, size_t len, long line, bool indented)
 {
 	const char *id;
 	size_t n;
-	if (!pg_meta_id(s, len, &id, &n))
-		return; /* warned by the index pass */
+	if (!pg_meta_id(s, len, &id, &n)) {
+		if (indented)
+			pg_warn_line(b->pg, line, "metadata comment without an \"id\"; ignored");
+		return;
+	}
+	if (indented && !pg_known_id(id, n))
+		pg_unknown_id(b->pg, id, n, line);
 #define IS(x) (n == strlen(x) && memcmp(id, x, n) == 0)
 	if (b->last == LAST_CLASS) {
 		const char *f;
@@ -689,7 +706,7 @@ static struct pg_class *expand(hg_proguard *pg, size_t idx, bool *oom)
 			for (s++; s < le && blank(*s); s++)
 				;
 			if (s < le && *s == '{')
-				read_meta(&b, s, (size_t)(le - s));
+				read_meta(&b, s, (size_t)(le - s), line, p[0] != '#');
 		} else if (s != p) {
 			*le = '\0';
 			read_member(&b, s, le, line);

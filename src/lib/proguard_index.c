@@ -90,10 +90,12 @@ bool pg_class_line(const char *s, size_t len, const char **orig, size_t *orig_le
 	const char *e = s + len;
 	while (e > s && (blank(e[-1]) || e[-1] == '\r'))
 		e--;
-	const char *p = s;
-	while (p < e && !blank(*p))
-		p++;
-	if (p == s || e - p < 5 || e[-1] != ':')
+	/* R8 and ProGuard write "orig -> obf:"; names have no blanks. */
+	const char *p = memchr(s, ' ', (size_t)(e - s));
+	const char *tab = memchr(s, '\t', (size_t)((p ? p : e) - s));
+	if (tab)
+		p = tab;
+	if (!p || p == s || e - p < 5 || e[-1] != ':')
 		return false;
 	*orig = s;
 	*orig_len = (size_t)(p - s);
@@ -111,9 +113,6 @@ bool pg_class_line(const char *s, size_t len, const char **orig, size_t *orig_le
 		return false;
 	for (const char *q = o; q < oe; q++)
 		if (blank(*q) || *q == ':')
-			return false;
-	for (const char *q = s; q < s + *orig_len; q++)
-		if (*q == '(' || *q == ':')
 			return false;
 	*obf = o;
 	*obf_len = (size_t)(oe - o);
@@ -233,20 +232,25 @@ bool pg_meta_id(const char *s, size_t len, const char **id, size_t *id_len)
 	return pg_meta_string(s, len, "id", id, id_len) && *id_len > 0;
 }
 
-static const char *const known_ids[] = {
-	"sourceFile",
-	"com.android.tools.r8.synthesized",
-	"com.android.tools.r8.outline",
-	"com.android.tools.r8.outlineCallsite",
-	"com.android.tools.r8.rewriteFrame",
-	"com.android.tools.r8.residualsignature",
-	"com.android.tools.r8.mapping",
+static const struct {
+	const char *id;
+	size_t len;
+} known_ids[] = {
+#define ID(s) {s, sizeof s - 1}
+	ID("sourceFile"),
+	ID("com.android.tools.r8.synthesized"),
+	ID("com.android.tools.r8.outline"),
+	ID("com.android.tools.r8.outlineCallsite"),
+	ID("com.android.tools.r8.rewriteFrame"),
+	ID("com.android.tools.r8.residualsignature"),
+	ID("com.android.tools.r8.mapping"),
+#undef ID
 };
 
-static bool known_id(const char *id, size_t len)
+bool pg_known_id(const char *id, size_t len)
 {
 	for (size_t i = 0; i < sizeof known_ids / sizeof *known_ids; i++)
-		if (strlen(known_ids[i]) == len && memcmp(known_ids[i], id, len) == 0)
+		if (known_ids[i].len == len && memcmp(known_ids[i].id, id, len) == 0)
 			return true;
 	return false;
 }
@@ -322,20 +326,18 @@ static void copy_trimmed(char *dst, size_t size, const char *s, size_t len)
 	dst[len] = '\0';
 }
 
+/* A comment line (its '#' at text[at]): the metadata id, or the
+ * pg_map_id header.  Comments indented under a member are the member's:
+ * they are read when its class is expanded. */
 static void comment(struct worker *w, const char *text, size_t at, size_t limit, long line)
 {
-	size_t i = at;
-	while (i > 0 && blank(text[i - 1]))
-		i--;
-	if (i > 0 && text[i - 1] != '\n')
-		return; /* a '#' inside a line */
 	/* The usual case first: '# {"id":"<known>"', named without parsing. */
 	static const char head[] = "# {\"id\":\"";
 	if (limit - at > sizeof head && memcmp(text + at, head, sizeof head - 1) == 0) {
 		const char *id = text + at + sizeof head - 1;
 		size_t room = limit - (size_t)(id - text);
 		const char *q = memchr(id, '"', room < 64 ? room : 64);
-		if (q && !memchr(id, '\n', (size_t)(q - id)) && known_id(id, (size_t)(q - id)) &&
+		if (q && !memchr(id, '\n', (size_t)(q - id)) && pg_known_id(id, (size_t)(q - id)) &&
 		    !(q - id == 28 && memcmp(id, "com.android.tools.r8.mapping", 28) == 0))
 			return;
 	}
@@ -360,7 +362,7 @@ static void comment(struct worker *w, const char *text, size_t at, size_t limit,
 			}
 			return;
 		}
-		if (known_id(id, id_len))
+		if (pg_known_id(id, id_len))
 			return;
 		for (size_t k = 0; k < w->n_ids; k++)
 			if (strlen(w->ids[k].id) == id_len && memcmp(w->ids[k].id, id, id_len) == 0)
@@ -389,34 +391,35 @@ static void before_class(struct worker *w, const char *text, size_t at, size_t l
 		s += 3;
 	while (s < e && (blank(*s) || *s == '\r'))
 		s++;
-	if (s < e && *s != '#')
+	if (s < e && *s == '#')
+		comment(w, text, (size_t)(s - text), limit, line);
+	else if (s < e)
 		warn(w, line, "member line before any class line; skipped");
 }
 
+/* Newlines, and bytes that may start a class or comment line (not blank:
+ * above ' '). */
 struct masks {
-	uint64_t nl, start, hash;
+	uint64_t nl, start;
 };
 
 static inline void block_masks(const char *p, struct masks *m)
 {
 #ifdef __SSE2__
-	const __m128i nl = _mm_set1_epi8('\n'), hs = _mm_set1_epi8('#'), lo = _mm_set1_epi8(0x21);
-	m->nl = m->start = m->hash = 0;
+	const __m128i nl = _mm_set1_epi8('\n'), lo = _mm_set1_epi8(0x21);
+	m->nl = m->start = 0;
 	for (int i = 0; i < 4; i++) {
 		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + 16 * i));
-		__m128i h = _mm_cmpeq_epi8(v, hs);
-		__m128i ge = _mm_cmpeq_epi8(_mm_max_epu8(v, lo), v);
 		m->nl |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, nl)) << (16 * i);
-		m->hash |= (uint64_t)(uint16_t)_mm_movemask_epi8(h) << (16 * i);
-		m->start |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_andnot_si128(h, ge)) << (16 * i);
+		m->start |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_max_epu8(v, lo), v))
+			    << (16 * i);
 	}
 #else
-	m->nl = m->start = m->hash = 0;
+	m->nl = m->start = 0;
 	for (int i = 0; i < 64; i++) {
 		unsigned char c = (unsigned char)p[i];
 		m->nl |= (uint64_t)(c == '\n') << i;
-		m->hash |= (uint64_t)(c == '#') << i;
-		m->start |= (uint64_t)(c >= 0x21 && c != '#') << i;
+		m->start |= (uint64_t)(c >= 0x21) << i;
 	}
 #endif
 }
@@ -424,16 +427,13 @@ static inline void block_masks(const char *p, struct masks *m)
 #ifdef PG_X86_DISPATCH
 __attribute__((target("avx2"))) static void block_masks_avx2(const char *p, struct masks *m)
 {
-	const __m256i nl = _mm256_set1_epi8('\n'), hs = _mm256_set1_epi8('#');
-	const __m256i lo = _mm256_set1_epi8(0x21);
-	m->nl = m->start = m->hash = 0;
+	const __m256i nl = _mm256_set1_epi8('\n'), lo = _mm256_set1_epi8(0x21);
+	m->nl = m->start = 0;
 	for (int i = 0; i < 2; i++) {
 		__m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(p + 32 * i));
-		__m256i h = _mm256_cmpeq_epi8(v, hs);
-		__m256i ge = _mm256_cmpeq_epi8(_mm256_max_epu8(v, lo), v);
 		m->nl |= (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, nl)) << (32 * i);
-		m->hash |= (uint64_t)(uint32_t)_mm256_movemask_epi8(h) << (32 * i);
-		m->start |= (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_andnot_si256(h, ge))
+		m->start |= (uint64_t)(uint32_t)_mm256_movemask_epi8(
+				    _mm256_cmpeq_epi8(_mm256_max_epu8(v, lo), v))
 			    << (32 * i);
 	}
 }
@@ -469,18 +469,19 @@ static inline __attribute__((always_inline)) void scan_body(struct worker *w, co
 		}
 		uint64_t starts = ((m.nl << 1) | carry) & valid;
 		carry = m.nl >> 63;
-		uint64_t cand = ((w->seen_class ? starts & m.start : starts) | m.hash) & valid;
+		uint64_t cand = w->seen_class ? starts & m.start : starts;
 		for (; cand; cand &= cand - 1) {
 			unsigned b = (unsigned)__builtin_ctzll(cand);
 			size_t at = 64 * k + b;
 			long line = w->lines + __builtin_popcountll(m.nl & (((uint64_t)1 << b) - 1)) + 1;
-			bool is_start = starts >> b & 1;
-			if (is_start && (m.start >> b & 1))
-				class_line(w, text, at, limit, base, line);
-			else if (m.hash >> b & 1)
+			if (!(m.start >> b & 1)) {
+				if (!w->seen_class) /* (the class may start in this block) */
+					before_class(w, text, at, limit, line);
+			}
+			else if (text[at] == '#')
 				comment(w, text, at, limit, line);
-			else if (is_start && !w->seen_class)
-				before_class(w, text, at, limit, line);
+			else
+				class_line(w, text, at, limit, base, line);
 		}
 		w->lines += __builtin_popcountll(m.nl & valid);
 	}
@@ -708,8 +709,7 @@ static void send_warnings(hg_proguard *pg, struct worker *w, int n, const struct
 	qsort(out, k, sizeof *out, by_line);
 	for (size_t j = 0; j < k; j++) {
 		if (out[j].id) {
-			hg_diagf(&pg->ctx, HG_DIAG_WARNING, pg->name, out[j].line, 0, 0,
-				 "unknown R8 metadata '%s' ignored (reported once)", out[j].id);
+			pg_unknown_id(pg, out[j].id, strlen(out[j].id), out[j].line);
 		} else if (pg->warned < PG_MAX_WARNINGS) {
 			hg_diagf(&pg->ctx, HG_DIAG_WARNING, pg->name, out[j].line, 0, 0, "%s", out[j].msg);
 			pg->warned++;

@@ -93,6 +93,7 @@ struct hg_proguard {
 	hg_arena *arena;
 	struct pg_map classes;  /* obf name -> struct pg_class * (NULL: absent) */
 	struct pg_map sources;  /* original name -> source file ("" for none) */
+	struct pg_map ids;      /* unknown metadata ids already reported */
 };
 
 /* Hash of a name (also of the index pass). */
@@ -123,6 +124,12 @@ bool pg_meta_id(const char *s, size_t len, const char **id, size_t *id_len);
 /* The string value of key in the metadata object s[0..len), or false. */
 bool pg_meta_string(const char *s, size_t len, const char *key, const char **val,
 		    size_t *val_len);
+
+/* Whether a metadata id is one this reader knows. */
+bool pg_known_id(const char *id, size_t len);
+/* Reports an unknown metadata id once per mapping (lock held, or before
+ * the mapping is shared). */
+void pg_unknown_id(hg_proguard *pg, const char *id, size_t len, long line);
 
 /* Sends a warning about line `line` of pg, counting it as a skipped line
  * and keeping to PG_MAX_WARNINGS (call with pg->lock held or before the

@@ -2,6 +2,7 @@
  * in proguard.h), then applied to a report's threads and to text lines. */
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "proguard_internal.h"
 
@@ -398,7 +399,7 @@ static int emit_result(struct frames_vec *v, hg_arena *arena, const hg_frame *fr
 		t->kind = HG_FRAME_JAVA;
 		t->cls = hg_arena_strndup(arena, f->cls, f->cls_len);
 		t->method = hg_arena_strndup(arena, f->method, f->method_len);
-		bool native = from->file && strcmp(from->file, "Native Method") == 0;
+		bool native = from->file && strcasecmp(from->file, "Native Method") == 0;
 		t->file = native ? from->file : frame_file(arena, f);
 		t->line = native ? -1 : f->line == PG_NONE ? -1 : f->line;
 		t->repeat = from->repeat;
@@ -631,7 +632,8 @@ static bool frame_at(const char *s, size_t i, size_t e, struct found *f)
 			f->file_len = colon - p - 1;
 		}
 	}
-	f->native = f->file_len == 13 && memcmp(f->file, "Native Method", 13) == 0;
+	/* "Native Method" (Java), "Native method" (ART): kept as written. */
+	f->native = f->file_len == 13 && strncasecmp(f->file, "Native Method", 13) == 0;
 	return true;
 }
 
@@ -713,7 +715,7 @@ static void write_frames(hg_buf *out, const char *s, size_t cs, size_t ce, const
 		hg_buf_add(out, r->method, r->method_len);
 		hg_buf_putc(out, '(');
 		if (f->native) {
-			hg_buf_puts(out, "Native Method");
+			hg_buf_add(out, f->file, f->file_len);
 		} else {
 			if (r->file)
 				hg_buf_puts(out, r->file);
