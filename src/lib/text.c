@@ -117,6 +117,14 @@ void hg_buf_json_string(hg_buf *buf, const char *s, size_t len)
 	hg_buf_putc(buf, '"');
 	size_t i = 0;
 	while (i < len) {
+		/* Copy a run of characters that need no escaping in one go. */
+		size_t run = i;
+		while (run < len && p[run] >= 0x20 && p[run] < 0x80 && p[run] != '"' && p[run] != '\\')
+			run++;
+		hg_buf_add(buf, s + i, run - i);
+		i = run;
+		if (i == len)
+			break;
 		unsigned char c = p[i];
 		if (c == '"' || c == '\\') {
 			char esc[2] = {'\\', (char)c};
