@@ -17,9 +17,12 @@ static void stack_usage(FILE *out)
 	fprintf(out,
 		"usage: hangar stack [OPTIONS] FILE...\n"
 		"\n"
-		"Rebuild the main-thread call stack of slow-method / lag / ANR reports exactly as\n"
-		"Matrix does on the device, find the StackKey, symbolicate and print it.\n"
-		"FILE holds one report, NDJSON (one report per line) or a JSON array; '-' is stdin.\n"
+		"Read jank, slow-method and ANR reports of every kind and print what explains\n"
+		"them: Matrix method traces rebuilt exactly as Matrix does on the device, with\n"
+		"the StackKey and symbols; thread dumps (ANR traces, BlockCanary, Java stacks,\n"
+		"iOS KSCrash) with the blamed thread, what blocks it and lock cycles; FPS and\n"
+		"startup figures.  The format is detected from the content.  FILE holds one\n"
+		"report, NDJSON, a JSON array or a text dump; '-' is stdin.\n"
 		"\n"
 		"Options:\n"
 		"  -m, --mapping FILE    methodMapping.txt (default: next to the report, then\n"
@@ -363,7 +366,7 @@ static int run_stack(int argc, char **argv)
 
 const struct command cmd_stack = {
 	"stack",
-	"rebuild, key and symbolicate method-trace reports; print trees or JSON",
+	"read any jank/ANR report: call trees, blamed threads, figures; text or JSON",
 	run_stack,
 	stack_usage,
 };
