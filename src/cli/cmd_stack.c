@@ -155,7 +155,7 @@ static int parse_options(struct stack_run *run, int argc, char **argv, bool *raw
 			else if (!strcmp(optarg, "never")) color = COLOR_NEVER;
 			else return cli_usage_error("stack", "--color wants auto, always or never, not '%s'", optarg);
 			break;
-		case 'R': run->raw = true; break;
+		case 'R': run->raw = true; run->input_format = HG_FORMAT_RAW; break;
 		case 'E':
 			if (!cli_parse_int64(optarg, &run->raw_opts.end_time))
 				return cli_usage_error("stack", "--end-time wants an integer, not '%s'", optarg);

@@ -89,9 +89,9 @@ void render_header(hg_buf *out, const hg_report *rep, const struct style *st)
 			render_meta_line(out, "device", rep->device);
 		if (rep->time)
 			render_meta_line(out, "time", rep->time);
-		if (!rep->has_method_stack && rep->cost)
-			hg_buf_printf(out, "%-11s %lld ms\n", "cost", (long long)rep->cost);
 	}
+	if (!rep->has_method_stack && rep->cost)
+		hg_buf_printf(out, "%-11s %lld ms\n", "cost", (long long)rep->cost);
 	if (rep->foreground >= 0)
 		render_meta_line(out, "foreground", rep->foreground ? "yes" : "no");
 }
@@ -102,6 +102,8 @@ static bool shown_elsewhere(const hg_report *rep, const char *key)
 {
 	if (!strcmp(key, "scene") || !strcmp(key, "detail") || !strcmp(key, "cost"))
 		return true;
+	if (!strcmp(key, "threadStack") && rep->threads.n)
+		return true; /* shown as the thread */
 	for (size_t i = 0; i < rep->n_stats; i++)
 		if ((rep->stats[i].group && !strcmp(rep->stats[i].group, key)) ||
 		    !strcmp(rep->stats[i].name, key))

@@ -153,7 +153,7 @@ static bool fps_table(hg_buf *out, const hg_report *rep, const struct style *st)
 {
 	if (rep->kind != HG_KIND_FPS)
 		return false;
-	hg_buf_printf(out, "\n%s%-16s %10s %16s%s\n", st->bold, "drop level", "windows",
+	hg_buf_printf(out, "\n%s%-16s %10s %16s%s\n", st->bold, "drop level", "times",
 		      "frames dropped", st->reset);
 	for (size_t i = 0; i < rep->n_stats; i++) {
 		const hg_stat *s = &rep->stats[i];
@@ -192,6 +192,15 @@ static void json_str(hg_buf *out, const char *key, const char *value, bool comma
 		hg_buf_json_string(out, value, strlen(value));
 	else
 		hg_buf_puts(out, "null");
+}
+
+/* A number that is -1 when absent, as JSON null then. */
+static void json_long(hg_buf *out, const char *key, long v)
+{
+	if (v < 0)
+		hg_buf_printf(out, ",\"%s\":null", key);
+	else
+		hg_buf_printf(out, ",\"%s\":%ld", key, v);
 }
 
 static void frame_json(hg_buf *out, const hg_frame *f)
@@ -233,8 +242,10 @@ static void thread_json(hg_buf *out, const hg_thread *t)
 {
 	hg_buf_putc(out, '{');
 	json_str(out, "name", t->name, false);
-	hg_buf_printf(out, ",\"tid\":%ld,\"sys_tid\":%ld,\"priority\":%d,\"daemon\":%s", t->tid,
-		      t->sys_tid, t->priority, t->daemon ? "true" : "false");
+	json_long(out, "tid", t->tid);
+	json_long(out, "sys_tid", t->sys_tid);
+	json_long(out, "priority", t->priority);
+	hg_buf_printf(out, ",\"daemon\":%s", t->daemon ? "true" : "false");
 	json_str(out, "state", t->state, true);
 	hg_buf_puts(out, ",\"flags\":[");
 	bool first = true;
@@ -259,7 +270,8 @@ static void thread_json(hg_buf *out, const hg_thread *t)
 	if (t->waiting.addr) {
 		lock_json(out, &t->waiting);
 		out->len--; /* reopen the object for the holder */
-		hg_buf_printf(out, ",\"held_by\":%ld}", t->waiting_held_by);
+		json_long(out, "held_by", t->waiting_held_by);
+		hg_buf_putc(out, '}');
 	} else {
 		hg_buf_puts(out, "null");
 	}

@@ -231,6 +231,7 @@ int json_scan(const char *t, size_t len, const char *hot_key, struct json_scan *
 		} else if (c == '}' || c == ']') {
 			if (depth)
 				depth--;
+			expect_key = false; /* "{}" leaves no key pending */
 			i++;
 			value_done = true;
 		} else if (c == '-' || (c >= '0' && c <= '9')) {

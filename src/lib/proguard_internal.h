@@ -1,6 +1,12 @@
-/* What proguard.c (loading, lazy class expansion), proguard_index.c (the
- * one pass over a mapping) and proguard_retrace.c (retrace of frames and
- * text) share (private). */
+/* What the ProGuard / R8 mapping files share (private):
+ *   proguard.c         the mapping object: opening, reading back, warnings
+ *   proguard_index.c   the one pass over a mapping (its line scanner:
+ *                      proguard_scan.c, with proguard_index.h)
+ *   proguard_lookup.c  finding a class by name; the cache of classes
+ *   proguard_block.c   parsing a class's block when a frame first names it
+ *   proguard_meta.c    R8 metadata comments
+ * Retrace (proguard_frame.c, proguard_report.c, proguard_text.c) shares
+ * proguard_retrace.h. */
 #ifndef HANGAR_LIB_PROGUARD_INTERNAL_H
 #define HANGAR_LIB_PROGUARD_INTERNAL_H
 
@@ -96,45 +102,41 @@ struct hg_proguard {
 	struct pg_map ids;      /* unknown metadata ids already reported */
 };
 
-/* Hash of a name (also of the index pass). */
-uint32_t pg_hash(const char *s, size_t len);
+static inline bool pg_blank(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+/* ---- proguard.c ---- */
+
+/* Reads up to want bytes at off into buf; returns the count (short at the
+ * end of the file), or -1 on a read error. */
+long pg_read_at(const hg_proguard *pg, size_t off, char *buf, size_t want);
+
+/* Sends a warning about line `line` of pg, counting it as a skipped line
+ * and keeping to PG_MAX_WARNINGS (call with pg->lock held or before the
+ * mapping is shared). */
+void pg_warn_line(hg_proguard *pg, long line, const char *fmt, ...) HG_PRINTF(3, 4);
+
+/* ---- proguard_index.c, proguard_scan.c ---- */
 
 /* Indexes pg (fd or data, len set) into recs, obf_slots, map_id; warnings
  * to pg->ctx.  Returns 0, HG_EIO (diagnostic sent), HG_EPARSE or
  * HG_ENOMEM. */
 int pg_index(hg_proguard *pg);
 
-/* Reads up to want bytes at off into buf; returns the count (short at the
- * end of the file), or -1 on a read error. */
-long pg_read_at(const hg_proguard *pg, size_t off, char *buf, size_t want);
-
 /* Whether the class line at text[0..len) is "orig -> obf:", and its parts. */
 bool pg_class_line(const char *text, size_t len, const char **orig, size_t *orig_len,
 		   const char **obf, size_t *obf_len);
+/* Hash of a name (of the index's tables, and of pg_map). */
+uint32_t pg_hash(const char *s, size_t len);
 
-/* The little JSON of metadata comments (" or ' quotes; no unescaping):
- * skip blanks; a string at p (its raw body in *s, *n; returns past it);
- * skip any value (NULL when malformed); find key in an object. */
-const char *pg_json_ws(const char *p, const char *e);
-const char *pg_json_string(const char *p, const char *e, const char **s, size_t *n);
-const char *pg_json_skip(const char *p, const char *e, int depth);
-bool pg_meta_find(const char *s, size_t len, const char *key, const char **val, const char **end);
-/* The id of a metadata comment body ("{...}" after '#'), or false.  */
-bool pg_meta_id(const char *s, size_t len, const char **id, size_t *id_len);
-/* The string value of key in the metadata object s[0..len), or false. */
-bool pg_meta_string(const char *s, size_t len, const char *key, const char **val,
-		    size_t *val_len);
+/* ---- proguard_lookup.c ---- */
 
-/* Whether a metadata id is one this reader knows. */
-bool pg_known_id(const char *id, size_t len);
-/* Reports an unknown metadata id once per mapping (lock held, or before
- * the mapping is shared). */
-void pg_unknown_id(hg_proguard *pg, const char *id, size_t len, long line);
-
-/* Sends a warning about line `line` of pg, counting it as a skipped line
- * and keeping to PG_MAX_WARNINGS (call with pg->lock held or before the
- * mapping is shared). */
-void pg_warn_line(hg_proguard *pg, long line, const char *fmt, ...) HG_PRINTF(3, 4);
+/* Whether m holds key k[0..len), and its value. */
+bool pg_map_get(const struct pg_map *m, const char *k, size_t len, void **val);
+/* Adds k[0..len) (copied into arena) -> val to m; 0 or HG_ENOMEM. */
+int pg_map_put(struct pg_map *m, hg_arena *arena, const char *k, size_t len, void *val);
 
 /* The expanded class of obfuscated name cls[0..len), or NULL (absent, or
  * ENOMEM: *oom set). */
@@ -147,5 +149,37 @@ const char *pg_source_of(const hg_proguard *pg, const char *name, size_t len, bo
 /* The entries of c named obf[0..len) (a run), or n 0. */
 const struct pg_entry *pg_entries(const struct pg_class *c, const char *obf, size_t len,
 				  size_t *n);
+
+/* ---- proguard_block.c ---- */
+
+/* Reads and parses the block of record idx into pg's arena (lock held);
+ * NULL when it no longer reads as a class (the file changed) or on ENOMEM
+ * (*oom set). */
+struct pg_class *pg_expand(hg_proguard *pg, size_t idx, bool *oom);
+
+/* A decimal number at *p (moved past the digits read): false when there
+ * is none, or more than 9 digits. */
+bool pg_digits(const char **p, const char *e, long *out);
+
+/* ---- proguard_meta.c ---- */
+
+/* The id of a metadata comment body ("{...}" after '#'), or false.  */
+bool pg_meta_id(const char *s, size_t len, const char **id, size_t *id_len);
+/* The string value of key in the metadata object s[0..len), or false. */
+bool pg_meta_string(const char *s, size_t len, const char *key, const char **val,
+		    size_t *val_len);
+
+/* Whether a metadata id is one this reader knows. */
+bool pg_known_id(const char *id, size_t len);
+/* Reports an unknown metadata id once per mapping (lock held, or before
+ * the mapping is shared). */
+void pg_unknown_id(hg_proguard *pg, const char *id, size_t len, long line);
+
+/* Applies the metadata comment s[0..len) (at `line`; indented: not seen by
+ * the index pass, so checked here) to the class c or the method m whose
+ * line it follows (both NULL: it follows a field or a malformed line, and
+ * sets nothing). */
+void pg_meta_apply(hg_proguard *pg, struct pg_class *c, struct pg_entry *m, const char *s,
+		   size_t len, long line, bool indented);
 
 #endif

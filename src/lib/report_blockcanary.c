@@ -22,64 +22,24 @@
  * kept as a figure (group "blockcanary"); "block" figures compare wall and
  * thread time and place the CPU samples.  Older BlockCanary (blockcanary-core's
  * Block) named its keys qualifier, apilevel, cpuCore, timecost, ...: they are
- * read alike.  One input is one log: a second log in it is not read. */
+ * read alike.  One input is one log: a second log in it is not read.
+ *
+ * Here: the header fields and the CPU figures; the stack samples are read
+ * in report_blockcanary_samples.c. */
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "report_internal.h"
+#include "report_blockcanary_internal.h"
 
-/* ---- lines ---- */
-
-struct line {
-	const char *s; /* without leading and trailing blanks or CR */
-	size_t len;
-	size_t off;    /* of the line's first byte in the text */
-	long no;       /* 1-based */
-};
-
-static bool next_line(const char *text, size_t len, size_t *pos, struct line *ln)
-{
-	if (*pos >= len)
-		return false;
-	const char *p = text + *pos, *end = text + len;
-	const char *nl = memchr(p, '\n', (size_t)(end - p));
-	const char *e = nl ? nl : end;
-	ln->off = *pos;
-	ln->no++;
-	*pos = nl ? (size_t)(nl - text) + 1 : len;
-	while (p < e && (*p == ' ' || *p == '\t'))
-		p++;
-	while (e > p && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
-		e--;
-	ln->s = p;
-	ln->len = (size_t)(e - p);
-	return true;
-}
-
-static bool is_digit(char c)
-{
-	return c >= '0' && c <= '9';
-}
+/* ---- header lines ---- */
 
 static bool is_key_char(char c)
 {
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || is_digit(c) || c == '-' ||
 	       c == '_' || c == '.';
-}
-
-/* A short printable quotation of s[0..n) for messages. */
-static void quote(char *out, size_t size, const char *s, size_t n)
-{
-	size_t k = 0, max = size > 4 ? size - 4 : 0;
-	for (size_t i = 0; i < n && k < max; i++)
-		out[k++] = (s[i] >= 0x20 && s[i] < 0x7f) ? s[i] : '?';
-	if (k < n && size >= 4)
-		memcpy(out + k, "...", 3), k += 3;
-	out[k < size ? k : size - 1] = '\0';
 }
 
 /* "key = value" (BlockCanary's separator is " = "); the value may be empty. */
@@ -102,22 +62,6 @@ static bool header_field(const struct line *ln, size_t *key_len, const char **va
 	return true;
 }
 
-/* A sample's time: "10-29 10:32:13.403", "2017-10-29 10:32:13.403" or epoch
- * milliseconds "1508750380394". */
-static bool is_timestamp(const char *s, size_t n)
-{
-	size_t digits = 0;
-	if (n < 8 || n > 32)
-		return false;
-	for (size_t i = 0; i < n; i++) {
-		if (is_digit(s[i]))
-			digits++;
-		else if (s[i] != ' ' && s[i] != ':' && s[i] != '.' && s[i] != '-')
-			return false;
-	}
-	return digits >= 8;
-}
-
 /* "MM-dd HH:mm:ss.SSS", as BlockCanary's TIME_FORMATTER writes. */
 static bool is_short_time(const char *s, size_t n)
 {
@@ -128,75 +72,6 @@ static bool is_short_time(const char *s, size_t n)
 		if (shape[i] == '0' ? !is_digit(s[i]) : s[i] != shape[i])
 			return false;
 	return true;
-}
-
-/* ---- frame lines seen in every sample, to count repeats ---- */
-
-struct seen {
-	const char *text;
-	size_t len;
-	long last_sample; /* the last sample counted */
-	long count;       /* samples holding this line */
-};
-
-struct seen_table {
-	struct seen *slots;
-	size_t cap, n;    /* cap: a power of two, or 0 */
-};
-
-static uint64_t hash_text(const char *s, size_t n)
-{
-	uint64_t h = 1469598103934665603u;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)s[i]) * 1099511628211u;
-	return h;
-}
-
-static struct seen *seen_find(const struct seen_table *t, const char *s, size_t n)
-{
-	if (!t->cap)
-		return NULL;
-	for (size_t i = (size_t)hash_text(s, n) & (t->cap - 1);; i = (i + 1) & (t->cap - 1)) {
-		struct seen *e = &t->slots[i];
-		if (!e->text)
-			return NULL;
-		if (e->len == n && memcmp(e->text, s, n) == 0)
-			return e;
-	}
-}
-
-/* Records s (which must outlive the table) as a line of sample; 0 or ENOMEM. */
-static int seen_add(struct seen_table *t, const char *s, size_t n, long sample)
-{
-	struct seen *e = seen_find(t, s, n);
-	if (e) {
-		e->count += e->last_sample != sample;
-		e->last_sample = sample;
-		return 0;
-	}
-	if (2 * (t->n + 1) > t->cap) {
-		size_t cap = t->cap ? 2 * t->cap : 64;
-		struct seen *slots = calloc(cap, sizeof *slots);
-		if (!slots)
-			return HG_ENOMEM;
-		for (size_t i = 0; i < t->cap; i++) {
-			if (!t->slots[i].text)
-				continue;
-			size_t k = (size_t)hash_text(t->slots[i].text, t->slots[i].len) & (cap - 1);
-			while (slots[k].text)
-				k = (k + 1) & (cap - 1);
-			slots[k] = t->slots[i];
-		}
-		free(t->slots);
-		t->slots = slots;
-		t->cap = cap;
-	}
-	size_t k = (size_t)hash_text(s, n) & (t->cap - 1);
-	while (t->slots[k].text)
-		k = (k + 1) & (t->cap - 1);
-	t->slots[k] = (struct seen){s, n, sample, 1};
-	t->n++;
-	return 0;
 }
 
 /* ---- the reader ---- */
@@ -220,44 +95,6 @@ static const struct {
 	{"stack", K_STACK},
 };
 
-struct bc {
-	const hg_ctx *ctx;
-	hg_report *rep;
-	struct read_error *err;
-	hg_arena *scratch;        /* frames of samples other than the thread's */
-	struct seen_table seen;
-	size_t fields;            /* header fields read */
-	bool in_cpu, in_stack, blank_before;
-	bool has_time, has_thread_time;
-	int64_t time, thread_time;
-	const char *start, *end;  /* time-start, time-end */
-	size_t cpu_samples, cpu_in_block;
-	bool cpu_garbage;
-	long sample;              /* current stack sample, -1 before the first */
-	bool sample_has_frames;
-	long samples;             /* samples that hold frames */
-	long base;                /* the sample whose frames the thread has; -1 */
-	long thread;              /* index in rep->threads; -1 */
-	struct src { const char *s; size_t n; } *src; /* each thread frame's line */
-	size_t cap_src;
-	size_t skipped;
-	long first_skipped;
-	char first_skipped_text[64];
-};
-
-static int fail(struct bc *b, const struct line *ln, int rc, const char *fmt, ...)
-	HG_PRINTF(4, 5);
-
-static int fail(struct bc *b, const struct line *ln, int rc, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(b->err->msg, sizeof b->err->msg, fmt, ap);
-	va_end(ap);
-	b->err->offset = ln ? ln->off : NO_OFFSET;
-	return rc;
-}
-
 /* A figure whose value is s[0..n). */
 static int add_figure(hg_report *rep, const char *group, const char *name, const char *s, size_t n)
 {
@@ -265,11 +102,11 @@ static int add_figure(hg_report *rep, const char *group, const char *name, const
 	return v ? hg_report_add_stat(rep, group, name, v) : HG_ENOMEM;
 }
 
-static void skip(struct bc *b, const struct line *ln)
+void bc_skip(struct bc *b, const struct line *ln)
 {
 	if (b->skipped++ == 0) {
 		b->first_skipped = ln->no;
-		quote(b->first_skipped_text, sizeof b->first_skipped_text, ln->s, ln->len);
+		quote_text(b->first_skipped_text, sizeof b->first_skipped_text, ln->s, ln->len);
 	}
 }
 
@@ -285,9 +122,9 @@ static int read_ms(struct bc *b, const struct line *ln, const char *key, const c
 	}
 	if (!ok) {
 		char q[64];
-		quote(q, sizeof q, v, n);
-		return fail(b, ln, HG_EPARSE, "%s = \"%s\": expected milliseconds (a whole number)",
-			    key, q);
+		quote_text(q, sizeof q, v, n);
+		return report_fail(b->err, ln->off, "%s = \"%s\": expected milliseconds (a whole "
+				   "number)", key, q);
 	}
 	*out = x;
 	return 0;
@@ -314,7 +151,7 @@ static int cpu_line(struct bc *b, const struct line *ln)
 			while (w > 0 && ln->s[w - 1] != ' ' && ln->s[w - 1] != '[')
 				w--;
 			char q[64];
-			quote(q, sizeof q, ln->s + w, k + 1 - w);
+			quote_text(q, sizeof q, ln->s + w, k + 1 - w);
 			b->cpu_garbage = true;
 			if (hg_strlist_addf(&rep->warnings, rep->arena, "cpu-rate at line %ld: \"%s\" is "
 					    "over 100%%: BlockCanary's CPU sampler misread /proc/stat, so "
@@ -323,83 +160,6 @@ static int cpu_line(struct bc *b, const struct line *ln)
 		}
 	}
 	return add_figure(rep, "blockcanary", "cpu-rate", ln->s, ln->len);
-}
-
-static int add_thread_frame(struct bc *b, const struct line *ln, const hg_frame *f)
-{
-	hg_report *rep = b->rep;
-	if (b->thread < 0) {
-		hg_thread *t = hg_threads_add(&rep->threads, rep->arena);
-		if (!t)
-			return HG_ENOMEM;
-		t->name = "main";
-		t->flags = HG_THREAD_MAIN | HG_THREAD_BLAMED;
-		b->thread = (long)rep->threads.n - 1;
-	}
-	hg_thread *t = &rep->threads.items[b->thread];
-	if (t->n_frames >= b->ctx->limits.max_stack_lines)
-		return fail(b, ln, HG_ELIMIT, "a stack sample of more than %zu frames (see "
-			    "--max-stack-lines)", b->ctx->limits.max_stack_lines);
-	if (t->n_frames == b->cap_src) {
-		size_t cap = b->cap_src ? 2 * b->cap_src : 64;
-		struct src *src = realloc(b->src, cap * sizeof *src);
-		if (!src)
-			return HG_ENOMEM;
-		b->src = src;
-		b->cap_src = cap;
-	}
-	hg_frame *slot = hg_thread_add_frame(t, rep->arena);
-	if (!slot)
-		return HG_ENOMEM;
-	*slot = *f;
-	b->src[t->n_frames - 1] = (struct src){ln->s, ln->len};
-	return seen_add(&b->seen, ln->s, ln->len, b->sample);
-}
-
-/* A line of the stack section: a sample's time, or one of its frames.  The
- * first sample with frames gives the thread its frames; the others are
- * only counted against them. */
-static int new_sample(struct bc *b)
-{
-	b->sample++;
-	b->sample_has_frames = false;
-	if (b->base < 0)
-		return 0;
-	/* The frames parsed only to be checked go with the sample. */
-	hg_arena_destroy(b->scratch);
-	b->scratch = hg_arena_create();
-	return b->scratch ? 0 : HG_ENOMEM;
-}
-
-static int stack_line(struct bc *b, const struct line *ln)
-{
-	if (is_timestamp(ln->s, ln->len))
-		return new_sample(b);
-	int rc = 0;
-	if (b->sample < 0 || (b->blank_before && b->sample_has_frames))
-		rc = new_sample(b);
-	if (rc != 0)
-		return rc;
-	bool counted = b->base >= 0 && b->base != b->sample;
-	struct seen *e = counted ? seen_find(&b->seen, ln->s, ln->len) : NULL;
-	hg_frame f;
-	if (!e && hg_frame_parse_java(ln->s, ln->len, counted ? b->scratch : b->rep->arena, &f) != 0) {
-		skip(b, ln);
-		return 0;
-	}
-	if (!b->sample_has_frames) {
-		b->sample_has_frames = true;
-		b->samples++;
-		if (b->base < 0)
-			b->base = b->sample;
-	}
-	if (!counted)
-		return add_thread_frame(b, ln, &f);
-	if (e) {
-		e->count += e->last_sample != b->sample;
-		e->last_sample = b->sample;
-	}
-	return 0;
 }
 
 static int header(struct bc *b, const struct line *ln, size_t key_len, const char *v, size_t n)
@@ -424,7 +184,7 @@ static int header(struct bc *b, const struct line *ln, size_t key_len, const cha
 		return n > 0 ? cpu_line(b, &rest) : hg_report_add_stat(rep, "blockcanary", key, "");
 	case K_STACK:
 		/* "stack = <time of the first sample>", or its first frame */
-		rc = n == 0 ? 0 : is_timestamp(v, n) ? new_sample(b) : stack_line(b, &rest);
+		rc = n == 0 ? 0 : bc_is_timestamp(v, n) ? bc_new_sample(b) : bc_stack_line(b, &rest);
 		break;
 	case K_MODEL:
 		rep->device = rep->device ? rep->device : value;
@@ -490,9 +250,9 @@ static int one_line(struct bc *b, const struct line *ln)
 	/* Frames without a "stack = " line before them are a stack all the same. */
 	if (b->in_stack || (ln->len > 2 && ln->s[ln->len - 1] == ')' && memchr(ln->s, '(', ln->len))) {
 		b->in_stack = true;
-		return stack_line(b, ln);
+		return bc_stack_line(b, ln);
 	}
-	skip(b, ln);
+	bc_skip(b, ln);
 	return 0;
 }
 
@@ -536,24 +296,6 @@ static int cpu_figures(struct bc *b)
 	return rc;
 }
 
-/* Each frame's repeat: the samples that hold its line. */
-static int thread_figures(struct bc *b)
-{
-	hg_report *rep = b->rep;
-	if (b->thread < 0)
-		return hg_strlist_addf(&rep->warnings, rep->arena, "no stack sample: BlockCanary "
-				       "caught no stack of the main thread during the block");
-	hg_thread *t = &rep->threads.items[b->thread];
-	for (size_t i = 0; i < t->n_frames; i++) {
-		const struct seen *e = seen_find(&b->seen, b->src[i].s, b->src[i].n);
-		t->frames[i].repeat = e ? e->count : 1;
-	}
-	rep->threads.blamed = b->thread;
-	char v[32];
-	snprintf(v, sizeof v, "%ld", b->samples);
-	return hg_report_add_stat(rep, "block", "samples", v);
-}
-
 static int finish(struct bc *b, const char *text, size_t len)
 {
 	hg_report *rep = b->rep;
@@ -563,9 +305,10 @@ static int finish(struct bc *b, const char *text, size_t len)
 		while (next_line(text, len, &pos, &ln) && ln.len == 0)
 			;
 		char q[64];
-		quote(q, sizeof q, ln.s ? ln.s : "", ln.len);
-		return fail(b, ln.s ? &ln : NULL, HG_EPARSE, "not a BlockCanary log: no \"key = value\" "
-			    "header line (like \"time = 1200\"); the first line is \"%s\"", q);
+		quote_text(q, sizeof q, ln.s ? ln.s : "", ln.len);
+		return report_fail(b->err, ln.s ? ln.off : NO_OFFSET, "not a BlockCanary log: no "
+				   "\"key = value\" header line (like \"time = 1200\"); the first line "
+				   "is \"%s\"", q);
 	}
 	rep->kind = HG_KIND_BLOCK;
 	rep->platform = "android";
@@ -578,7 +321,7 @@ static int finish(struct bc *b, const char *text, size_t len)
 	if (rc == 0)
 		rc = cpu_figures(b);
 	if (rc == 0)
-		rc = thread_figures(b);
+		rc = bc_thread_figures(b);
 	if (rc == 0 && b->skipped)
 		rc = hg_strlist_addf(&rep->warnings, rep->arena, "skipped %zu line%s that %s neither "
 				     "a header field nor a stack frame (the first at line %ld: \"%s\")",

@@ -46,10 +46,13 @@ enum hg_input_format report_detect_text(const char *text, size_t len)
 		return HG_FORMAT_ANR_TRACES;
 	/* BlockCanary's "key = value" header. */
 	if (has_line_starting(text, head, "qua = ") || has_line_starting(text, head, "cpu-busy = ") ||
-	    has_line_starting(text, head, "thread-time = ") || has_line_starting(text, head, "api-level = "))
+	    has_line_starting(text, head, "thread-time = ") || has_line_starting(text, head, "api-level = ") ||
+	    has_line_starting(text, head, "timecost = ") || has_line_starting(text, head, "cpurate = "))
 		return HG_FORMAT_BLOCKCANARY;
-	/* Java frames: "at a.b.C.m(...)". */
-	if (has_line_starting(text, head, "at "))
+	/* Java frames: "at a.b.C.m(...)", also behind a logcat prefix
+	 * ("... E AndroidRuntime: \tat a.b.C.m(...)"). */
+	if (has_line_starting(text, head, "at ") || contains(text, head, "\tat ") ||
+	    contains(text, head, ":   at ") || contains(text, head, ": at "))
 		return HG_FORMAT_JAVA_STACK;
 	return HG_FORMAT_AUTO;
 }

@@ -2,7 +2,9 @@
 #ifndef HANGAR_LIB_REPORT_INTERNAL_H
 #define HANGAR_LIB_REPORT_INTERNAL_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "hangar/report.h"
 #include "json.h"
@@ -37,6 +39,40 @@ int report_int_field(const hg_json_doc *doc, const hg_json *v, const char *key, 
 /* A string field copied into the report's arena, or NULL. */
 const char *report_string_field(hg_report *rep, const hg_json *content, const hg_json *wrapper,
 				const char *key);
+
+/* Typed fields (report_json_fields.c).  A field is named by `where` (its
+ * parent's path, "" at the top) and `key` ("" for an element named by
+ * where alone).  Absent or null, it is empty: the getter returns 0 with
+ * *out NULL, false or 0.  Of another type, the getter returns HG_EPARSE
+ * with err filled: `field "<where>.<key>": expected <what>, got <value>`,
+ * at the value's offset when it is a number.  Strings and objects are
+ * borrowed from the document. */
+struct json_fields {
+	const hg_json_doc *doc;
+	struct read_error *err;
+};
+
+/* HG_EPARSE: v, the field where.key, is not <what> ("an object", ...). */
+int report_bad_field(const struct json_fields *jf, const char *where, const char *key,
+		     const hg_json *v, const char *what);
+/* The member key of obj when present and not null, else NULL. */
+const hg_json *report_member(const hg_json *obj, const char *key);
+int report_get_object(const struct json_fields *jf, const hg_json *obj, const char *where,
+		      const char *key, const hg_json **out);
+int report_get_array(const struct json_fields *jf, const hg_json *obj, const char *where,
+		     const char *key, const hg_json **out);
+int report_get_string(const struct json_fields *jf, const hg_json *obj, const char *where,
+		      const char *key, const char **out);
+int report_get_bool(const struct json_fields *jf, const hg_json *obj, const char *where,
+		    const char *key, bool *out);
+/* 0 ... 2^64-1 from the number's digits (never through a double); a
+ * negative one, -2^63 ... -1, as its two's complement.  *has: present. */
+int report_get_u64(const struct json_fields *jf, const hg_json *obj, const char *where,
+		   const char *key, uint64_t *out, bool *has);
+/* A count or an index: an integer >= 0 that fits a long; *out is left
+ * alone when absent.  *has: present. */
+int report_get_count(const struct json_fields *jf, const hg_json *obj, const char *where,
+		     const char *key, long *out, bool *has);
 
 /* The other Matrix tracers and the custom APM format (report_tracers.c). */
 int report_common_fields(const hg_json_doc *doc, const hg_json *content, const hg_json *wrapper,

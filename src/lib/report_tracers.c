@@ -151,12 +151,21 @@ bool report_is_apm(const hg_json *content)
 	return hg_json_get(content, "reportType") || hg_json_get(content, "stack_file");
 }
 
+/* Whether a path has a ".." component (x..y.txt is fine). */
+static bool has_dotdot(const char *path)
+{
+	for (const char *p = path; (p = strstr(p, "..")); p += 2)
+		if ((p == path || p[-1] == '/') && (p[2] == '\0' || p[2] == '/'))
+			return true;
+	return false;
+}
+
 /* The stack file of an APM report: beside the report (or in stack_dir), by
  * a relative name that stays inside that folder. */
 static int read_stack_file(const hg_ctx *ctx, const hg_report *rep, const char *name, char **text,
 			   size_t *len, struct read_error *err)
 {
-	if (name[0] == '/' || strstr(name, "..") || !name[0])
+	if (name[0] == '/' || !name[0] || has_dotdot(name))
 		return report_fail(err, NO_OFFSET, "field \"stack_file\": \"%s\" must be a relative "
 				   "path without \"..\"", name);
 	char *copy = strdup(rep->source);

@@ -1,0 +1,264 @@
+/* The threads of a KSCrash report (private to report_kscrash.c): each
+ * thread's backtrace as native frames, named from the report's own symbols
+ * or, for addresses it did not symbolicate, placed in its binary images.
+ * Matrix-iOS's representative stack, a thread named "HandledThread" or one
+ * whose frames carry repeat_count, is marked `handled` for the blame rules. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report_kscrash_internal.h"
+
+#define HANDLED_THREAD "HandledThread"
+#define MAX_PATH 160
+
+/* One binary image, for addresses the report did not symbolicate. */
+struct image {
+	uint64_t addr, size; /* [addr, addr + size), which may end at 2^64 */
+	const char *name;   /* basename, in the arena */
+};
+
+/* Counts n more threads or frames against --max-stack-lines. */
+static int count_frames(struct kx *k, size_t n, const char *where)
+{
+	size_t max = k->ctx->limits.max_stack_lines;
+	if (n <= max && k->frames <= max - n) {
+		k->frames += n;
+		return 0;
+	}
+	report_fail(k->f.err, NO_OFFSET, "field \"%s\": more than %zu threads and frames in the "
+		    "report, over the limit (see --max-stack-lines)", where, max);
+	return HG_ELIMIT;
+}
+
+/* ---- binary images ---- */
+
+static int image_cmp(const void *a, const void *b)
+{
+	const struct image *x = a, *y = b;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+int kscrash_read_images(struct kx *k, const hg_json *root)
+{
+	const hg_json *arr;
+	int rc = report_get_array(&k->f, root, "", "binary_images", &arr);
+	size_t n = hg_json_count(arr);
+	if (rc != 0 || n == 0)
+		return rc;
+	struct image *img = hg_arena_calloc(k->rep->arena, n, sizeof *img);
+	if (!img)
+		return HG_ENOMEM;
+	size_t i = 0, kept = 0;
+	char where[MAX_PATH];
+	for (const hg_json *e = hg_json_first(arr); e; e = hg_json_next(e), i++) {
+		snprintf(where, sizeof where, "binary_images[%zu]", i);
+		if (hg_json_type(e) != HG_JSON_OBJECT)
+			return report_bad_field(&k->f, where, "", e, "an object");
+		uint64_t addr, size;
+		bool has_addr, has_size;
+		const char *name;
+		if ((rc = report_get_u64(&k->f, e, where, "image_addr", &addr, &has_addr)) != 0 ||
+		    (rc = report_get_u64(&k->f, e, where, "image_size", &size, &has_size)) != 0 ||
+		    (rc = report_get_string(&k->f, e, where, "name", &name)) != 0)
+			return rc;
+		if (!has_addr || !has_size || size == 0 || !name)
+			continue;
+		const char *slash = strrchr(name, '/');
+		img[kept].addr = addr;
+		img[kept].size = size;
+		if (!(img[kept].name = kscrash_dup(k, slash ? slash + 1 : name)))
+			return HG_ENOMEM;
+		kept++;
+	}
+	qsort(img, kept, sizeof *img, image_cmp);
+	k->images = img;
+	k->n_images = kept;
+	return 0;
+}
+
+/* The image holding pc, or NULL.  Images do not overlap in a real process;
+ * when a report says they do, the nearest few starting below pc are tried. */
+static const struct image *find_image(const struct kx *k, uint64_t pc)
+{
+	size_t lo = 0, hi = k->n_images;
+	while (lo < hi) { /* first image starting above pc */
+		size_t mid = lo + (hi - lo) / 2;
+		if (k->images[mid].addr <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo, tries = 0; i > 0 && tries < 8; i--, tries++)
+		if (pc - k->images[i - 1].addr < k->images[i - 1].size)
+			return &k->images[i - 1];
+	return NULL;
+}
+
+/* ---- frames and threads ---- */
+
+/* "libfoo.dylib 0x00000001a2b3c4d0 symbol + 12", as Apple's crash reports
+ * print a frame; "0x1a2b3c000 + 1234" in place of an unknown symbol. */
+static const char *frame_text(struct kx *k, const hg_frame *f, bool has_sym_addr,
+			      uint64_t sym_addr)
+{
+	const char *image = f->image ? f->image : "???";
+	hg_arena *a = k->rep->arena;
+	if (!f->has_pc)
+		return hg_arena_printf(a, "%s %s", image, f->symbol ? f->symbol : "?");
+	if (f->symbol && has_sym_addr && sym_addr <= f->pc)
+		return hg_arena_printf(a, "%s 0x%016" PRIx64 " %s + %" PRIu64, image, f->pc,
+				       f->symbol, f->pc - sym_addr);
+	if (f->symbol)
+		return hg_arena_printf(a, "%s 0x%016" PRIx64 " %s", image, f->pc, f->symbol);
+	if (f->has_offset)
+		return hg_arena_printf(a, "%s 0x%016" PRIx64 " 0x%" PRIx64 " + %" PRIu64, image,
+				       f->pc, f->pc - f->offset, f->offset);
+	return hg_arena_printf(a, "%s 0x%016" PRIx64, image, f->pc);
+}
+
+static int read_frame(struct kx *k, const hg_json *e, const char *where, hg_thread *t,
+		      bool *repeats)
+{
+	if (hg_json_type(e) != HG_JSON_OBJECT)
+		return report_bad_field(&k->f, where, "", e, "an object");
+	uint64_t pc, obj_addr, sym_addr;
+	bool has_pc, has_obj, has_sym, has_repeat;
+	const char *sym, *obj_name;
+	long repeat = 1;
+	int rc;
+	if ((rc = report_get_u64(&k->f, e, where, "instruction_addr", &pc, &has_pc)) != 0 ||
+	    (rc = report_get_u64(&k->f, e, where, "object_addr", &obj_addr, &has_obj)) != 0 ||
+	    (rc = report_get_u64(&k->f, e, where, "symbol_addr", &sym_addr, &has_sym)) != 0 ||
+	    (rc = report_get_string(&k->f, e, where, "object_name", &obj_name)) != 0 ||
+	    (rc = report_get_string(&k->f, e, where, "symbol_name", &sym)) != 0 ||
+	    (rc = report_get_count(&k->f, e, where, "repeat_count", &repeat, &has_repeat)) != 0)
+		return rc;
+	hg_frame *f = hg_thread_add_frame(t, k->rep->arena);
+	if (!f)
+		return HG_ENOMEM;
+	f->kind = HG_FRAME_NATIVE;
+	f->has_pc = has_pc;
+	f->pc = pc;
+	f->repeat = repeat;
+	*repeats |= has_repeat;
+	const struct image *img;
+	if (obj_name && has_obj) {
+		f->image = kscrash_dup(k, obj_name);
+		f->has_offset = has_pc && pc >= obj_addr;
+		f->offset = f->has_offset ? pc - obj_addr : 0;
+	} else if (has_pc && (img = find_image(k, pc)) != NULL) {
+		f->image = img->name; /* already in the arena */
+		f->has_offset = true;
+		f->offset = pc - img->addr;
+	} else {
+		f->image = kscrash_dup(k, obj_name);
+	}
+	f->symbol = f->method = kscrash_dup(k, sym);
+	f->text = frame_text(k, f, has_sym, sym_addr);
+	if ((obj_name && !f->image) || (sym && !f->symbol) || !f->text)
+		return HG_ENOMEM;
+	return 0;
+}
+
+static int read_backtrace(struct kx *k, const hg_json *th, const char *where, size_t ti,
+			  bool *repeats)
+{
+	char bwhere[MAX_PATH], fwhere[MAX_PATH + 48];
+	const hg_json *bt, *contents;
+	long skipped = 0;
+	bool has_skipped;
+	snprintf(bwhere, sizeof bwhere, "%s.backtrace", where);
+	int rc = report_get_object(&k->f, th, where, "backtrace", &bt);
+	if (rc == 0)
+		rc = report_get_array(&k->f, bt, bwhere, "contents", &contents);
+	if (rc == 0)
+		rc = report_get_count(&k->f, bt, bwhere, "skipped", &skipped, &has_skipped);
+	if (rc != 0)
+		return rc;
+	snprintf(fwhere, sizeof fwhere, "%s.contents", bwhere);
+	if ((rc = count_frames(k, hg_json_count(contents), fwhere)) != 0)
+		return rc;
+	size_t j = 0;
+	for (const hg_json *e = hg_json_first(contents); e; e = hg_json_next(e), j++) {
+		snprintf(fwhere, sizeof fwhere, "%s.contents[%zu]", bwhere, j);
+		if ((rc = read_frame(k, e, fwhere, &k->rep->threads.items[ti], repeats)) != 0)
+			return rc;
+	}
+	if (skipped > 0 &&
+	    hg_strlist_addf(&k->rep->warnings, k->rep->arena, "%s: KSCrash skipped %ld frames "
+			    "(the stack overflowed)", where, skipped) != 0)
+		return HG_ENOMEM;
+	return 0;
+}
+
+static bool is_main_queue(const char *queue)
+{
+	/* KSCrash 2.0 cut the first four bytes of queue labels. */
+	return queue && (strcmp(queue, "com.apple.main-thread") == 0 ||
+			 strcmp(queue, "apple.main-thread") == 0);
+}
+
+static int read_thread(struct kx *k, const hg_json *th, const char *where, struct thread_info *info)
+{
+	if (hg_json_type(th) != HG_JSON_OBJECT)
+		return report_bad_field(&k->f, where, "", th, "an object");
+	const char *name, *queue, *state;
+	long index = -1;
+	bool has_index;
+	int rc;
+	if ((rc = report_get_string(&k->f, th, where, "name", &name)) != 0 ||
+	    (rc = report_get_string(&k->f, th, where, "dispatch_queue", &queue)) != 0 ||
+	    (rc = report_get_string(&k->f, th, where, "state", &state)) != 0 ||
+	    (rc = report_get_count(&k->f, th, where, "index", &index, &has_index)) != 0 ||
+	    (rc = report_get_bool(&k->f, th, where, "crashed", &info->crashed)) != 0 ||
+	    (rc = report_get_bool(&k->f, th, where, "current_thread", &info->current)) != 0)
+		return rc;
+	if ((rc = count_frames(k, 1, where)) != 0)
+		return rc;
+	hg_thread *t = hg_threads_add(&k->rep->threads, k->rep->arena);
+	if (!t)
+		return HG_ENOMEM;
+	size_t ti = k->rep->threads.n - 1;
+	info->handled = name && strcmp(name, HANDLED_THREAD) == 0;
+	info->main_queue = is_main_queue(queue);
+	info->main_name = name && strcmp(name, "main") == 0;
+	info->index = has_index ? index : -1;
+	/* Matrix writes index 0 for its representative stack, which is no
+	 * real thread: no tid, so that it is not taken for thread 0. */
+	t->tid = info->handled ? -1 : info->index;
+	t->name = kscrash_dup(k, name ? name : queue); /* a queue label names a nameless thread */
+	t->state = kscrash_dup(k, state);
+	if (((name || queue) && !t->name) || (state && !t->state))
+		return HG_ENOMEM;
+	bool repeats = false;
+	if ((rc = read_backtrace(k, th, where, ti, &repeats)) != 0)
+		return rc;
+	info->handled |= repeats;
+	return 0;
+}
+
+int kscrash_read_threads(struct kx *k, const hg_json *crash, struct thread_info **info)
+{
+	const hg_json *threads, *one = NULL;
+	int rc = report_get_array(&k->f, crash, "crash", "threads", &threads);
+	if (rc == 0 && !threads)
+		rc = report_get_object(&k->f, crash, "crash", "crashed_thread", &one);
+	if (rc != 0)
+		return rc;
+	size_t n = threads ? hg_json_count(threads) : one != NULL;
+	*info = hg_arena_calloc(k->rep->arena, n ? n : 1, sizeof **info);
+	if (!*info)
+		return HG_ENOMEM;
+	if (one)
+		return read_thread(k, one, "crash.crashed_thread", *info);
+	char where[MAX_PATH];
+	size_t i = 0;
+	for (const hg_json *th = hg_json_first(threads); th; th = hg_json_next(th), i++) {
+		snprintf(where, sizeof where, "crash.threads[%zu]", i);
+		if ((rc = read_thread(k, th, where, &(*info)[i])) != 0)
+			return rc;
+	}
+	return 0;
+}
