@@ -123,7 +123,7 @@ typedef struct hg_report {
 	size_t missing_ids;      /* distinct ids absent from the mapping */
 
 	hg_meta_field *meta;
-	size_t meta_len;
+	size_t meta_len, cap_meta;
 	hg_strlist warnings;
 } hg_report;
 
@@ -149,6 +149,11 @@ int hg_reports_read(const hg_ctx *ctx, const char *source, const char *data, siz
 /* Same, reading the input as `format` (HG_FORMAT_AUTO: detect it). */
 int hg_reports_read_as(const hg_ctx *ctx, const char *source, const char *data, size_t len,
 		       enum hg_input_format format, hg_report_sink sink, void *user);
+
+/* Appends a metadata field unless one named key exists: json is its exact
+ * JSON text, text its plain form (NULL: json).  Strings are copied into the
+ * report's arena.  0 or HG_ENOMEM. */
+int hg_report_add_meta(hg_report *report, const char *key, const char *json, const char *text);
 
 /* Appends a figure (strings copied into the report's arena); 0 or HG_ENOMEM. */
 int hg_report_add_stat(hg_report *report, const char *group, const char *name, const char *value);

@@ -97,6 +97,31 @@ int hg_input_format_from_name(const char *name)
 	return -1;
 }
 
+int hg_report_add_meta(hg_report *rep, const char *key, const char *json, const char *text)
+{
+	for (size_t i = 0; i < rep->meta_len; i++)
+		if (strcmp(rep->meta[i].key, key) == 0)
+			return 0; /* the first of a repeated key wins, as in a JSON reader */
+	if (rep->meta_len == rep->cap_meta) {
+		size_t cap = rep->cap_meta ? rep->cap_meta * 2 : 16;
+		hg_meta_field *f = hg_arena_calloc(rep->arena, cap, sizeof *f);
+		if (!f)
+			return HG_ENOMEM;
+		if (rep->meta_len)
+			memcpy(f, rep->meta, rep->meta_len * sizeof *f);
+		rep->meta = f;
+		rep->cap_meta = cap;
+	}
+	hg_meta_field *f = &rep->meta[rep->meta_len];
+	f->key = hg_arena_strdup(rep->arena, key);
+	f->json = hg_arena_strdup(rep->arena, json);
+	f->text = text ? hg_arena_strdup(rep->arena, text) : f->json;
+	if (!f->key || !f->json || !f->text)
+		return HG_ENOMEM;
+	rep->meta_len++;
+	return 0;
+}
+
 int hg_report_add_stat(hg_report *rep, const char *group, const char *name, const char *value)
 {
 	if (rep->n_stats == rep->cap_stats) {

@@ -297,36 +297,22 @@ static const char *dup_str(hg_report *rep, struct str s)
 	return s.s ? hg_arena_strndup(rep->arena, s.s, s.len) : NULL;
 }
 
-static int add_meta(hg_report *rep, size_t *cap, const char *key, struct str value, bool is_number)
+/* Keeps a header value as metadata: a string, or a number's digits. */
+static int add_meta(hg_report *rep, const char *key, struct str value, bool is_number)
 {
 	if (!value.s)
 		return 0;
-	if (rep->meta_len == *cap) {
-		size_t ncap = *cap ? *cap * 2 : 8;
-		hg_meta_field *f = hg_arena_calloc(rep->arena, ncap, sizeof *f);
-		if (!f)
-			return HG_ENOMEM;
-		if (rep->meta_len)
-			memcpy(f, rep->meta, rep->meta_len * sizeof *f);
-		rep->meta = f;
-		*cap = ncap;
-	}
-	hg_meta_field *f = &rep->meta[rep->meta_len];
-	f->key = key;
-	f->text = dup_str(rep, value);
-	if (is_number) {
-		f->json = f->text;
-	} else {
-		hg_buf b;
-		hg_buf_init(&b);
-		hg_buf_json_string(&b, value.s, value.len);
-		f->json = b.failed ? NULL : hg_arena_strndup(rep->arena, b.data, b.len);
-		hg_buf_release(&b);
-	}
-	if (!f->text || !f->json)
+	const char *text = dup_str(rep, value);
+	if (!text)
 		return HG_ENOMEM;
-	rep->meta_len++;
-	return 0;
+	if (is_number)
+		return hg_report_add_meta(rep, key, text, NULL);
+	hg_buf b;
+	hg_buf_init(&b);
+	hg_buf_json_string(&b, value.s, value.len);
+	int rc = b.failed ? HG_ENOMEM : hg_report_add_meta(rep, key, b.data, text);
+	hg_buf_release(&b);
+	return rc;
 }
 
 /* The ANR's cause, from the Subject system_server wrote. */
@@ -411,15 +397,14 @@ static int fill_fields(hg_report *rep, const struct scan *sc, const struct secti
 	if ((process.s && !rep->process) || (sc->fingerprint.s && !rep->device) ||
 	    ((s->time.s || sc->xcrash_time.s) && !rep->time) || (sc->app_version.s && !rep->app_version))
 		return HG_ENOMEM;
-	size_t cap = 0;
 	char pid[24];
 	long p = s->pid >= 0 ? s->pid : sc->xcrash_pid;
 	snprintf(pid, sizeof pid, "%ld", p);
-	int rc = add_meta(rep, &cap, "subject", sc->subject, false);
+	int rc = add_meta(rep, "subject", sc->subject, false);
 	if (rc == 0 && p >= 0)
-		rc = add_meta(rep, &cap, "pid", (struct str){pid, strlen(pid)}, true);
+		rc = add_meta(rep, "pid", (struct str){pid, strlen(pid)}, true);
 	if (rc == 0)
-		rc = add_meta(rep, &cap, "abi", sc->abi, false);
+		rc = add_meta(rep, "abi", sc->abi, false);
 	return rc;
 }
 

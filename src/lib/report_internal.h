@@ -36,6 +36,9 @@ const hg_json *report_field(const hg_json *content, const hg_json *wrapper, cons
 /* An exact integer field, or HG_EPARSE naming key. */
 int report_int_field(const hg_json_doc *doc, const hg_json *v, const char *key, int64_t *out,
 		     struct read_error *err);
+/* Keeps v as metadata `key` (exact JSON text; strings also unquoted). */
+int report_add_json_meta(hg_report *rep, const hg_json_doc *doc, const char *key, const hg_json *v);
+
 /* A string field copied into the report's arena, or NULL. */
 const char *report_string_field(hg_report *rep, const hg_json *content, const hg_json *wrapper,
 				const char *key);

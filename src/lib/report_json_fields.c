@@ -173,3 +173,14 @@ int report_get_count(const struct json_fields *jf, const hg_json *obj, const cha
 	*has = true;
 	return 0;
 }
+
+int report_add_json_meta(hg_report *rep, const hg_json_doc *doc, const char *key, const hg_json *v)
+{
+	hg_buf b;
+	hg_buf_init(&b);
+	hg_json_write(doc, v, &b);
+	int rc = b.failed ? HG_ENOMEM
+			  : hg_report_add_meta(rep, key, b.data ? b.data : "", hg_json_string(v));
+	hg_buf_release(&b);
+	return rc;
+}

@@ -245,37 +245,6 @@ static int read_system(struct kx *k, const hg_json *root)
 	return 0;
 }
 
-static int add_meta(hg_report *rep, const hg_json_doc *doc, const char *key, const hg_json *v,
-		    size_t *cap)
-{
-	for (size_t i = 0; i < rep->meta_len; i++)
-		if (strcmp(rep->meta[i].key, key) == 0)
-			return 0;
-	if (rep->meta_len == *cap) {
-		size_t ncap = *cap ? *cap * 2 : 8;
-		hg_meta_field *f = hg_arena_calloc(rep->arena, ncap, sizeof *f);
-		if (!f)
-			return HG_ENOMEM;
-		if (rep->meta_len)
-			memcpy(f, rep->meta, rep->meta_len * sizeof *f);
-		rep->meta = f;
-		*cap = ncap;
-	}
-	hg_buf b;
-	hg_buf_init(&b);
-	hg_json_write(doc, v, &b);
-	hg_meta_field *f = &rep->meta[rep->meta_len];
-	f->key = hg_arena_strdup(rep->arena, key);
-	f->json = b.failed ? NULL : hg_arena_strndup(rep->arena, b.data ? b.data : "", b.len);
-	hg_buf_release(&b);
-	const char *s = hg_json_string(v);
-	f->text = s ? hg_arena_strdup(rep->arena, s) : f->json;
-	if (!f->key || !f->json || !f->text)
-		return HG_ENOMEM;
-	rep->meta_len++;
-	return 0;
-}
-
 /* Everything but the evidence (threads, images; "buffer" and "stack",
  * the evidence of Matrix reports, are never metadata either) and a
  * profile's sample table: top-level members, then crash.error and
@@ -283,7 +252,6 @@ static int add_meta(hg_report *rep, const hg_json_doc *doc, const char *key, con
 static int read_meta(struct kx *k, const hg_json *root, const hg_json *crash, bool profile)
 {
 	static const char *const evidence[] = {"crash", "binary_images", "buffer", "stack"};
-	size_t cap = 0;
 	int rc = 0;
 	for (const hg_json *m = hg_json_first(root); m && rc == 0; m = hg_json_next(m)) {
 		const char *key = hg_json_key(m);
@@ -291,13 +259,13 @@ static int read_meta(struct kx *k, const hg_json *root, const hg_json *crash, bo
 		for (size_t i = 0; i < sizeof evidence / sizeof *evidence; i++)
 			skip |= strcmp(key, evidence[i]) == 0;
 		if (!skip)
-			rc = add_meta(k->rep, k->f.doc, key, m, &cap);
+			rc = report_add_json_meta(k->rep, k->f.doc, key, m);
 	}
 	const hg_json *error = hg_json_get(crash, "error"), *diagnosis = hg_json_get(crash, "diagnosis");
 	if (rc == 0 && error && !profile)
-		rc = add_meta(k->rep, k->f.doc, "error", error, &cap);
+		rc = report_add_json_meta(k->rep, k->f.doc, "error", error);
 	if (rc == 0 && diagnosis)
-		rc = add_meta(k->rep, k->f.doc, "diagnosis", diagnosis, &cap);
+		rc = report_add_json_meta(k->rep, k->f.doc, "diagnosis", diagnosis);
 	return rc;
 }
 

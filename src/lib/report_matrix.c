@@ -127,40 +127,15 @@ static bool is_evidence(const char *key)
 	return strcmp(key, "buffer") == 0 || strcmp(key, "stack") == 0;
 }
 
-static int add_meta(hg_report *rep, const hg_json_doc *doc, const hg_json *obj, size_t *cap,
-		    bool skip_content)
+static int add_meta(hg_report *rep, const hg_json_doc *doc, const hg_json *obj, bool skip_content)
 {
 	for (const hg_json *m = hg_json_first(obj); m; m = hg_json_next(m)) {
 		const char *key = hg_json_key(m);
 		if (is_evidence(key) || (skip_content && strcmp(key, "content") == 0))
 			continue;
-		bool dup = false;
-		for (size_t i = 0; i < rep->meta_len && !dup; i++)
-			dup = strcmp(rep->meta[i].key, key) == 0;
-		if (dup)
-			continue;
-		if (rep->meta_len == *cap) {
-			size_t ncap = *cap ? *cap * 2 : 16;
-			hg_meta_field *f = hg_arena_calloc(rep->arena, ncap, sizeof *f);
-			if (!f)
-				return HG_ENOMEM;
-			if (rep->meta_len)
-				memcpy(f, rep->meta, rep->meta_len * sizeof *f);
-			rep->meta = f;
-			*cap = ncap;
-		}
-		hg_buf b;
-		hg_buf_init(&b);
-		hg_json_write(doc, m, &b);
-		hg_meta_field *f = &rep->meta[rep->meta_len];
-		f->key = hg_arena_strdup(rep->arena, key);
-		f->json = b.failed ? NULL : hg_arena_strndup(rep->arena, b.data ? b.data : "", b.len);
-		hg_buf_release(&b);
-		const char *s = hg_json_string(m);
-		f->text = s ? hg_arena_strdup(rep->arena, s) : f->json;
-		if (!f->key || !f->json || !f->text)
-			return HG_ENOMEM;
-		rep->meta_len++;
+		int rc = report_add_json_meta(rep, doc, key, m);
+		if (rc != 0)
+			return rc;
 	}
 	return 0;
 }
@@ -197,10 +172,9 @@ int report_from_json(const hg_ctx *ctx, const hg_json_doc *doc, const hg_json *o
 		rc = read_evil_method(ctx, doc, content, obj, rep, err);
 	if (rc != 0)
 		return rc;
-	size_t cap = 0;
-	if (content != obj && (rc = add_meta(rep, doc, content, &cap, false)) != 0)
+	if (content != obj && (rc = add_meta(rep, doc, content, false)) != 0)
 		return rc;
-	return add_meta(rep, doc, obj, &cap, content != obj);
+	return add_meta(rep, doc, obj, content != obj);
 }
 
 /* Trace_EvilMethod (every detail): a raw buffer or a structured stack, and
