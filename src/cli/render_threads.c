@@ -93,7 +93,8 @@ void render_threads_tree(hg_buf *out, const hg_report *rep, const struct render_
 			 const struct style *st)
 {
 	const hg_threads *ts = &rep->threads;
-	unsigned shown_flags = HG_THREAD_BLAMED | HG_THREAD_BLOCKS_MAIN | HG_THREAD_DEADLOCKED;
+	unsigned shown_flags = HG_THREAD_MAIN | HG_THREAD_BLAMED | HG_THREAD_BLOCKS_MAIN |
+				HG_THREAD_DEADLOCKED;
 	size_t shown = 0;
 	hg_buf_putc(out, '\n');
 	if (ts->blamed >= 0) { /* the blamed thread first */
