@@ -1,0 +1,158 @@
+/* What the text-reader tests share (BlockCanary, Java stacks): reading an
+ * input with a recorded diagnostic, loading a fixture, and asserting on
+ * figures, warnings and frames.  Before including, define FIXTURE_SOURCE
+ * (the source name), FIXTURE_FORMAT (the reader) and FIXTURE_DIR (the
+ * testdata folder), and `testdata` (the testdata path).  Functions are
+ * static: a test that does not use one gets -Wunused-function, hence the
+ * attribute. */
+#ifndef HANGAR_TESTS_TEXT_READER_FIXTURE_H
+#define HANGAR_TESTS_TEXT_READER_FIXTURE_H
+
+/* ---- reading ---- */
+
+struct got {
+	hg_ctx ctx;
+	hg_report *rep;      /* the first report delivered */
+	size_t delivered, diags;
+	long diag_line;
+	char diag_msg[600];
+};
+
+static __attribute__((unused)) void on_diag(void *user, const hg_diag *d)
+{
+	struct got *g = user;
+	if (g->diags++ == 0) {
+		g->diag_line = d->line;
+		snprintf(g->diag_msg, sizeof g->diag_msg, "%s", d->message);
+	}
+}
+
+static __attribute__((unused)) int keep_first(void *user, hg_report *rep)
+{
+	struct got *g = user;
+	if (g->delivered++ == 0)
+		g->rep = rep;
+	else
+		hg_report_destroy(rep);
+	return 0;
+}
+
+static __attribute__((unused)) void got_init(struct got *g)
+{
+	memset(g, 0, sizeof *g);
+	hg_ctx_init(&g->ctx);
+	g->ctx.diag = on_diag;
+	g->ctx.diag_user = g;
+}
+
+static __attribute__((unused)) void got_release(struct got *g)
+{
+	hg_report_destroy(g->rep);
+	g->rep = NULL;
+}
+
+/* Reads text as `format`; returns the number of failed reports (0 or 1). */
+static __attribute__((unused)) int read_as(struct got *g, const char *text, size_t len, enum hg_input_format format)
+{
+	got_release(g);
+	g->delivered = g->diags = 0;
+	int rc = hg_reports_read_as(&g->ctx, FIXTURE_SOURCE, text, len, format, keep_first, g);
+	assert_true(rc == 0 || rc == 1);
+	assert_int_equal(g->delivered, 1);
+	return rc;
+}
+
+static __attribute__((unused)) const hg_report *read_good(struct got *g, const char *text, enum hg_input_format format)
+{
+	assert_int_equal(read_as(g, text, strlen(text), format), 0);
+	if (g->rep->error)
+		fail_msg("unexpected error: %s", g->rep->error);
+	assert_int_equal(g->diags, 0);
+	return g->rep;
+}
+
+/* One failed report whose error holds needle; its diagnostic is on line. */
+static __attribute__((unused)) void read_bad(struct got *g, const char *text, const char *needle, long line)
+{
+	assert_int_equal(read_as(g, text, strlen(text), FIXTURE_FORMAT), 1);
+	assert_non_null(g->rep->error);
+	if (!strstr(g->rep->error, needle))
+		fail_msg("\"%s\" does not contain \"%s\"", g->rep->error, needle);
+	assert_int_equal(g->diags, 1);
+	assert_string_equal(g->diag_msg, g->rep->error);
+	assert_int_equal(g->diag_line, line);
+}
+
+static __attribute__((unused)) char *load(const char *name, size_t *len)
+{
+	char path[512];
+	snprintf(path, sizeof path, "%s/" FIXTURE_DIR "/%s", testdata, name);
+	hg_ctx ctx;
+	hg_ctx_init(&ctx);
+	char *data = NULL;
+	assert_int_equal(hg_input_read(&ctx, path, &data, len), 0);
+	return data;
+}
+
+/* ---- looking at a report ---- */
+
+static __attribute__((unused)) const char *figure(const hg_report *r, const char *group, const char *name, size_t nth)
+{
+	for (size_t i = 0; i < r->n_stats; i++)
+		if (r->stats[i].group && strcmp(r->stats[i].group, group) == 0 &&
+		    strcmp(r->stats[i].name, name) == 0 && nth-- == 0)
+			return r->stats[i].value;
+	return NULL;
+}
+
+static __attribute__((unused)) size_t figures_in(const hg_report *r, const char *group)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < r->n_stats; i++)
+		n += r->stats[i].group && strcmp(r->stats[i].group, group) == 0;
+	return n;
+}
+
+static __attribute__((unused)) void assert_figure(const hg_report *r, const char *group, const char *name,
+			  const char *value)
+{
+	const char *v = figure(r, group, name, 0);
+	if (!v)
+		fail_msg("no figure %s/%s", group, name);
+	assert_string_equal(v, value);
+}
+
+static __attribute__((unused)) bool has_warning(const hg_report *r, const char *needle)
+{
+	for (size_t i = 0; i < r->warnings.len; i++)
+		if (strstr(r->warnings.items[i], needle))
+			return true;
+	return false;
+}
+
+static __attribute__((unused)) void assert_warning(const hg_report *r, const char *needle)
+{
+	if (!has_warning(r, needle)) {
+		for (size_t i = 0; i < r->warnings.len; i++)
+			fprintf(stderr, "warning: %s\n", r->warnings.items[i]);
+		fail_msg("no warning contains \"%s\"", needle);
+	}
+}
+
+static __attribute__((unused)) void assert_frame(const hg_frame *f, const char *cls, const char *method, const char *file,
+			 long line, long repeat)
+{
+	assert_int_equal(f->kind, HG_FRAME_JAVA);
+	assert_string_equal(f->cls, cls);
+	assert_string_equal(f->method, method);
+	if (file)
+		assert_string_equal(f->file, file);
+	else
+		assert_null(f->file);
+	assert_int_equal(f->line, line);
+	if (f->repeat != repeat)
+		fail_msg("%s: repeat %ld, expected %ld", f->text, f->repeat, repeat);
+	assert_null(strchr(f->text, '\r'));
+}
+
+#endif
