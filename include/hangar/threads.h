@@ -32,6 +32,8 @@ typedef struct hg_frame {
 	const char *text;       /* the frame as written, trimmed */
 	bool retraced;          /* names come from a ProGuard/R8 mapping */
 	bool alternative;       /* one of several candidates of an ambiguous retrace */
+	int candidate;          /* then which one (1, 2, ...; a candidate may be several
+	                           inlined frames); 0 when not ambiguous */
 } hg_frame;
 
 enum hg_thread_flag {

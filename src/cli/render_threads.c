@@ -62,7 +62,10 @@ static void thread_body(hg_buf *out, const hg_report *rep, const hg_thread *t,
 {
 	for (size_t i = 0; i < t->n_frames; i++) {
 		const hg_frame *f = &t->frames[i];
-		hg_buf_puts(out, f->alternative ? "    or " : "    ");
+		/* Ambiguous retrace: "or" opens each candidate after the first;
+		 * the rest of a candidate's (inlined) frames line up under it. */
+		bool opens = f->candidate > 1 && (i == 0 || t->frames[i - 1].candidate != f->candidate);
+		hg_buf_puts(out, opens ? "    or " : f->candidate > 1 ? "       " : "    ");
 		frame_text(out, f);
 		if (f->repeat > 1)
 			hg_buf_printf(out, "  %s%ld", st->times, f->repeat);
@@ -227,6 +230,10 @@ static void frame_json(hg_buf *out, const hg_frame *f)
 	}
 	hg_buf_printf(out, ",\"repeat\":%ld,\"retraced\":%s,\"alternative\":%s", f->repeat,
 		      f->retraced ? "true" : "false", f->alternative ? "true" : "false");
+	if (f->candidate)
+		hg_buf_printf(out, ",\"candidate\":%d", f->candidate);
+	else
+		hg_buf_puts(out, ",\"candidate\":null");
 	json_str(out, "text", f->text, true);
 	hg_buf_putc(out, '}');
 }

@@ -22,7 +22,10 @@ static char *frame_file(hg_arena *arena, const struct rt_frame *f)
 static int emit_result(struct frames_vec *v, hg_arena *arena, const hg_frame *from,
 		       const struct rt_out *o)
 {
+	size_t c = 0; /* the candidate frame i belongs to, 0-based */
 	for (size_t i = 0; i < o->n; i++) {
+		while (c + 1 < o->n_cand && o->cand[c + 1] <= i)
+			c++;
 		if (!pg_grow((void **)&v->items, &v->cap, v->n + 1, sizeof *v->items))
 			return HG_ENOMEM;
 		const struct rt_frame *f = &o->f[i];
@@ -38,6 +41,7 @@ static int emit_result(struct frames_vec *v, hg_arena *arena, const hg_frame *fr
 		t->text = from->text;
 		t->retraced = true;
 		t->alternative = o->n_cand > 1;
+		t->candidate = o->n_cand > 1 ? (int)c + 1 : 0;
 		if (!t->cls || !t->method || !t->file)
 			return HG_ENOMEM;
 	}

@@ -403,11 +403,14 @@ static void test_report_alternatives(void **state)
 		assert_true(t->frames[i].retraced);
 		assert_int_equal(t->frames[i].line, -1);
 		assert_ptr_equal(t->frames[i].text, t->frames[0].text);
+		/* Each one-frame candidate is numbered in order. */
+		assert_int_equal(t->frames[i].candidate, (int)i + 1);
 	}
 	assert_string_equal(t->frames[0].method, "put");
 	assert_string_equal(t->frames[1].method, "remove");
 	const hg_frame *last = &t->frames[alts];
 	assert_false(last->alternative);
+	assert_int_equal(last->candidate, 0);
 	assert_string_equal(last->method, "remove");
 	assert_int_equal(last->line, 320);
 	/* No mapping, or a failed report: nothing changes. */
