@@ -71,6 +71,7 @@ typedef struct hg_ctx {
 	void *diag_user;
 	hg_limits limits;
 	const char *stack_dir; /* where APM reports' stack files are; NULL: beside the report */
+	int keep_text;         /* give each report its original text (hg_report.text) */
 } hg_ctx;
 
 /* Fills ctx with no diagnostics sink and the default limits. */

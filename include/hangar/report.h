@@ -84,6 +84,11 @@ typedef struct hg_report {
 	long number;            /* 1-based report number within the source */
 	const char *error;      /* non-NULL: the report could not be read; the
 	                           fields below are unset */
+	const char *text;       /* with ctx->keep_text: the report's own text (a JSON
+	                           report re-printed compactly, numbers verbatim; the
+	                           bytes of an input that did not parse; a whole text
+	                           dump); else NULL */
+	size_t text_len;
 
 	/* what */
 	enum hg_input_format format;

@@ -21,6 +21,8 @@ struct reader {
 	void *user;
 	enum hg_input_format format; /* AUTO: per JSON object */
 	int failed;
+	const char *span;            /* with keep_text: the text of the report at hand */
+	size_t span_len;
 	/* A cursor that turns offsets into line:col moving forward only, so
 	 * many errors in one big input stay linear. */
 	size_t cur_off, cur_line_start;
@@ -48,10 +50,38 @@ static void locate(struct reader *r, size_t off, long *line, long *col)
 	*col = (long)(off - r->cur_line_start) + 1;
 }
 
-/* Hands a report to the sink; returns the sink's verdict. */
+/* Hands a report to the sink; returns the sink's verdict.  With keep_text
+ * the report gets its text (the span at hand, unless it has one). */
 static int deliver(struct reader *r, hg_report *rep)
 {
+	if (r->ctx->keep_text && !rep->text && r->span) {
+		char *t = hg_arena_alloc(rep->arena, r->span_len + 1);
+		if (!t) {
+			hg_report_destroy(rep);
+			return HG_ENOMEM;
+		}
+		memcpy(t, r->span, r->span_len);
+		rep->text = t;
+		rep->text_len = r->span_len;
+	}
+	r->span = NULL;
 	return r->sink(r->user, rep);
+}
+
+/* With keep_text: obj re-printed compactly as the report's text. */
+static int keep_json(struct reader *r, hg_report *rep, const hg_json_doc *doc, const hg_json *obj)
+{
+	if (!r->ctx->keep_text)
+		return 0;
+	hg_buf b;
+	hg_buf_init(&b);
+	hg_json_write(doc, obj, &b);
+	if (!b.failed) {
+		rep->text = hg_arena_strndup(rep->arena, b.data ? b.data : "", b.len);
+		rep->text_len = b.len;
+	}
+	hg_buf_release(&b);
+	return b.failed || !rep->text ? HG_ENOMEM : 0;
 }
 
 /* Records a failed report: diagnostic plus an error report for the sink.
@@ -87,8 +117,23 @@ static int one_report(struct reader *r, const hg_json_doc *doc, const hg_json *o
 	}
 	if (rc != 0) {
 		hg_report_destroy(rep);
+		if (r->ctx->keep_text) { /* the failed object's own text */
+			hg_buf b;
+			hg_buf_init(&b);
+			hg_json_write(doc, obj, &b);
+			r->span = b.data ? b.data : "";
+			r->span_len = b.len;
+			rc = fail_report(r, number, line,
+					 err.offset == NO_OFFSET ? NO_OFFSET : base + err.offset, err.msg);
+			hg_buf_release(&b);
+			return rc;
+		}
 		return fail_report(r, number, line, err.offset == NO_OFFSET ? NO_OFFSET : base + err.offset,
 				   err.msg);
+	}
+	if (keep_json(r, rep, doc, obj) != 0) {
+		hg_report_destroy(rep);
+		return HG_ENOMEM;
 	}
 	return deliver(r, rep);
 }
@@ -198,6 +243,9 @@ static int read_values(struct reader *r, size_t pos)
 		if (c != '{' && c != '[') {
 			bool same_line = prev_end != SIZE_MAX &&
 					 !memchr(r->text + prev_end, '\n', pos - prev_end);
+			const char *eol = memchr(r->text + pos, '\n', r->len - pos);
+			r->span = r->text + pos;
+			r->span_len = eol ? (size_t)(eol - r->span) : r->len - pos;
 			rc = syntax_error(r, ++number, line, pos, !same_line
 					  ? "expected a JSON report (an object, an array of objects, "
 					    "or one object per line)"
@@ -236,6 +284,8 @@ static int read_values(struct reader *r, size_t pos)
 				while (at > pos && (unsigned char)r->text[at - 1] <= 0x20)
 					at--;
 			}
+			r->span = r->text + pos;
+			r->span_len = next - pos;
 			rc = syntax_error(r, ++number, line, at, skipped_lines(r, pos, next) ?
 					  "invalid JSON (reading resumes at the next line that starts "
 					  "with '{' or '[')" : "invalid JSON");
@@ -302,6 +352,8 @@ static int read_text(struct reader *r, size_t start, enum hg_input_format format
 	struct read_error err = {"", NO_OFFSET};
 	const char *text = r->text + start;
 	size_t len = r->len - start;
+	r->span = text;
+	r->span_len = len;
 	int rc = format == HG_FORMAT_ANR_TRACES    ? report_from_anr_traces(r->ctx, text, len, rep, &err)
 		 : format == HG_FORMAT_BLOCKCANARY ? report_from_blockcanary(r->ctx, text, len, rep, &err)
 						   : report_from_java_stack(r->ctx, text, len, rep, &err);
@@ -326,7 +378,8 @@ int hg_reports_read(const hg_ctx *ctx, const char *source, const char *data, siz
 int hg_reports_read_as(const hg_ctx *ctx, const char *source, const char *data, size_t len,
 		       enum hg_input_format format, hg_report_sink sink, void *user)
 {
-	struct reader r = {ctx, source, data, len, sink, user, format, 0, 0, 0, 1};
+	struct reader r = {.ctx = ctx, .source = source, .text = data, .len = len, .sink = sink,
+			   .user = user, .format = format, .cur_line = 1};
 	size_t start = skip_space(data, 0, len);
 	bool json = start < len && (data[start] == '{' || data[start] == '[');
 	if (!json && start < len && (format == HG_FORMAT_AUTO || format == HG_FORMAT_MATRIX) &&
@@ -356,7 +409,8 @@ int hg_reports_read_as(const hg_ctx *ctx, const char *source, const char *data, 
 int hg_reports_read_raw(const hg_ctx *ctx, const char *source, const unsigned char *data,
 			size_t len, const hg_raw_opts *opts, hg_report_sink sink, void *user)
 {
-	struct reader r = {ctx, source, (const char *)data, len, sink, user, HG_FORMAT_RAW, 0, 0, 0, 1};
+	struct reader r = {.ctx = ctx, .source = source, .text = (const char *)data, .len = len,
+			   .sink = sink, .user = user, .format = HG_FORMAT_RAW, .cur_line = 1};
 	hg_report *rep = report_new(source, 0, 1);
 	if (!rep)
 		return HG_ENOMEM;
@@ -375,6 +429,8 @@ int hg_reports_read_raw(const hg_ctx *ctx, const char *source, const unsigned ch
 	rep->cost = opts->cost;
 	rep->kind = HG_KIND_SLOW_METHOD;
 	rep->format = HG_FORMAT_RAW;
+	r.span = (const char *)data;
+	r.span_len = len;
 	if (rc == 0)
 		rc = report_analyse_buffer(rep, words, n, opts->strict, opts->has_end_time, opts->end_time);
 	if (rc != 0) {
