@@ -22,8 +22,13 @@ struct command {
 	void (*usage)(FILE *out);
 };
 
+extern const struct command cmd_ingest;
+extern const struct command cmd_rejected;
+extern const struct command cmd_reports;
+extern const struct command cmd_show;
 extern const struct command cmd_stack;
 extern const struct command cmd_symbolicate;
+extern const struct command cmd_top;
 
 /* What cli_print_diag keeps: the count of errors and the last message. */
 struct cli_diag_sink {

@@ -7,8 +7,13 @@
 
 /* Sorted by name. */
 static const struct command *const commands[] = {
+	&cmd_ingest,
+	&cmd_rejected,
+	&cmd_reports,
+	&cmd_show,
 	&cmd_stack,
 	&cmd_symbolicate,
+	&cmd_top,
 };
 #define N_COMMANDS (sizeof commands / sizeof *commands)
 
@@ -35,7 +40,7 @@ static void usage(FILE *out)
 		"\n"
 		"'hangar help <command>' or 'hangar <command> --help' shows a command's options.\n"
 		"Exit status: 0 fine, 1 some input failed (the rest was done), 2 usage error.\n"
-		"See hangar(1), hangar-stack(1) and hangar-formats(5).\n",
+		"See hangar(1), hangar-stack(1), hangar-symbolicate(1) and hangar-formats(5).\n",
 		"help", "show this help, or a command's");
 }
 

@@ -1,0 +1,127 @@
+/* The cluster store: one SQLite file that keeps every report read, grouped
+ * by signature, with a merged call tree per cluster, and every rejected
+ * input with its reason.  Schema versioned (PRAGMA user_version) and
+ * documented in hangar-formats(5), so people can query it with sqlite3. */
+#ifndef HANGAR_STORE_H
+#define HANGAR_STORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cluster.h"
+#include "hangar.h"
+#include "report.h"
+
+#define HG_STORE_SCHEMA_VERSION 1
+
+typedef struct hg_store hg_store;
+
+/* Opens (creating and migrating) the store at path: WAL mode, a busy
+ * timeout so that concurrent writers wait rather than fail.  A file that is
+ * not a hangar store, is corrupt, or is from a newer hangar gives a clear
+ * error (diagnostic naming path) and HG_EPARSE.  Caller owns *out. */
+int hg_store_open(const hg_ctx *ctx, const char *path, hg_store **out);
+/* Accepts NULL; rolls back an unfinished batch. */
+void hg_store_close(hg_store *store);
+
+/* PRAGMA integrity_check: 0 when the file is sound, else HG_EPARSE with one
+ * diagnostic per problem (at most 10). */
+int hg_store_check(hg_store *store);
+
+/* Batches: everything between begin and commit lands at once or not at all. */
+int hg_store_begin(hg_store *store);
+int hg_store_commit(hg_store *store);
+int hg_store_rollback(hg_store *store);
+
+/* Adds one report with its signature and original text.  A report whose
+ * text (SHA-256) is already stored changes nothing and sets *duplicate.
+ * Otherwise its cluster is created or updated: count, first/last seen,
+ * costs, versions, devices, scenes, and the merged call tree. */
+int hg_store_add_report(hg_store *store, const hg_report *rep, const hg_signature *sig,
+			const char *text, size_t len, bool *duplicate);
+
+/* Records an input that could not be read, with its reason and bytes
+ * (the same source+line+bytes is recorded once). */
+int hg_store_add_rejected(hg_store *store, const char *source, long line, const char *reason,
+			  const char *text, size_t len);
+
+/* One cluster, as the queries return it (strings valid during the callback). */
+typedef struct hg_cluster_row {
+	const char *hash;
+	const char *kind;          /* the signature's family */
+	const char *title;
+	const char *key_symbol;    /* may be NULL */
+	int64_t count;
+	int64_t devices;           /* distinct devices */
+	const char *first_seen;    /* report times as written (or ingest time) */
+	const char *last_seen;
+	int64_t cost_p50, cost_p90, cost_p99, cost_max;
+	const char *versions;      /* JSON object {"version": count}, "unknown" for none */
+	const char *frames;        /* JSON array of the signature frames */
+	bool symbolicated;
+} hg_cluster_row;
+
+typedef int (*hg_cluster_fn)(void *user, const hg_cluster_row *row);
+
+typedef struct hg_top_query {
+	const char *sort;          /* "count" (default), "cost", "devices", "recent" */
+	const char *kind;          /* family; NULL: all */
+	const char *version;       /* NULL: all */
+	const char *since, *until; /* compared with report time text; NULL: open */
+	const char *scene_regex;   /* PCRE2 on any scene of the cluster; NULL: all */
+	long limit;                /* <= 0: no limit */
+} hg_top_query;
+
+int hg_store_top(hg_store *store, const hg_top_query *q, hg_cluster_fn fn, void *user);
+
+/* The full hash of the one cluster whose hash starts with prefix:
+ * 0, HG_EINVAL (none) or HG_EPARSE (ambiguous). */
+int hg_store_resolve(hg_store *store, const char *prefix, char hash[33]);
+int hg_store_cluster(hg_store *store, const char *hash, hg_cluster_fn fn, void *user);
+
+/* How a cluster's reports spread over "version", "device" or "scene"
+ * (value NULL for reports without one), most frequent first. */
+typedef int (*hg_count_fn)(void *user, const char *value, int64_t count);
+int hg_store_cluster_counts(hg_store *store, const char *hash, const char *by, hg_count_fn fn,
+			    void *user);
+
+/* The merged call tree of a cluster, parents before children. */
+typedef struct hg_tree_row {
+	int64_t id, parent;        /* parent 0 for a root */
+	const char *symbol;
+	int64_t reports;           /* reports whose tree passes through this node */
+	int64_t total_cost, max_cost, self_cost;
+	bool on_key_path;
+} hg_tree_row;
+typedef int (*hg_tree_fn)(void *user, const hg_tree_row *row);
+int hg_store_cluster_tree(hg_store *store, const char *hash, hg_tree_fn fn, void *user);
+
+/* The reports of a cluster, newest first. */
+typedef struct hg_report_row {
+	const char *content_hash;
+	const char *source;
+	long line;
+	const char *time, *version, *device, *scene;
+	int64_t cost;
+} hg_report_row;
+typedef int (*hg_report_row_fn)(void *user, const hg_report_row *row);
+int hg_store_reports(hg_store *store, const char *hash, long limit, hg_report_row_fn fn,
+		     void *user);
+
+/* The original text of a stored report (content hash prefix), caller frees. */
+int hg_store_report_text(hg_store *store, const char *content_hash, char **text, size_t *len);
+
+typedef struct hg_rejected_row {
+	int64_t id;
+	const char *source;
+	long line;
+	const char *reason;
+	const char *when;
+	size_t size;
+} hg_rejected_row;
+typedef int (*hg_rejected_fn)(void *user, const hg_rejected_row *row);
+int hg_store_rejected(hg_store *store, hg_rejected_fn fn, void *user);
+int hg_store_rejected_text(hg_store *store, int64_t id, char **text, size_t *len);
+
+#endif

@@ -1,0 +1,104 @@
+/* hangar rejected: what the store could not read, and why. */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store_cli.h"
+
+static void rejected_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: hangar rejected [OPTIONS] [ID]\n"
+		"\n"
+		"The inputs ingest rejected, with the reason; with an ID, that input's\n"
+		"original bytes.\n"
+		"\n"
+		"Options:\n"
+		"      --db FILE      the store (default: $HANGAR_DB, else ./hangar.db)\n"
+		"  -f, --format F     table (default), json or csv\n"
+		"  -h, --help         show this help\n");
+}
+
+struct list {
+	enum row_format format;
+	size_t rows;
+};
+
+static int on_rejected(void *user, const hg_rejected_row *r)
+{
+	struct list *l = user;
+	char id[24], line[24], size[24];
+	snprintf(id, sizeof id, "%" PRId64, r->id);
+	snprintf(line, sizeof line, "%ld", r->line);
+	snprintf(size, sizeof size, "%zu", r->size);
+	bool j = l->format == ROWS_JSON;
+	struct cell cells[] = {
+		{"id", id, 5, j},        {"when", r->when, 20, false}, {"line", line, 6, j},
+		{"bytes", size, 7, j},   {"source", r->source, 30, false},
+		{"reason", r->reason, 0, false},
+	};
+	if (l->rows++ == 0)
+		print_header(stdout, l->format, cells, sizeof cells / sizeof *cells);
+	print_row(stdout, l->format, cells, sizeof cells / sizeof *cells);
+	return 0;
+}
+
+static const struct option long_options[] = {
+	{"db", required_argument, NULL, 'D'},
+	{"format", required_argument, NULL, 'f'},
+	{"help", no_argument, NULL, 'h'},
+	{NULL, 0, NULL, 0},
+};
+
+static int run_rejected(int argc, char **argv)
+{
+	struct list l = {0};
+	const char *db = NULL;
+	int c;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":f:h", long_options, NULL)) != -1) {
+		switch (c) {
+		case 'D': db = optarg; break;
+		case 'f':
+			if (!parse_row_format("rejected", optarg, &l.format))
+				return EXIT_USAGE;
+			break;
+		case 'h': rejected_usage(stdout); return EXIT_FINE;
+		case ':': return cli_usage_error("rejected", "option '%s' needs a value", argv[optind - 1]);
+		default: return cli_usage_error("rejected", "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	int64_t id = 0;
+	if (optind < argc && (!cli_parse_int64(argv[optind], &id) || id <= 0 || optind + 1 < argc))
+		return cli_usage_error("rejected", "ID must be one number from 'hangar rejected'");
+	hg_ctx ctx;
+	hg_ctx_init(&ctx);
+	ctx.diag = cli_print_diag;
+	hg_store *store;
+	if (hg_store_open(&ctx, store_path(db), &store) != 0)
+		return EXIT_SOME_FAILED;
+	int rc;
+	if (id) {
+		char *text = NULL;
+		size_t len = 0;
+		rc = hg_store_rejected_text(store, id, &text, &len);
+		if (rc == 0)
+			fwrite(text, 1, len, stdout);
+		else
+			fprintf(stderr, "hangar rejected: no rejected input %" PRId64 "\n", id);
+		free(text);
+	} else {
+		rc = hg_store_rejected(store, on_rejected, &l);
+	}
+	hg_store_close(store);
+	return rc != 0 ? EXIT_SOME_FAILED : EXIT_FINE;
+}
+
+const struct command cmd_rejected = {
+	"rejected",
+	"what ingest could not read, why, and the original bytes",
+	run_rejected,
+	rejected_usage,
+};

@@ -1,0 +1,122 @@
+/* hangar reports: the reports of one cluster, or their original texts
+ * (NDJSON) to pipe into hangar stack. */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store_cli.h"
+
+static void reports_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: hangar reports [OPTIONS] HASH\n"
+		"\n"
+		"The reports of a cluster (a unique prefix of its hash is enough), newest first:\n"
+		"source, line, time, version, device, cost.  With --text, their original texts\n"
+		"one per line instead, ready for 'hangar stack -'.\n"
+		"\n"
+		"Options:\n"
+		"      --db FILE      the store (default: $HANGAR_DB, else ./hangar.db)\n"
+		"      --text         print the stored texts (NDJSON for JSON reports)\n"
+		"      --limit N      at most N reports (default: all)\n"
+		"  -f, --format F     table (default), json or csv\n"
+		"  -h, --help         show this help\n");
+}
+
+struct list {
+	hg_store *store;
+	enum row_format format;
+	bool text;
+	size_t rows;
+	int failed;
+};
+
+static int on_report(void *user, const hg_report_row *r)
+{
+	struct list *l = user;
+	if (l->text) {
+		char *text = NULL;
+		size_t len = 0;
+		if (hg_store_report_text(l->store, r->content_hash, &text, &len) != 0) {
+			l->failed++;
+			return 0;
+		}
+		fwrite(text, 1, len, stdout);
+		if (!len || text[len - 1] != '\n')
+			fputc('\n', stdout);
+		free(text);
+		return 0;
+	}
+	char line[24], cost[24];
+	snprintf(line, sizeof line, "%ld", r->line);
+	snprintf(cost, sizeof cost, "%" PRId64, r->cost);
+	struct cell cells[] = {
+		{"time", r->time, 20, false},    {"version", r->version, 12, false},
+		{"device", r->device, 14, false}, {"cost", cost, 7, l->format == ROWS_JSON},
+		{"line", line, 6, l->format == ROWS_JSON}, {"content_hash", r->content_hash, 16, false},
+		{"source", r->source, 0, false},
+	};
+	if (l->rows++ == 0)
+		print_header(stdout, l->format, cells, sizeof cells / sizeof *cells);
+	print_row(stdout, l->format, cells, sizeof cells / sizeof *cells);
+	return 0;
+}
+
+static const struct option long_options[] = {
+	{"db", required_argument, NULL, 'D'},   {"text", no_argument, NULL, 't'},
+	{"limit", required_argument, NULL, 'l'}, {"format", required_argument, NULL, 'f'},
+	{"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0},
+};
+
+static int run_reports(int argc, char **argv)
+{
+	struct list l = {0};
+	const char *db = NULL;
+	long limit = 0;
+	int64_t v;
+	int c;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":f:h", long_options, NULL)) != -1) {
+		switch (c) {
+		case 'D': db = optarg; break;
+		case 't': l.text = true; break;
+		case 'l':
+			if (!cli_parse_int64(optarg, &v) || v < 0)
+				return cli_usage_error("reports", "--limit wants a number >= 0");
+			limit = (long)v;
+			break;
+		case 'f':
+			if (!parse_row_format("reports", optarg, &l.format))
+				return EXIT_USAGE;
+			break;
+		case 'h': reports_usage(stdout); return EXIT_FINE;
+		case ':': return cli_usage_error("reports", "option '%s' needs a value", argv[optind - 1]);
+		default: return cli_usage_error("reports", "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind + 1 != argc)
+		return cli_usage_error("reports", "give one cluster HASH (or a unique prefix of it)");
+	hg_ctx ctx;
+	hg_ctx_init(&ctx);
+	ctx.diag = cli_print_diag;
+	if (hg_store_open(&ctx, store_path(db), &l.store) != 0)
+		return EXIT_SOME_FAILED;
+	char hash[33];
+	int rc = hg_store_resolve(l.store, argv[optind], hash);
+	if (rc != 0)
+		fprintf(stderr, "hangar reports: %s cluster '%s'\n", rc == HG_EPARSE ? "more than one" : "no",
+			argv[optind]);
+	else
+		rc = hg_store_reports(l.store, hash, limit, on_report, &l);
+	hg_store_close(l.store);
+	return rc != 0 || l.failed ? EXIT_SOME_FAILED : EXIT_FINE;
+}
+
+const struct command cmd_reports = {
+	"reports",
+	"the reports of a cluster, or their texts to pipe into hangar stack",
+	run_reports,
+	reports_usage,
+};

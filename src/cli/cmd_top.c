@@ -1,0 +1,148 @@
+/* hangar top: the clusters of the store, most frequent first. */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store_cli.h"
+
+static void top_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: hangar top [OPTIONS]\n"
+		"\n"
+		"The clusters of the store: what hangs most, with their StackKey symbol.\n"
+		"\n"
+		"Options:\n"
+		"      --db FILE          the store (default: $HANGAR_DB, else ./hangar.db)\n"
+		"      --sort KEY         count (default), cost (p90), devices or recent\n"
+		"      --kind FAMILY      slow_method, lag, anr, startup, ios_hang, ...\n"
+		"      --version V        only reports of app version V\n"
+		"      --since T          only reports at or after T (as the reports write time)\n"
+		"      --until T          only reports before T\n"
+		"      --scene REGEX      only clusters with a scene matching REGEX\n"
+		"      --limit N          at most N clusters (default 20; 0: all)\n"
+		"  -f, --format F         table (default), json (one object per line) or csv\n"
+		"  -h, --help             show this help\n");
+}
+
+struct top_out {
+	enum row_format format;
+	size_t rows;
+};
+
+static int on_cluster(void *user, const hg_cluster_row *c)
+{
+	struct top_out *t = user;
+	char count[24], devices[24], p50[24], p90[24];
+	snprintf(count, sizeof count, "%" PRId64, c->count);
+	snprintf(devices, sizeof devices, "%" PRId64, c->devices);
+	snprintf(p50, sizeof p50, "%" PRId64, c->cost_p50);
+	snprintf(p90, sizeof p90, "%" PRId64, c->cost_p90);
+	if (t->format == ROWS_JSON) {
+		/* The documented object: stack_key and versions nest. */
+		hg_buf key;
+		hg_buf_init(&key);
+		hg_buf_puts(&key, "{\"symbol\":");
+		if (c->key_symbol)
+			hg_buf_json_string(&key, c->key_symbol, strlen(c->key_symbol));
+		else
+			hg_buf_puts(&key, "null");
+		hg_buf_putc(&key, '}');
+		struct cell cells[] = {
+			{"hash", c->hash, 0, false},      {"kind", c->kind, 0, false},
+			{"count", count, 0, true},        {"devices", devices, 0, true},
+			{"first_seen", c->first_seen, 0, false}, {"last_seen", c->last_seen, 0, false},
+			{"title", c->title, 0, false},    {"stack_key", key.data, 0, true},
+			{"versions", c->versions, 0, true}, {"cost_p50", p50, 0, true},
+			{"cost_p90", p90, 0, true},
+			{"symbolicated", c->symbolicated ? "true" : "false", 0, true},
+		};
+		print_row(stdout, t->format, cells, sizeof cells / sizeof *cells);
+		hg_buf_release(&key);
+	} else {
+		char hash[13];
+		snprintf(hash, sizeof hash, "%.12s", c->hash);
+		struct cell cells[] = {
+			{"hash", t->format == ROWS_CSV ? c->hash : hash, 12, false},
+			{"kind", c->kind, 11, false}, {"count", count, 7, false},
+			{"p90ms", p90, 7, false},     {"last_seen", c->last_seen, 19, false},
+			{"title", c->title, 0, false},
+		};
+		if (t->rows == 0)
+			print_header(stdout, t->format, cells, sizeof cells / sizeof *cells);
+		print_row(stdout, t->format, cells, sizeof cells / sizeof *cells);
+	}
+	t->rows++;
+	return 0;
+}
+
+static const struct option long_options[] = {
+	{"db", required_argument, NULL, 'D'},   {"sort", required_argument, NULL, 's'},
+	{"kind", required_argument, NULL, 'k'}, {"version", required_argument, NULL, 'v'},
+	{"since", required_argument, NULL, 'S'}, {"until", required_argument, NULL, 'U'},
+	{"scene", required_argument, NULL, 'c'}, {"limit", required_argument, NULL, 'l'},
+	{"format", required_argument, NULL, 'f'}, {"help", no_argument, NULL, 'h'},
+	{NULL, 0, NULL, 0},
+};
+
+static int run_top(int argc, char **argv)
+{
+	hg_top_query q = {.sort = "count", .limit = 20};
+	struct top_out t = {ROWS_TABLE, 0};
+	const char *db = NULL;
+	int64_t v;
+	int c;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":f:h", long_options, NULL)) != -1) {
+		switch (c) {
+		case 'D': db = optarg; break;
+		case 's':
+			if (strcmp(optarg, "count") && strcmp(optarg, "cost") && strcmp(optarg, "devices") &&
+			    strcmp(optarg, "recent"))
+				return cli_usage_error("top", "--sort wants count, cost, devices or recent");
+			q.sort = optarg;
+			break;
+		case 'k': q.kind = optarg; break;
+		case 'v': q.version = optarg; break;
+		case 'S': q.since = optarg; break;
+		case 'U': q.until = optarg; break;
+		case 'c': q.scene_regex = optarg; break;
+		case 'l':
+			if (!cli_parse_int64(optarg, &v) || v < 0)
+				return cli_usage_error("top", "--limit wants a number >= 0, not '%s'", optarg);
+			q.limit = (long)v;
+			break;
+		case 'f':
+			if (!parse_row_format("top", optarg, &t.format))
+				return EXIT_USAGE;
+			break;
+		case 'h': top_usage(stdout); return EXIT_FINE;
+		case ':': return cli_usage_error("top", "option '%s' needs a value", argv[optind - 1]);
+		default: return cli_usage_error("top", "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return cli_usage_error("top", "unexpected argument '%s'", argv[optind]);
+	hg_ctx ctx;
+	hg_ctx_init(&ctx);
+	ctx.diag = cli_print_diag;
+	hg_store *store;
+	if (hg_store_open(&ctx, store_path(db), &store) != 0)
+		return EXIT_SOME_FAILED;
+	int rc = hg_store_top(store, &q, on_cluster, &t);
+	hg_store_close(store);
+	if (rc != 0) {
+		fprintf(stderr, "hangar top: %s\n", hg_strerror(rc));
+		return EXIT_SOME_FAILED;
+	}
+	return EXIT_FINE;
+}
+
+const struct command cmd_top = {
+	"top",
+	"the store's clusters, most frequent (or costly, widespread, recent) first",
+	run_top,
+	top_usage,
+};

@@ -1,0 +1,98 @@
+/* Database path and row printing for the store commands. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "store_cli.h"
+
+const char *store_path(const char *option)
+{
+	if (option)
+		return option;
+	const char *env = getenv("HANGAR_DB");
+	return env && *env ? env : "hangar.db";
+}
+
+bool parse_row_format(const char *cmd, const char *value, enum row_format *out)
+{
+	if (!strcmp(value, "table"))
+		*out = ROWS_TABLE;
+	else if (!strcmp(value, "json"))
+		*out = ROWS_JSON;
+	else if (!strcmp(value, "csv"))
+		*out = ROWS_CSV;
+	else {
+		cli_usage_error(cmd, "unknown format '%s' (table, json, csv)", value);
+		return false;
+	}
+	return true;
+}
+
+static void csv_field(FILE *out, const char *v)
+{
+	if (!v)
+		return;
+	if (!strpbrk(v, ",\"\n\r")) {
+		fputs(v, out);
+		return;
+	}
+	fputc('"', out);
+	for (const char *p = v; *p; p++) {
+		if (*p == '"')
+			fputc('"', out);
+		fputc(*p, out);
+	}
+	fputc('"', out);
+}
+
+void print_header(FILE *out, enum row_format f, const struct cell *cells, size_t n)
+{
+	if (f == ROWS_JSON)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		if (f == ROWS_CSV) {
+			fputs(i ? "," : "", out);
+			csv_field(out, cells[i].column);
+		} else {
+			fprintf(out, i ? " %-*s" : "%-*s", cells[i].width, cells[i].column);
+		}
+	}
+	fputc('\n', out);
+}
+
+void print_row(FILE *out, enum row_format f, const struct cell *cells, size_t n)
+{
+	if (f == ROWS_JSON) {
+		hg_buf b;
+		hg_buf_init(&b);
+		hg_buf_putc(&b, '{');
+		for (size_t i = 0; i < n; i++) {
+			if (i)
+				hg_buf_putc(&b, ',');
+			hg_buf_json_string(&b, cells[i].column, strlen(cells[i].column));
+			hg_buf_putc(&b, ':');
+			if (!cells[i].value)
+				hg_buf_puts(&b, "null");
+			else if (cells[i].json)
+				hg_buf_puts(&b, cells[i].value);
+			else
+				hg_buf_json_string(&b, cells[i].value, strlen(cells[i].value));
+		}
+		hg_buf_puts(&b, "}\n");
+		if (!b.failed)
+			fwrite(b.data, 1, b.len, out);
+		hg_buf_release(&b);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const char *v = cells[i].value ? cells[i].value : "";
+		if (f == ROWS_CSV) {
+			fputs(i ? "," : "", out);
+			csv_field(out, v);
+		} else {
+			/* One line per row: a newline inside a value would break it. */
+			int len = (int)strcspn(v, "\r\n");
+			fprintf(out, i ? " %-*.*s" : "%-*.*s", cells[i].width, len, v);
+		}
+	}
+	fputc('\n', out);
+}

@@ -1,0 +1,36 @@
+/* What the store commands (ingest, top, show, reports, rejected) share:
+ * finding the database, and printing rows as a table, CSV or JSON lines. */
+#ifndef HANGAR_STORE_CLI_H
+#define HANGAR_STORE_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "cli.h"
+#include "hangar/store.h"
+#include "hangar/text.h"
+
+enum row_format { ROWS_TABLE, ROWS_JSON, ROWS_CSV };
+
+/* --db FILE, else $HANGAR_DB, else ./hangar.db. */
+const char *store_path(const char *option);
+
+/* Parses a --format value for `cmd`; false (after a usage message) when
+ * it is not table, json or csv. */
+bool parse_row_format(const char *cmd, const char *value, enum row_format *out);
+
+/* One output row: a list of (column, value) pairs printed as a table line
+ * (values padded to the widths given), a CSV line, or a JSON object.  A
+ * value of NULL prints as empty / null; `json` marks a value that is JSON
+ * already (objects, numbers). */
+struct cell {
+	const char *column;
+	const char *value;
+	int width;       /* table: pad to this; 0 = as is (last column) */
+	bool json;       /* the value is JSON text (number, object, array) */
+};
+
+void print_header(FILE *out, enum row_format f, const struct cell *cells, size_t n);
+void print_row(FILE *out, enum row_format f, const struct cell *cells, size_t n);
+
+#endif

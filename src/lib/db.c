@@ -1,0 +1,192 @@
+/* The SQLite wrapper (db.h): the only file that includes sqlite3.h. */
+#include <stdlib.h>
+#include <string.h>
+
+#include <sqlite3.h>
+
+#include "db.h"
+
+struct hg_db {
+	sqlite3 *conn;
+	sqlite3_stmt *stmts[DB_MAX_STMTS];
+};
+
+/* An hg_db_stmt* is the sqlite3_stmt* itself, never dereferenced outside. */
+#define ST(s) ((sqlite3_stmt *)(void *)(s))
+
+static int map_rc(int rc)
+{
+	switch (rc & 0xff) {
+	case SQLITE_OK:
+	case SQLITE_DONE:
+		return DB_DONE;
+	case SQLITE_ROW:
+		return DB_ROW;
+	case SQLITE_BUSY:
+	case SQLITE_LOCKED:
+		return DB_EBUSY;
+	case SQLITE_NOTADB:
+	case SQLITE_CORRUPT:
+		return DB_EBAD;
+	case SQLITE_NOMEM:
+		return DB_ENOMEM;
+	default:
+		return DB_ERROR;
+	}
+}
+
+int db_open(const char *path, int busy_ms, hg_db **out)
+{
+	*out = NULL;
+	hg_db *db = calloc(1, sizeof *db);
+	if (!db)
+		return DB_ENOMEM;
+	int rc = sqlite3_open_v2(path, &db->conn,
+				 SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+				 NULL);
+	if (!db->conn) {
+		free(db);
+		return DB_ENOMEM;
+	}
+	*out = db;
+	if (rc != SQLITE_OK)
+		return map_rc(rc);
+	sqlite3_extended_result_codes(db->conn, 0);
+	sqlite3_busy_timeout(db->conn, busy_ms);
+	return 0;
+}
+
+void db_close(hg_db *db)
+{
+	if (!db)
+		return;
+	for (size_t i = 0; i < DB_MAX_STMTS; i++)
+		sqlite3_finalize(db->stmts[i]);
+	sqlite3_close_v2(db->conn);
+	free(db);
+}
+
+const char *db_errmsg(const hg_db *db)
+{
+	return db && db->conn ? sqlite3_errmsg(db->conn) : "out of memory";
+}
+
+int db_exec(hg_db *db, const char *sql)
+{
+	return map_rc(sqlite3_exec(db->conn, sql, NULL, NULL, NULL));
+}
+
+hg_db_stmt *db_stmt(hg_db *db, int slot, const char *sql)
+{
+	if (slot < 0 || slot >= DB_MAX_STMTS)
+		return NULL;
+	sqlite3_stmt *st = db->stmts[slot];
+	if (!st) {
+		if (sqlite3_prepare_v3(db->conn, sql, -1, SQLITE_PREPARE_PERSISTENT, &st, NULL) !=
+		    SQLITE_OK) {
+			sqlite3_finalize(st);
+			return NULL;
+		}
+		db->stmts[slot] = st;
+	}
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	return (hg_db_stmt *)(void *)st;
+}
+
+int db_bind_text(hg_db_stmt *st, int i, const char *s)
+{
+	int rc = s ? sqlite3_bind_text(ST(st), i, s, -1, SQLITE_TRANSIENT)
+		   : sqlite3_bind_null(ST(st), i);
+	return rc == SQLITE_OK ? 0 : map_rc(rc);
+}
+
+int db_bind_blob(hg_db_stmt *st, int i, const void *p, size_t n)
+{
+	int rc = sqlite3_bind_blob64(ST(st), i, p ? p : "", (sqlite3_uint64)n, SQLITE_TRANSIENT);
+	return rc == SQLITE_OK ? 0 : map_rc(rc);
+}
+
+int db_bind_int(hg_db_stmt *st, int i, int64_t v)
+{
+	return sqlite3_bind_int64(ST(st), i, v) == SQLITE_OK ? 0 : DB_ERROR;
+}
+
+int db_bind_null(hg_db_stmt *st, int i)
+{
+	return sqlite3_bind_null(ST(st), i) == SQLITE_OK ? 0 : DB_ERROR;
+}
+
+int db_step(hg_db_stmt *st)
+{
+	int rc = map_rc(sqlite3_step(ST(st)));
+	if (rc < 0)
+		sqlite3_reset(ST(st));
+	return rc;
+}
+
+void db_reset(hg_db_stmt *st)
+{
+	if (st)
+		sqlite3_reset(ST(st));
+}
+
+const char *db_col_text(hg_db_stmt *st, int i)
+{
+	return (const char *)sqlite3_column_text(ST(st), i);
+}
+
+int64_t db_col_int(hg_db_stmt *st, int i)
+{
+	return sqlite3_column_int64(ST(st), i);
+}
+
+const void *db_col_blob(hg_db_stmt *st, int i)
+{
+	return sqlite3_column_blob(ST(st), i);
+}
+
+size_t db_col_bytes(hg_db_stmt *st, int i)
+{
+	return (size_t)sqlite3_column_bytes(ST(st), i);
+}
+
+bool db_col_null(hg_db_stmt *st, int i)
+{
+	return sqlite3_column_type(ST(st), i) == SQLITE_NULL;
+}
+
+int64_t db_changes(hg_db *db)
+{
+	return sqlite3_changes64(db->conn);
+}
+
+bool db_in_transaction(hg_db *db)
+{
+	return !sqlite3_get_autocommit(db->conn);
+}
+
+struct pred {
+	db_pred_fn fn;
+	void *user;
+};
+
+static void call_pred(sqlite3_context *c, int argc, sqlite3_value **argv)
+{
+	struct pred *p = sqlite3_user_data(c);
+	const char *text = argc > 0 ? (const char *)sqlite3_value_text(argv[0]) : NULL;
+	sqlite3_result_int(c, p->fn(p->user, text) ? 1 : 0);
+}
+
+int db_predicate(hg_db *db, const char *name, db_pred_fn fn, void *user)
+{
+	if (!fn)
+		return map_rc(sqlite3_create_function_v2(db->conn, name, 1, SQLITE_UTF8, NULL, NULL,
+							 NULL, NULL, NULL));
+	struct pred *p = malloc(sizeof *p);
+	if (!p)
+		return DB_ENOMEM;
+	*p = (struct pred){fn, user};
+	return map_rc(sqlite3_create_function_v2(db->conn, name, 1, SQLITE_UTF8,
+						 p, call_pred, NULL, NULL, free));
+}

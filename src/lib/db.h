@@ -1,0 +1,70 @@
+/* A small private wrapper around SQLite: the only header the store files
+ * use, so that sqlite3.h stays in db.c.  Prepared statements are cached by
+ * slot (the caller's enum) and finalized by db_close(). */
+#ifndef HANGAR_DB_H
+#define HANGAR_DB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct hg_db hg_db;
+typedef struct hg_db_stmt hg_db_stmt;
+
+/* Results of db_step/db_exec: a row, done, or a negative error. */
+enum {
+	DB_ROW = 1,
+	DB_DONE = 0,
+	DB_EBUSY = -100, /* locked by another connection, even after the busy timeout */
+	DB_EBAD = -101,  /* not a database, or corrupt */
+	DB_ERROR = -102, /* anything else (db_errmsg says what) */
+	DB_ENOMEM = -1,  /* same value as HG_ENOMEM */
+};
+
+#define DB_MAX_STMTS 48
+
+/* Opens (creating) path read-write.  *out is set whenever a handle was
+ * allocated, even on failure, so that db_errmsg() can tell why; the caller
+ * closes it.  busy_ms: how long a locked database is waited for. */
+int db_open(const char *path, int busy_ms, hg_db **out);
+/* Finalizes every cached statement and closes.  Accepts NULL. */
+void db_close(hg_db *db);
+const char *db_errmsg(const hg_db *db);
+
+/* Runs one or more statements without parameters (schema, pragmas). */
+int db_exec(hg_db *db, const char *sql);
+
+/* The statement cached in slot (prepared from sql the first time), reset and
+ * with its bindings cleared; NULL on error (db_errmsg).  Borrowed: valid
+ * until db_close.  A slot must not be used again while it is being stepped. */
+hg_db_stmt *db_stmt(hg_db *db, int slot, const char *sql);
+
+/* Parameters are 1-based.  A NULL string binds SQL NULL.  Text and blobs
+ * are copied by SQLite (SQLITE_TRANSIENT).  Return 0 or DB_ERROR. */
+int db_bind_text(hg_db_stmt *st, int i, const char *s);
+int db_bind_blob(hg_db_stmt *st, int i, const void *p, size_t n);
+int db_bind_int(hg_db_stmt *st, int i, int64_t v);
+int db_bind_null(hg_db_stmt *st, int i);
+
+int db_step(hg_db_stmt *st);
+/* Releases what the statement holds (read locks); keeps it cached. */
+void db_reset(hg_db_stmt *st);
+
+/* Columns are 0-based; text is NULL for SQL NULL, valid until the next
+ * step or reset. */
+const char *db_col_text(hg_db_stmt *st, int i);
+int64_t db_col_int(hg_db_stmt *st, int i);
+const void *db_col_blob(hg_db_stmt *st, int i);
+size_t db_col_bytes(hg_db_stmt *st, int i);
+bool db_col_null(hg_db_stmt *st, int i);
+
+/* Rows changed by the last INSERT/UPDATE/DELETE. */
+int64_t db_changes(hg_db *db);
+bool db_in_transaction(hg_db *db);
+
+/* Registers SQL function name(text) -> 0/1 calling fn(user, text) (text may
+ * be NULL).  fn = NULL removes it. */
+typedef bool (*db_pred_fn)(void *user, const char *text);
+int db_predicate(hg_db *db, const char *name, db_pred_fn fn, void *user);
+
+#endif

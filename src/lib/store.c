@@ -1,0 +1,476 @@
+/* The cluster store: opening (checking and migrating the schema), batches,
+ * and adding reports and rejected inputs.  Queries are in store_query.c,
+ * the merged call trees in store_tree.c, SQLite itself behind db.h. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <openssl/evp.h>
+
+#include "store_internal.h"
+
+#define BUSY_TIMEOUT_MS 30000
+#define BUSY_RETRIES 5
+
+/* ---- schema and migrations ---- */
+
+/* Forward migrations: step i takes a store from version i to i + 1.  Each
+ * runs inside the transaction that also sets user_version, so a store is
+ * always at one version or the next, never between. */
+static const char *const migrations[] = {
+	/* 0 -> 1 */
+	"CREATE TABLE meta ("
+	"  key TEXT PRIMARY KEY,"
+	"  value TEXT);"
+	"CREATE TABLE clusters ("
+	"  hash TEXT PRIMARY KEY,"
+	"  kind TEXT NOT NULL,"
+	"  title TEXT NOT NULL,"
+	"  key_symbol TEXT,"
+	"  frames TEXT NOT NULL,"
+	"  grouping_version INTEGER NOT NULL,"
+	"  first_seen TEXT NOT NULL,"
+	"  last_seen TEXT NOT NULL,"
+	"  count INTEGER NOT NULL DEFAULT 0,"
+	"  symbolicated INTEGER NOT NULL);"
+	"CREATE TABLE reports ("
+	"  id INTEGER PRIMARY KEY,"
+	"  content_hash TEXT NOT NULL UNIQUE,"
+	"  source TEXT NOT NULL,"
+	"  line INTEGER NOT NULL,"
+	"  kind TEXT NOT NULL,"
+	"  app TEXT,"
+	"  version TEXT,"
+	"  device TEXT,"
+	"  scene TEXT,"
+	"  time TEXT,"
+	"  cost INTEGER NOT NULL,"
+	"  foreground INTEGER,"
+	"  cluster TEXT NOT NULL,"
+	"  symbolicated INTEGER NOT NULL,"
+	"  text BLOB NOT NULL,"
+	"  ingested_at TEXT NOT NULL);"
+	"CREATE INDEX reports_by_cluster ON reports(cluster, cost);"
+	"CREATE TABLE tree_nodes ("
+	"  id INTEGER PRIMARY KEY,"
+	"  cluster TEXT NOT NULL,"
+	"  parent INTEGER NOT NULL,"
+	"  symbol TEXT NOT NULL,"
+	"  reports INTEGER NOT NULL,"
+	"  total_cost INTEGER NOT NULL,"
+	"  max_cost INTEGER NOT NULL,"
+	"  self_cost INTEGER NOT NULL,"
+	"  on_key_path INTEGER NOT NULL,"
+	"  UNIQUE(cluster, parent, symbol));"
+	"CREATE TABLE rejected ("
+	"  id INTEGER PRIMARY KEY,"
+	"  source TEXT NOT NULL,"
+	"  line INTEGER NOT NULL,"
+	"  reason TEXT NOT NULL,"
+	"  text BLOB NOT NULL,"
+	"  text_hash TEXT NOT NULL,"
+	"  at TEXT NOT NULL,"
+	"  UNIQUE(source, line, text_hash));",
+};
+
+#define N_MIGRATIONS (sizeof migrations / sizeof migrations[0])
+
+_Static_assert(N_MIGRATIONS == HG_STORE_SCHEMA_VERSION, "one migration per schema version");
+
+int store_fail(hg_store *store, int err, const char *what)
+{
+	hg_diagf(store->ctx, HG_DIAG_ERROR, store->path, 0, 0, 0, "%s: %s", what,
+		 db_errmsg(store->db));
+	return err;
+}
+
+int store_check(hg_store *store, int rc, const char *what)
+{
+	if (rc >= 0)
+		return 0;
+	if (rc == DB_ENOMEM)
+		return HG_ENOMEM;
+	if (rc == DB_EBAD)
+		return store_fail(store, HG_EPARSE, what);
+	return store_fail(store, HG_EIO, what);
+}
+
+/* One integer from a cached statement without parameters. */
+static int query_int(hg_store *store, int slot, const char *sql, int64_t *out)
+{
+	hg_db_stmt *st = db_stmt(store->db, slot, sql);
+	if (!st)
+		return DB_ERROR;
+	int rc = db_step(st);
+	*out = rc == DB_ROW ? db_col_int(st, 0) : 0;
+	db_reset(st);
+	return rc < 0 ? rc : 0;
+}
+
+/* BEGIN IMMEDIATE takes the write lock at once (so that a reader never has
+ * to upgrade and deadlock); the busy timeout waits for other writers, and
+ * a few retries cover a writer that keeps the lock longer than that. */
+static int begin_immediate(hg_store *store)
+{
+	int rc = DB_EBUSY;
+	for (int attempt = 0; attempt <= BUSY_RETRIES; attempt++) {
+		rc = db_exec(store->db, "BEGIN IMMEDIATE");
+		if (rc != DB_EBUSY)
+			break;
+		struct timespec ts = {0, 50000000L * (attempt + 1)};
+		nanosleep(&ts, NULL);
+	}
+	return rc;
+}
+
+static int commit(hg_store *store)
+{
+	int rc = DB_EBUSY;
+	for (int attempt = 0; attempt <= BUSY_RETRIES && rc == DB_EBUSY; attempt++)
+		rc = db_exec(store->db, "COMMIT");
+	if (rc < 0 && db_in_transaction(store->db))
+		db_exec(store->db, "ROLLBACK");
+	return rc;
+}
+
+/* Applies the migrations from the store's version up to ours, in one
+ * transaction.  Another process may have migrated since we looked, so the
+ * version is read again under the write lock. */
+static int migrate(hg_store *store)
+{
+	int rc = begin_immediate(store);
+	if (rc < 0)
+		return store_check(store, rc, "cannot lock the store to set up its schema");
+	int64_t version = 0;
+	rc = query_int(store, S_USER_VERSION, "PRAGMA user_version", &version);
+	for (int64_t v = version; rc >= 0 && v < HG_STORE_SCHEMA_VERSION; v++)
+		rc = db_exec(store->db, migrations[v]);
+	if (rc >= 0 && version < HG_STORE_SCHEMA_VERSION) {
+		char sql[160];
+		snprintf(sql, sizeof sql, "PRAGMA application_id = %d; PRAGMA user_version = %d;",
+			 HG_STORE_APPLICATION_ID, HG_STORE_SCHEMA_VERSION);
+		rc = db_exec(store->db, sql);
+	}
+	if (rc >= 0) {
+		hg_db_stmt *st = db_stmt(store->db, S_META_SET,
+					 "INSERT INTO meta(key, value) VALUES(?1, ?2) "
+					 "ON CONFLICT(key) DO UPDATE SET value = excluded.value");
+		rc = st ? 0 : DB_ERROR;
+		if (st && version < HG_STORE_SCHEMA_VERSION) {
+			db_bind_text(st, 1, "migrated_by");
+			db_bind_text(st, 2, "hangar " HG_VERSION);
+			rc = db_step(st);
+		}
+		db_reset(st);
+	}
+	if (rc < 0) {
+		int err = store_check(store, rc, "cannot set up the store's schema");
+		db_exec(store->db, "ROLLBACK");
+		return err;
+	}
+	rc = commit(store);
+	return store_check(store, rc, "cannot set up the store's schema");
+}
+
+/* Is this file ours, and one we can read?  Checked before anything is
+ * written, so that a foreign database is left as it was. */
+static int check_identity(hg_store *store)
+{
+	int64_t app_id = 0, version = 0, tables = 0;
+	int rc = query_int(store, S_APP_ID, "PRAGMA application_id", &app_id);
+	if (rc >= 0)
+		rc = query_int(store, S_USER_VERSION, "PRAGMA user_version", &version);
+	if (rc >= 0)
+		rc = query_int(store, S_N_TABLES, "SELECT count(*) FROM sqlite_master", &tables);
+	if (rc == DB_EBAD)
+		return store_fail(store, HG_EPARSE, "not a hangar store (not an SQLite database, or corrupt)");
+	if (rc < 0)
+		return store_check(store, rc, "cannot read the store");
+	if (app_id != HG_STORE_APPLICATION_ID && (app_id != 0 || version != 0 || tables != 0)) {
+		hg_diagf(store->ctx, HG_DIAG_ERROR, store->path, 0, 0, 0,
+			 "not a hangar store (an SQLite database of another application)");
+		return HG_EPARSE;
+	}
+	if (version > HG_STORE_SCHEMA_VERSION) {
+		hg_diagf(store->ctx, HG_DIAG_ERROR, store->path, 0, 0, 0,
+			 "store schema version %lld is newer than this hangar's (%d): use a newer hangar",
+			 (long long)version, HG_STORE_SCHEMA_VERSION);
+		return HG_EPARSE;
+	}
+	return 0;
+}
+
+int hg_store_open(const hg_ctx *ctx, const char *path, hg_store **out)
+{
+	*out = NULL;
+	hg_store *store = calloc(1, sizeof *store);
+	if (!store || !(store->path = strdup(path))) {
+		free(store);
+		return HG_ENOMEM;
+	}
+	store->ctx = ctx;
+	int rc = db_open(path, BUSY_TIMEOUT_MS, &store->db);
+	int err = 0;
+	if (rc == DB_ENOMEM)
+		err = HG_ENOMEM;
+	else if (rc < 0)
+		err = store_fail(store, HG_EIO, "cannot open the store");
+	if (!err)
+		err = check_identity(store);
+	if (!err) {
+		int wal = DB_EBUSY;
+		for (int attempt = 0; attempt <= BUSY_RETRIES && wal == DB_EBUSY; attempt++)
+			wal = db_exec(store->db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;");
+		err = store_check(store, wal, "cannot switch the store to WAL mode");
+	}
+	if (!err)
+		err = migrate(store);
+	if (!err && db_predicate(store->db, "hg_scene_match", store_scene_match, store) < 0)
+		err = store_fail(store, HG_ENOMEM, "cannot register hg_scene_match");
+	if (err) {
+		hg_store_close(store);
+		return err;
+	}
+	*out = store;
+	return 0;
+}
+
+void hg_store_close(hg_store *store)
+{
+	if (!store)
+		return;
+	if (store->db && db_in_transaction(store->db))
+		db_exec(store->db, "ROLLBACK");
+	db_close(store->db);
+	free(store->path);
+	free(store);
+}
+
+int hg_store_check(hg_store *store)
+{
+	hg_db_stmt *st = db_stmt(store->db, S_INTEGRITY, "PRAGMA integrity_check");
+	if (!st)
+		return store_fail(store, HG_EPARSE, "cannot check the store");
+	int rc, bad = 0;
+	while ((rc = db_step(st)) == DB_ROW) {
+		const char *msg = db_col_text(st, 0);
+		if (msg && strcmp(msg, "ok") == 0)
+			continue;
+		if (bad++ < 10)
+			hg_diagf(store->ctx, HG_DIAG_ERROR, store->path, 0, 0, 0, "integrity: %s",
+				 msg ? msg : "?");
+	}
+	db_reset(st);
+	if (rc < 0)
+		return store_check(store, rc == DB_ERROR ? DB_EBAD : rc, "cannot check the store");
+	return bad ? HG_EPARSE : 0;
+}
+
+/* ---- batches ---- */
+
+int hg_store_begin(hg_store *store)
+{
+	if (store->in_batch)
+		return HG_EINVAL;
+	int rc = begin_immediate(store);
+	if (rc < 0)
+		return store_check(store, rc, "cannot begin a batch");
+	store->in_batch = true;
+	return 0;
+}
+
+int hg_store_commit(hg_store *store)
+{
+	if (!store->in_batch)
+		return HG_EINVAL;
+	store->in_batch = false;
+	return store_check(store, commit(store), "cannot commit a batch");
+}
+
+int hg_store_rollback(hg_store *store)
+{
+	if (!store->in_batch)
+		return HG_EINVAL;
+	store->in_batch = false;
+	return store_check(store, db_exec(store->db, "ROLLBACK"), "cannot roll back a batch");
+}
+
+/* ---- adding ---- */
+
+static void sha256_hex(const char *text, size_t len, char out[65])
+{
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int n = 0;
+	if (!EVP_Digest(text, len, md, &n, EVP_sha256(), NULL))
+		n = 0;
+	static const char hex[] = "0123456789abcdef";
+	for (unsigned i = 0; i < n && i < 32; i++) {
+		out[2 * i] = hex[md[i] >> 4];
+		out[2 * i + 1] = hex[md[i] & 15];
+	}
+	out[2 * (n < 32 ? n : 32)] = '\0';
+}
+
+/* A JSON array of strings (malloc'd), NULL on ENOMEM. */
+static char *json_strings(const char *const *items, size_t n)
+{
+	size_t cap = 3;
+	for (size_t i = 0; i < n; i++)
+		cap += 6 * strlen(items[i] ? items[i] : "") + 3;
+	char *out = malloc(cap), *p = out;
+	if (!out)
+		return NULL;
+	*p++ = '[';
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			*p++ = ',';
+		*p++ = '"';
+		for (const unsigned char *s = (const unsigned char *)(items[i] ? items[i] : ""); *s;
+		     s++) {
+			if (*s == '"' || *s == '\\') {
+				*p++ = '\\';
+				*p++ = (char)*s;
+			} else if (*s < 0x20) {
+				memcpy(p, "\\u00", 4);
+				p[4] = "0123456789abcdef"[*s >> 4];
+				p[5] = "0123456789abcdef"[*s & 15];
+				p += 6;
+			} else {
+				*p++ = (char)*s;
+			}
+		}
+		*p++ = '"';
+	}
+	*p++ = ']';
+	*p = '\0';
+	return out;
+}
+
+static int64_t report_cost(const hg_report *rep)
+{
+	return rep->stack_cost > rep->cost ? rep->stack_cost : rep->cost;
+}
+
+static int insert_report(hg_store *store, const hg_report *rep, const hg_signature *sig,
+			 const char *hash, const char *text, size_t len)
+{
+	hg_db_stmt *st = db_stmt(store->db, S_INSERT_REPORT,
+		"INSERT INTO reports(content_hash, source, line, kind, app, version, device, scene,"
+		" time, cost, foreground, cluster, symbolicated, text, ingested_at)"
+		" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14,"
+		" strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))"
+		" ON CONFLICT(content_hash) DO NOTHING");
+	if (!st)
+		return DB_ERROR;
+	db_bind_text(st, 1, hash);
+	db_bind_text(st, 2, rep->source ? rep->source : "");
+	db_bind_int(st, 3, rep->line);
+	db_bind_text(st, 4, hg_report_kind_name(rep->kind));
+	db_bind_text(st, 5, rep->process);
+	db_bind_text(st, 6, rep->app_version);
+	db_bind_text(st, 7, rep->device);
+	db_bind_text(st, 8, rep->scene);
+	db_bind_text(st, 9, rep->time);
+	db_bind_int(st, 10, report_cost(rep));
+	if (rep->foreground >= 0)
+		db_bind_int(st, 11, rep->foreground);
+	db_bind_text(st, 12, sig->hash);
+	db_bind_int(st, 13, sig->symbolicated);
+	db_bind_blob(st, 14, text, len);
+	int rc = db_step(st);
+	db_reset(st);
+	return rc;
+}
+
+static int upsert_cluster(hg_store *store, const hg_report *rep, const hg_signature *sig)
+{
+	char *frames = json_strings(sig->frames, sig->n_frames);
+	if (!frames)
+		return DB_ENOMEM;
+	hg_db_stmt *st = db_stmt(store->db, S_UPSERT_CLUSTER,
+		"INSERT INTO clusters(hash, kind, title, key_symbol, frames, grouping_version,"
+		" first_seen, last_seen, count, symbolicated)"
+		" VALUES(?1, ?2, ?3, ?4, ?5, ?6, coalesce(?7, strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),"
+		" coalesce(?7, strftime('%Y-%m-%dT%H:%M:%SZ', 'now')), 1, ?8)"
+		" ON CONFLICT(hash) DO UPDATE SET count = count + 1,"
+		" first_seen = min(first_seen, excluded.first_seen),"
+		" last_seen = max(last_seen, excluded.last_seen),"
+		" symbolicated = symbolicated AND excluded.symbolicated");
+	int rc = DB_ERROR;
+	if (st) {
+		db_bind_text(st, 1, sig->hash);
+		db_bind_text(st, 2, sig->family ? sig->family : hg_report_kind_name(rep->kind));
+		db_bind_text(st, 3, sig->title ? sig->title : "");
+		db_bind_text(st, 4, sig->key_symbol);
+		db_bind_text(st, 5, frames);
+		db_bind_int(st, 6, HG_SIGNATURE_VERSION);
+		db_bind_text(st, 7, rep->time);
+		db_bind_int(st, 8, sig->symbolicated);
+		rc = db_step(st);
+		db_reset(st);
+	}
+	free(frames);
+	return rc;
+}
+
+/* One report, all or nothing: a savepoint inside the caller's batch, or a
+ * transaction of its own. */
+int hg_store_add_report(hg_store *store, const hg_report *rep, const hg_signature *sig,
+			const char *text, size_t len, bool *duplicate)
+{
+	*duplicate = false;
+	if (!rep || rep->error || !sig || !text)
+		return HG_EINVAL;
+	char hash[65];
+	sha256_hex(text, len, hash);
+	bool own = !store->in_batch;
+	int err = own ? hg_store_begin(store) : 0;
+	if (err)
+		return err;
+	int rc = db_exec(store->db, "SAVEPOINT hg_add");
+	if (rc >= 0)
+		rc = insert_report(store, rep, sig, hash, text, len);
+	if (rc >= 0 && db_changes(store->db) == 0)
+		*duplicate = true;
+	if (rc >= 0 && !*duplicate)
+		rc = upsert_cluster(store, rep, sig);
+	if (rc >= 0 && !*duplicate) {
+		err = store_tree_add(store, rep, sig->hash);
+		rc = err ? DB_ERROR : 0;
+	}
+	if (rc >= 0) {
+		rc = db_exec(store->db, "RELEASE hg_add");
+	} else {
+		if (!err)
+			err = store_check(store, rc, "cannot add a report");
+		db_exec(store->db, "ROLLBACK TO hg_add; RELEASE hg_add");
+		*duplicate = false;
+	}
+	if (own) {
+		int cerr = err ? hg_store_rollback(store) : hg_store_commit(store);
+		err = err ? err : cerr;
+	}
+	return err;
+}
+
+int hg_store_add_rejected(hg_store *store, const char *source, long line, const char *reason,
+			  const char *text, size_t len)
+{
+	char hash[65];
+	sha256_hex(text ? text : "", text ? len : 0, hash);
+	hg_db_stmt *st = db_stmt(store->db, S_INSERT_REJECTED,
+		"INSERT INTO rejected(source, line, reason, text, text_hash, at)"
+		" VALUES(?1, ?2, ?3, ?4, ?5, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))"
+		" ON CONFLICT(source, line, text_hash) DO NOTHING");
+	if (!st)
+		return store_fail(store, HG_EIO, "cannot record a rejected input");
+	db_bind_text(st, 1, source ? source : "");
+	db_bind_int(st, 2, line);
+	db_bind_text(st, 3, reason ? reason : "");
+	db_bind_blob(st, 4, text, text ? len : 0);
+	db_bind_text(st, 5, hash);
+	int rc = db_step(st);
+	db_reset(st);
+	return store_check(store, rc, "cannot record a rejected input");
+}

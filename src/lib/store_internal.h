@@ -1,0 +1,56 @@
+/* Shared by store.c, store_tree.c and store_query.c: the store object and
+ * the slots of its cached statements. */
+#ifndef HANGAR_STORE_INTERNAL_H
+#define HANGAR_STORE_INTERNAL_H
+
+#include "db.h"
+#include "regex.h"
+#include "hangar/store.h"
+
+/* "HGAR": PRAGMA application_id of a hangar store. */
+#define HG_STORE_APPLICATION_ID 0x48474152
+
+enum store_slot {
+	S_INSERT_REPORT,
+	S_UPSERT_CLUSTER,
+	S_INSERT_REJECTED,
+	S_UPSERT_NODE,
+	S_TOP,
+	S_RESOLVE,
+	S_COUNTS_VERSION,
+	S_COUNTS_DEVICE,
+	S_COUNTS_SCENE,
+	S_TREE,
+	S_REPORTS,
+	S_REPORT_TEXT,
+	S_REJECTED,
+	S_REJECTED_TEXT,
+	S_INTEGRITY,
+	S_META_SET,
+	S_APP_ID,
+	S_USER_VERSION,
+	S_N_TABLES,
+};
+
+struct hg_store {
+	const hg_ctx *ctx;
+	char *path;
+	hg_db *db;
+	bool in_batch;          /* between hg_store_begin and commit/rollback */
+	hg_regex *scene_re;   /* the --scene pattern during hg_store_top */
+};
+
+/* A diagnostic naming the store's path: "what: sqlite's message". */
+int store_fail(hg_store *store, int err, const char *what);
+/* Maps a db.h result to an hg error (with a diagnostic when negative). */
+int store_check(hg_store *store, int rc, const char *what);
+
+/* The SQL function hg_scene_match(scene): true when no --scene pattern is
+ * active, else whether scene matches it.  user is the store. */
+bool store_scene_match(void *user, const char *text);
+
+/* Adds rep's call tree (method stack or blamed thread) to cluster's merged
+ * tree.  Runs inside the caller's transaction. */
+int store_tree_add(hg_store *store, const hg_report *rep, const char *cluster);
+
+#endif

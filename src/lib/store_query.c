@@ -1,0 +1,303 @@
+/* The store's queries: top clusters, one cluster, its counts, its merged
+ * call tree, its reports, and the rejected inputs.  Aggregates are computed
+ * from the reports table, so that filters (kind, version, time window)
+ * apply to counts and percentiles alike. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "regex.h"
+#include "store_internal.h"
+
+bool store_scene_match(void *user, const char *text)
+{
+	hg_store *store = user;
+	if (!store->scene_re)
+		return true;
+	return text && hg_regex_match(store->scene_re, text, strlen(text)) == 1;
+}
+
+static const char top_sql[] =
+	"WITH f AS ("
+	"  SELECT r.cluster, r.cost, r.device, r.version, coalesce(r.time, r.ingested_at) AS t"
+	"  FROM reports r JOIN clusters c ON c.hash = r.cluster"
+	"  WHERE (?8 IS NULL OR r.cluster = ?8)"
+	"    AND (?1 IS NULL OR c.kind = ?1)"
+	"    AND (?2 IS NULL OR r.version = ?2)"
+	"    AND (?3 IS NULL OR coalesce(r.time, r.ingested_at) >= ?3)"
+	"    AND (?4 IS NULL OR coalesce(r.time, r.ingested_at) <= ?4)),"
+	" ranked AS ("
+	"  SELECT cluster, cost, row_number() OVER (PARTITION BY cluster ORDER BY cost) AS rn,"
+	"         count(*) OVER (PARTITION BY cluster) AS n FROM f),"
+	" pct AS ("
+	"  SELECT cluster,"
+	"    max(CASE WHEN rn = (n * 50 + 99) / 100 THEN cost END) AS p50,"
+	"    max(CASE WHEN rn = (n * 90 + 99) / 100 THEN cost END) AS p90,"
+	"    max(CASE WHEN rn = (n * 99 + 99) / 100 THEN cost END) AS p99,"
+	"    max(cost) AS pmax"
+	"  FROM ranked GROUP BY cluster),"
+	" agg AS ("
+	"  SELECT cluster, count(*) AS cnt, count(DISTINCT device) AS devices,"
+	"         min(t) AS first_seen, max(t) AS last_seen FROM f GROUP BY cluster),"
+	" ver AS ("
+	"  SELECT cluster, json_group_object(v, n) AS versions FROM"
+	"   (SELECT cluster, coalesce(version, 'unknown') AS v, count(*) AS n FROM f"
+	"    GROUP BY cluster, v ORDER BY cluster, n DESC, v)"
+	"  GROUP BY cluster)"
+	" SELECT c.hash, c.kind, c.title, c.key_symbol, agg.cnt, agg.devices, agg.first_seen,"
+	"  agg.last_seen, pct.p50, pct.p90, pct.p99, pct.pmax, ver.versions, c.frames, c.symbolicated"
+	" FROM agg JOIN clusters c ON c.hash = agg.cluster JOIN pct ON pct.cluster = agg.cluster"
+	"  JOIN ver ON ver.cluster = agg.cluster"
+	" WHERE (?5 IS NULL OR EXISTS (SELECT 1 FROM reports s"
+	"        WHERE s.cluster = c.hash AND hg_scene_match(s.scene)))"
+	" ORDER BY CASE ?6 WHEN 'cost' THEN pct.p90 WHEN 'devices' THEN agg.devices"
+	"  WHEN 'recent' THEN agg.last_seen ELSE agg.cnt END DESC, agg.cnt DESC, c.hash"
+	" LIMIT ?7";
+
+static int run_clusters(hg_store *store, const hg_top_query *q, const char *hash,
+			hg_cluster_fn fn, void *user)
+{
+	hg_db_stmt *st = db_stmt(store->db, S_TOP, top_sql);
+	if (!st)
+		return store_fail(store, HG_EIO, "cannot query clusters");
+	if (q) {
+		db_bind_text(st, 1, q->kind);
+		db_bind_text(st, 2, q->version);
+		db_bind_text(st, 3, q->since);
+		db_bind_text(st, 4, q->until);
+		db_bind_text(st, 5, q->scene_regex);
+		db_bind_text(st, 6, q->sort ? q->sort : "count");
+	}
+	db_bind_int(st, 7, q && q->limit > 0 ? q->limit : -1);
+	db_bind_text(st, 8, hash);
+	int rc, ret = 0;
+	while ((rc = db_step(st)) == DB_ROW) {
+		hg_cluster_row row = {
+			.hash = db_col_text(st, 0),
+			.kind = db_col_text(st, 1),
+			.title = db_col_text(st, 2),
+			.key_symbol = db_col_text(st, 3),
+			.count = db_col_int(st, 4),
+			.devices = db_col_int(st, 5),
+			.first_seen = db_col_text(st, 6),
+			.last_seen = db_col_text(st, 7),
+			.cost_p50 = db_col_int(st, 8),
+			.cost_p90 = db_col_int(st, 9),
+			.cost_p99 = db_col_int(st, 10),
+			.cost_max = db_col_int(st, 11),
+			.versions = db_col_text(st, 12),
+			.frames = db_col_text(st, 13),
+			.symbolicated = db_col_int(st, 14) != 0,
+		};
+		if ((ret = fn(user, &row)) != 0)
+			break;
+	}
+	db_reset(st);
+	if (ret)
+		return ret;
+	return store_check(store, rc, "cannot query clusters");
+}
+
+int hg_store_top(hg_store *store, const hg_top_query *q, hg_cluster_fn fn, void *user)
+{
+	static const hg_top_query all = {0};
+	q = q ? q : &all;
+	if (q->sort && strcmp(q->sort, "count") && strcmp(q->sort, "cost") &&
+	    strcmp(q->sort, "devices") && strcmp(q->sort, "recent"))
+		return HG_EINVAL;
+	hg_regex *re = NULL;
+	if (q->scene_regex) {
+		char why[128];
+		size_t offset = 0;
+		int rc = hg_regex_compile(q->scene_regex, strlen(q->scene_regex), &re, why,
+					  sizeof why, &offset);
+		if (rc == HG_ENOMEM)
+			return rc;
+		if (rc) {
+			hg_diagf(store->ctx, HG_DIAG_ERROR, store->path, 0, 0, 0,
+				 "bad scene pattern \"%s\" at offset %zu: %s", q->scene_regex,
+				 offset, why);
+			return HG_EINVAL;
+		}
+		store->scene_re = re;
+	}
+	int ret = run_clusters(store, q, NULL, fn, user);
+	store->scene_re = NULL;
+	hg_regex_free(re);
+	return ret;
+}
+
+int hg_store_cluster(hg_store *store, const char *hash, hg_cluster_fn fn, void *user)
+{
+	return run_clusters(store, NULL, hash, fn, user);
+}
+
+/* The one value of a column whose text starts with prefix: 0, HG_EINVAL
+ * (none) or HG_EPARSE (ambiguous). */
+int hg_store_resolve(hg_store *store, const char *prefix, char hash[33])
+{
+	hash[0] = '\0';
+	if (!prefix || !*prefix || strlen(prefix) > 32)
+		return HG_EINVAL;
+	hg_db_stmt *st = db_stmt(store->db, S_RESOLVE,
+		"SELECT hash FROM clusters WHERE substr(hash, 1, length(?1)) = lower(?1) LIMIT 2");
+	if (!st)
+		return store_fail(store, HG_EIO, "cannot query clusters");
+	db_bind_text(st, 1, prefix);
+	int n = 0, rc;
+	while ((rc = db_step(st)) == DB_ROW) {
+		const char *h = db_col_text(st, 0);
+		if (n++ == 0 && h)
+			snprintf(hash, 33, "%s", h);
+	}
+	db_reset(st);
+	if (rc < 0)
+		return store_check(store, rc, "cannot query clusters");
+	if (n != 1)
+		hash[0] = '\0';
+	return n == 0 ? HG_EINVAL : n > 1 ? HG_EPARSE : 0;
+}
+
+int hg_store_cluster_counts(hg_store *store, const char *hash, const char *by, hg_count_fn fn,
+			    void *user)
+{
+	static const char *const sql[] = {
+		"SELECT version, count(*) FROM reports WHERE cluster = ?1 GROUP BY 1 ORDER BY 2 DESC, 1",
+		"SELECT device, count(*) FROM reports WHERE cluster = ?1 GROUP BY 1 ORDER BY 2 DESC, 1",
+		"SELECT scene, count(*) FROM reports WHERE cluster = ?1 GROUP BY 1 ORDER BY 2 DESC, 1",
+	};
+	int which = !by ? -1 : !strcmp(by, "version") ? 0 : !strcmp(by, "device") ? 1
+		  : !strcmp(by, "scene") ? 2 : -1;
+	if (which < 0)
+		return HG_EINVAL;
+	hg_db_stmt *st = db_stmt(store->db, S_COUNTS_VERSION + which, sql[which]);
+	if (!st)
+		return store_fail(store, HG_EIO, "cannot query a cluster");
+	db_bind_text(st, 1, hash);
+	int rc, ret = 0;
+	while ((rc = db_step(st)) == DB_ROW)
+		if ((ret = fn(user, db_col_text(st, 0), db_col_int(st, 1))) != 0)
+			break;
+	db_reset(st);
+	return ret ? ret : store_check(store, rc, "cannot query a cluster");
+}
+
+int hg_store_cluster_tree(hg_store *store, const char *hash, hg_tree_fn fn, void *user)
+{
+	hg_db_stmt *st = db_stmt(store->db, S_TREE,
+		"SELECT id, parent, symbol, reports, total_cost, max_cost, self_cost, on_key_path"
+		" FROM tree_nodes WHERE cluster = ?1 ORDER BY id");
+	if (!st)
+		return store_fail(store, HG_EIO, "cannot query a call tree");
+	db_bind_text(st, 1, hash);
+	int rc, ret = 0;
+	while ((rc = db_step(st)) == DB_ROW) {
+		hg_tree_row row = {db_col_int(st, 0), db_col_int(st, 1), db_col_text(st, 2),
+				   db_col_int(st, 3), db_col_int(st, 4), db_col_int(st, 5),
+				   db_col_int(st, 6), db_col_int(st, 7) != 0};
+		if ((ret = fn(user, &row)) != 0)
+			break;
+	}
+	db_reset(st);
+	return ret ? ret : store_check(store, rc, "cannot query a call tree");
+}
+
+int hg_store_reports(hg_store *store, const char *hash, long limit, hg_report_row_fn fn,
+		     void *user)
+{
+	hg_db_stmt *st = db_stmt(store->db, S_REPORTS,
+		"SELECT content_hash, source, line, coalesce(time, ingested_at), version, device,"
+		" scene, cost FROM reports WHERE cluster = ?1"
+		" ORDER BY coalesce(time, ingested_at) DESC, id DESC LIMIT ?2");
+	if (!st)
+		return store_fail(store, HG_EIO, "cannot query reports");
+	db_bind_text(st, 1, hash);
+	db_bind_int(st, 2, limit > 0 ? limit : -1);
+	int rc, ret = 0;
+	while ((rc = db_step(st)) == DB_ROW) {
+		hg_report_row row = {db_col_text(st, 0), db_col_text(st, 1), (long)db_col_int(st, 2),
+				     db_col_text(st, 3), db_col_text(st, 4), db_col_text(st, 5),
+				     db_col_text(st, 6), db_col_int(st, 7)};
+		if ((ret = fn(user, &row)) != 0)
+			break;
+	}
+	db_reset(st);
+	return ret ? ret : store_check(store, rc, "cannot query reports");
+}
+
+/* A copy of column 0 of the statement's only row (malloc'd, NUL after). */
+static int blob_copy(hg_store *store, hg_db_stmt *st, char **text, size_t *len)
+{
+	*text = NULL;
+	*len = 0;
+	int rc = db_step(st), n = 0, err = 0;
+	for (; rc == DB_ROW; rc = db_step(st)) {
+		if (n++)
+			continue;
+		size_t size = db_col_bytes(st, 0);
+		const void *p = db_col_blob(st, 0);
+		if (!(*text = malloc(size + 1))) {
+			err = HG_ENOMEM;
+			break;
+		}
+		if (size)
+			memcpy(*text, p, size);
+		(*text)[size] = '\0';
+		*len = size;
+	}
+	db_reset(st);
+	if (!err && rc < 0)
+		err = store_check(store, rc, "cannot read a stored text");
+	if (!err && n != 1)
+		err = n == 0 ? HG_EINVAL : HG_EPARSE;
+	if (err) {
+		free(*text);
+		*text = NULL;
+		*len = 0;
+	}
+	return err;
+}
+
+int hg_store_report_text(hg_store *store, const char *content_hash, char **text, size_t *len)
+{
+	*text = NULL;
+	*len = 0;
+	if (!content_hash || !*content_hash || strlen(content_hash) > 64)
+		return HG_EINVAL;
+	hg_db_stmt *st = db_stmt(store->db, S_REPORT_TEXT,
+		"SELECT text FROM reports"
+		" WHERE substr(content_hash, 1, length(?1)) = lower(?1) LIMIT 2");
+	if (!st)
+		return store_fail(store, HG_EIO, "cannot query reports");
+	db_bind_text(st, 1, content_hash);
+	return blob_copy(store, st, text, len);
+}
+
+int hg_store_rejected(hg_store *store, hg_rejected_fn fn, void *user)
+{
+	hg_db_stmt *st = db_stmt(store->db, S_REJECTED,
+		"SELECT id, source, line, reason, at, length(text) FROM rejected ORDER BY id");
+	if (!st)
+		return store_fail(store, HG_EIO, "cannot query rejected inputs");
+	int rc, ret = 0;
+	while ((rc = db_step(st)) == DB_ROW) {
+		hg_rejected_row row = {db_col_int(st, 0), db_col_text(st, 1), (long)db_col_int(st, 2),
+				       db_col_text(st, 3), db_col_text(st, 4),
+				       (size_t)db_col_int(st, 5)};
+		if ((ret = fn(user, &row)) != 0)
+			break;
+	}
+	db_reset(st);
+	return ret ? ret : store_check(store, rc, "cannot query rejected inputs");
+}
+
+int hg_store_rejected_text(hg_store *store, int64_t id, char **text, size_t *len)
+{
+	*text = NULL;
+	*len = 0;
+	hg_db_stmt *st = db_stmt(store->db, S_REJECTED_TEXT, "SELECT text FROM rejected WHERE id = ?1");
+	if (!st)
+		return store_fail(store, HG_EIO, "cannot query rejected inputs");
+	db_bind_int(st, 1, id);
+	return blob_copy(store, st, text, len);
+}
