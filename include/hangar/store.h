@@ -124,4 +124,79 @@ typedef int (*hg_rejected_fn)(void *user, const hg_rejected_row *row);
 int hg_store_rejected(hg_store *store, hg_rejected_fn fn, void *user);
 int hg_store_rejected_text(hg_store *store, int64_t id, char **text, size_t *len);
 
+/* ---- ingest runs and diffs (store_query.c, store_diff.c) ---- */
+
+/* Records the start of an ingest run in the meta table: the previous
+ * last_ingest_started / last_ingest_report_id become previous_ingest_*,
+ * and last_ingest_started becomes now (UTC), last_ingest_report_id the
+ * largest report id so far (reports with a larger id came from this run or
+ * a later one).  Inside a batch or in a transaction of its own. */
+int hg_store_mark_ingest(hg_store *store);
+
+/* A meta value (key borrowed), copied into buf (NUL-terminated, cut to
+ * size): 0, HG_EINVAL when the key is absent. */
+int hg_store_meta_get(hg_store *store, const char *key, char *buf, size_t size);
+
+/* Two sets of reports to compare.  By version when both baseline_version
+ * and version are set (old: version = baseline_version, new: version =
+ * version); else by time when since is set (new: report time >= since and
+ * < until when given; old: before since; times compared as text, as
+ * hg_store_top does); else by ingest run (new: the reports of the last
+ * ingest run, see hg_store_mark_ingest; old: everything before it; no run
+ * recorded: HG_EINVAL with a diagnostic).  All strings borrowed. */
+typedef struct hg_diff_query {
+	const char *since, *until;
+	const char *baseline_version, *version;
+	double threshold;          /* percent; regressed when count or p90 grew by more */
+} hg_diff_query;
+
+/* One changed cluster (strings valid during the callback). */
+typedef struct hg_diff_row {
+	const char *status;        /* "new" (only in the new set), "regressed", "gone" */
+	const char *hash, *kind, *title;
+	int64_t old_count, new_count;
+	int64_t old_p90, new_p90;  /* cost p90 of each set, 0 when empty */
+} hg_diff_row;
+typedef int (*hg_diff_fn)(void *user, const hg_diff_row *row);
+
+/* Calls fn for every new, then regressed, then gone cluster (each group by
+ * count, most first); clusters that did not change beyond the threshold are
+ * left out.  0, a negative error, or fn's non-zero value. */
+int hg_store_diff(hg_store *store, const hg_diff_query *q, hg_diff_fn fn, void *user);
+
+/* ---- regrouping (store_regroup.c) ---- */
+
+/* One stored report, as hg_store_regroup hands it to its callback (all
+ * borrowed, valid during the call; text is NUL-terminated at text[len]). */
+typedef struct hg_regroup_item {
+	int64_t id;
+	const char *source;
+	long line;
+	const char *version;       /* as stored; may be NULL */
+	const char *cluster;       /* the current cluster hash */
+	const char *text;
+	size_t len;
+} hg_regroup_item;
+
+/* Reads item's text again and computes its signature.  On 0 with *rep set,
+ * the store takes ownership of *rep (hg_report_destroy) and sig's strings
+ * must live in (*rep)->arena; 0 with *rep NULL keeps the report where it
+ * is (counted as kept); a negative value stops the regroup (rolled back). */
+typedef int (*hg_regroup_fn)(void *user, const hg_regroup_item *item, hg_report **rep,
+			     hg_signature *sig);
+
+typedef struct hg_regroup_stats {
+	int64_t reports;           /* stored reports (the same before and after) */
+	int64_t clusters_before, clusters_after;
+	int64_t moved;             /* reports whose cluster changed */
+	int64_t kept;              /* reports the callback left where they were */
+} hg_regroup_stats;
+
+/* Recomputes every stored report's signature with fn, moves reports to
+ * their new clusters, rebuilds the counts, first/last seen and merged call
+ * trees of every cluster touched, and deletes the clusters left empty: all
+ * in one transaction (not inside a batch: HG_EINVAL).  The report count is
+ * checked to be the same before and after (else rolled back, HG_EIO). */
+int hg_store_regroup(hg_store *store, hg_regroup_fn fn, void *user, hg_regroup_stats *stats);
+
 #endif

@@ -22,7 +22,9 @@ struct command {
 	void (*usage)(FILE *out);
 };
 
+extern const struct command cmd_diff;
 extern const struct command cmd_ingest;
+extern const struct command cmd_regroup;
 extern const struct command cmd_rejected;
 extern const struct command cmd_reports;
 extern const struct command cmd_show;

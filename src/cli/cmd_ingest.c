@@ -347,6 +347,7 @@ static int run_ingest(int argc, char **argv)
 		release(&in);
 		return EXIT_SOME_FAILED;
 	}
+	hg_store_mark_ingest(in.store); /* in the first batch: a killed run leaves no mark */
 	in.tty = isatty(STDERR_FILENO);
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);

@@ -7,7 +7,9 @@
 
 /* Sorted by name. */
 static const struct command *const commands[] = {
+	&cmd_diff,
 	&cmd_ingest,
+	&cmd_regroup,
 	&cmd_rejected,
 	&cmd_reports,
 	&cmd_show,

@@ -221,7 +221,8 @@ int hg_store_open(const hg_ctx *ctx, const char *path, hg_store **out)
 	if (!err) {
 		int wal = DB_EBUSY;
 		for (int attempt = 0; attempt <= BUSY_RETRIES && wal == DB_EBUSY; attempt++)
-			wal = db_exec(store->db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;");
+			wal = db_exec(store->db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;"
+				     " PRAGMA temp_store = MEMORY; PRAGMA cache_size = -16384;");
 		err = store_check(store, wal, "cannot switch the store to WAL mode");
 	}
 	if (!err)
@@ -240,6 +241,7 @@ void hg_store_close(hg_store *store)
 {
 	if (!store)
 		return;
+	store_tree_discard(store);
 	if (store->db && db_in_transaction(store->db))
 		db_exec(store->db, "ROLLBACK");
 	db_close(store->db);
@@ -285,6 +287,11 @@ int hg_store_commit(hg_store *store)
 	if (!store->in_batch)
 		return HG_EINVAL;
 	store->in_batch = false;
+	int err = store_tree_flush(store);
+	if (err) {
+		db_exec(store->db, "ROLLBACK");
+		return err;
+	}
 	return store_check(store, commit(store), "cannot commit a batch");
 }
 
@@ -293,6 +300,7 @@ int hg_store_rollback(hg_store *store)
 	if (!store->in_batch)
 		return HG_EINVAL;
 	store->in_batch = false;
+	store_tree_discard(store);
 	return store_check(store, db_exec(store->db, "ROLLBACK"), "cannot roll back a batch");
 }
 

@@ -38,6 +38,7 @@ struct hg_store {
 	hg_db *db;
 	bool in_batch;          /* between hg_store_begin and commit/rollback */
 	hg_regex *scene_re;   /* the --scene pattern during hg_store_top */
+	struct tree_batch *tree; /* tree-node additions not yet written (store_tree.c) */
 };
 
 /* A diagnostic naming the store's path: "what: sqlite's message". */
@@ -50,7 +51,15 @@ int store_check(hg_store *store, int rc, const char *what);
 bool store_scene_match(void *user, const char *text);
 
 /* Adds rep's call tree (method stack or blamed thread) to cluster's merged
- * tree.  Runs inside the caller's transaction. */
+ * tree.  Runs inside the caller's transaction.  The additions are summed in
+ * memory per batch and written by store_tree_flush, which hg_store_commit
+ * calls before COMMIT (so a batch stays one transaction); code that reads
+ * tree_nodes inside a batch must flush first. */
 int store_tree_add(hg_store *store, const hg_report *rep, const char *cluster);
+/* Writes the pending additions (one upsert per distinct node); 0 or an hg
+ * error.  The pending set is empty afterwards, written or not. */
+int store_tree_flush(hg_store *store);
+/* Forgets the pending additions (rollback, close). */
+void store_tree_discard(hg_store *store);
 
 #endif

@@ -301,3 +301,87 @@ int hg_store_rejected_text(hg_store *store, int64_t id, char **text, size_t *len
 	db_bind_int(st, 1, id);
 	return blob_copy(store, st, text, len);
 }
+
+/* ---- meta values and ingest runs ---- */
+
+/* Slots of statements not in store_internal.h's list, counted down from the
+ * top (store_diff.c and store_regroup.c take the ones below these). */
+enum {
+	S_META_GET = DB_MAX_STMTS - 1,
+	S_META_PUT = DB_MAX_STMTS - 2,
+	S_MAX_REPORT_ID = DB_MAX_STMTS - 3,
+};
+_Static_assert(S_N_TABLES < DB_MAX_STMTS - 12, "store statement slots overlap");
+
+int hg_store_meta_get(hg_store *store, const char *key, char *buf, size_t size)
+{
+	if (size)
+		buf[0] = '\0';
+	hg_db_stmt *st = db_stmt(store->db, S_META_GET, "SELECT value FROM meta WHERE key = ?1");
+	if (!st)
+		return store_fail(store, HG_EIO, "cannot read the store's metadata");
+	db_bind_text(st, 1, key);
+	int rc = db_step(st), err = HG_EINVAL;
+	if (rc == DB_ROW && !db_col_null(st, 0)) {
+		snprintf(buf, size, "%s", db_col_text(st, 0));
+		err = 0;
+	}
+	db_reset(st);
+	return rc < 0 ? store_check(store, rc, "cannot read the store's metadata") : err;
+}
+
+static int meta_put(hg_store *store, const char *key, const char *value)
+{
+	hg_db_stmt *st = db_stmt(store->db, S_META_PUT,
+				 "INSERT INTO meta(key, value) VALUES(?1, ?2) "
+				 "ON CONFLICT(key) DO UPDATE SET value = excluded.value");
+	if (!st)
+		return DB_ERROR;
+	db_bind_text(st, 1, key);
+	db_bind_text(st, 2, value);
+	int rc = db_step(st);
+	db_reset(st);
+	return rc;
+}
+
+static int mark_ingest(hg_store *store)
+{
+	char started[64], first[32];
+	if (hg_store_meta_get(store, "last_ingest_started", started, sizeof started) == 0 &&
+	    hg_store_meta_get(store, "last_ingest_report_id", first, sizeof first) == 0) {
+		int rc = meta_put(store, "previous_ingest_started", started);
+		if (rc >= 0)
+			rc = meta_put(store, "previous_ingest_report_id", first);
+		if (rc < 0)
+			return rc;
+	}
+	hg_db_stmt *st = db_stmt(store->db, S_MAX_REPORT_ID,
+				 "SELECT coalesce(max(id), 0), strftime('%Y-%m-%dT%H:%M:%SZ', 'now')"
+				 " FROM reports");
+	if (!st)
+		return DB_ERROR;
+	int rc = db_step(st);
+	if (rc == DB_ROW) {
+		snprintf(first, sizeof first, "%lld", (long long)db_col_int(st, 0));
+		snprintf(started, sizeof started, "%s", db_col_text(st, 1) ? db_col_text(st, 1) : "");
+	}
+	db_reset(st);
+	if (rc != DB_ROW)
+		return rc < 0 ? rc : DB_ERROR;
+	rc = meta_put(store, "last_ingest_started", started);
+	return rc < 0 ? rc : meta_put(store, "last_ingest_report_id", first);
+}
+
+int hg_store_mark_ingest(hg_store *store)
+{
+	bool own = !store->in_batch;
+	int err = own ? hg_store_begin(store) : 0;
+	if (err)
+		return err;
+	err = store_check(store, mark_ingest(store), "cannot record an ingest run");
+	if (own) {
+		int cerr = err ? hg_store_rollback(store) : hg_store_commit(store);
+		err = err ? err : cerr;
+	}
+	return err;
+}

@@ -129,37 +129,177 @@ static int from_thread(const hg_report *rep, int64_t cost, hg_arena *arena, stru
 	return 0;
 }
 
-static int store_nodes(hg_store *store, struct ltree *t, const char *cluster)
+/* The batch's pending additions: one node per (cluster, parent, symbol),
+ * in first-seen order, so that parents come before their children and ids
+ * are given in the order the per-report upserts gave them. */
+struct bnode {
+	const char *cluster;   /* in the batch arena */
+	long parent;           /* batch index, -1 for a root */
+	const char *symbol;    /* in the batch arena */
+	int64_t reports, total, max, self;
+	bool key;
+	int64_t db_id;
+};
+
+struct tree_batch {
+	hg_arena *arena;
+	struct bnode *nodes;
+	size_t len, cap;
+	size_t *slots;         /* open addressing: node index + 1, 0 empty */
+	size_t mask;
+	const char *cluster;   /* the last cluster interned */
+};
+
+static size_t hash_bkey(const char *cluster, long parent, const char *s)
 {
+	uint64_t h = 1469598103934665603ULL ^ (uint64_t)(parent + 1);
+	for (; *cluster; cluster++)
+		h = (h ^ (unsigned char)*cluster) * 1099511628211ULL;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return (size_t)(h ^ (h >> 29));
+}
+
+static int batch_grow(struct tree_batch *b)
+{
+	size_t cap = b->cap ? b->cap * 2 : 1024;
+	struct bnode *n = realloc(b->nodes, cap * sizeof *n);
+	if (!n)
+		return HG_ENOMEM;
+	b->nodes = n;
+	size_t nslots = 2 * cap;
+	size_t *slots = calloc(nslots, sizeof *slots);
+	if (!slots)
+		return HG_ENOMEM;
+	free(b->slots);
+	b->slots = slots;
+	b->mask = nslots - 1;
+	b->cap = cap;
+	for (size_t k = 0; k < b->len; k++) {
+		size_t i = hash_bkey(n[k].cluster, n[k].parent, n[k].symbol) & b->mask;
+		while (b->slots[i])
+			i = (i + 1) & b->mask;
+		b->slots[i] = k + 1;
+	}
+	return 0;
+}
+
+/* The batch node (cluster, parent, symbol), added if new; -1 on ENOMEM. */
+static long batch_node(struct tree_batch *b, const char *cluster, long parent, const char *symbol)
+{
+	if (b->len == b->cap && batch_grow(b))
+		return -1;
+	size_t i = hash_bkey(cluster, parent, symbol) & b->mask;
+	for (; b->slots[i]; i = (i + 1) & b->mask) {
+		struct bnode *n = &b->nodes[b->slots[i] - 1];
+		if (n->parent == parent && strcmp(n->symbol, symbol) == 0 &&
+		    (n->cluster == cluster || strcmp(n->cluster, cluster) == 0))
+			return (long)(b->slots[i] - 1);
+	}
+	const char *sym = hg_arena_strdup(b->arena, symbol);
+	if (!sym)
+		return -1;
+	b->nodes[b->len] = (struct bnode){cluster, parent, sym, 0, 0, 0, 0, false, 0};
+	b->slots[i] = ++b->len;
+	return (long)(b->len - 1);
+}
+
+void store_tree_discard(hg_store *store)
+{
+	struct tree_batch *b = store->tree;
+	if (!b)
+		return;
+	hg_arena_destroy(b->arena);
+	free(b->nodes);
+	free(b->slots);
+	free(b);
+	store->tree = NULL;
+}
+
+/* Adds a report's self-merged tree to the batch: nodes first (all or
+ * nothing as far as the sums go: a node left at 0 reports is not written),
+ * then the sums. */
+static int batch_add(hg_store *store, struct ltree *t, const char *cluster)
+{
+	struct tree_batch *b = store->tree;
+	if (!b) {
+		b = calloc(1, sizeof *b);
+		if (!b || !(b->arena = hg_arena_create())) {
+			free(b);
+			return HG_ENOMEM;
+		}
+		store->tree = b;
+	}
+	if (!b->cluster || strcmp(b->cluster, cluster) != 0) {
+		const char *c = hg_arena_strdup(b->arena, cluster);
+		if (!c)
+			return HG_ENOMEM;
+		b->cluster = c;
+	}
 	for (size_t i = 0; i < t->len; i++) {
 		struct lnode *n = &t->nodes[i];
+		long parent = n->parent < 0 ? -1 : (long)t->nodes[n->parent].db_id;
+		long k = batch_node(b, b->cluster, parent, n->symbol);
+		if (k < 0)
+			return HG_ENOMEM;
+		n->db_id = k;
+	}
+	for (size_t i = 0; i < t->len; i++) {
+		struct lnode *n = &t->nodes[i];
+		struct bnode *bn = &b->nodes[n->db_id];
+		bn->reports++;
+		bn->total += n->cost;
+		if (bn->reports == 1 || n->cost > bn->max)
+			bn->max = n->cost;
+		bn->self += n->self;
+		bn->key = bn->key || n->key;
+	}
+	return 0;
+}
+
+int store_tree_flush(hg_store *store)
+{
+	struct tree_batch *b = store->tree;
+	if (!b)
+		return 0;
+	int err = 0;
+	for (size_t i = 0; i < b->len && !err; i++) {
+		struct bnode *n = &b->nodes[i];
+		if (n->reports == 0)
+			continue;
 		hg_db_stmt *st = db_stmt(store->db, S_UPSERT_NODE,
 			"INSERT INTO tree_nodes(cluster, parent, symbol, reports, total_cost, max_cost,"
-			" self_cost, on_key_path) VALUES(?1, ?2, ?3, 1, ?4, ?4, ?5, ?6)"
-			" ON CONFLICT(cluster, parent, symbol) DO UPDATE SET reports = reports + 1,"
+			" self_cost, on_key_path) VALUES(?1, ?2, ?3, ?7, ?4, ?8, ?5, ?6)"
+			" ON CONFLICT(cluster, parent, symbol) DO UPDATE SET"
+			" reports = reports + excluded.reports,"
 			" total_cost = total_cost + excluded.total_cost,"
 			" max_cost = max(max_cost, excluded.max_cost),"
 			" self_cost = self_cost + excluded.self_cost,"
 			" on_key_path = on_key_path OR excluded.on_key_path"
 			" RETURNING id");
-		if (!st)
-			return store_fail(store, HG_EIO, "cannot add to a call tree");
-		db_bind_text(st, 1, cluster);
-		db_bind_int(st, 2, n->parent < 0 ? 0 : t->nodes[n->parent].db_id);
+		if (!st) {
+			err = store_fail(store, HG_EIO, "cannot add to a call tree");
+			break;
+		}
+		db_bind_text(st, 1, n->cluster);
+		db_bind_int(st, 2, n->parent < 0 ? 0 : b->nodes[n->parent].db_id);
 		db_bind_text(st, 3, n->symbol);
-		db_bind_int(st, 4, n->cost);
+		db_bind_int(st, 4, n->total);
 		db_bind_int(st, 5, n->self);
 		db_bind_int(st, 6, n->key);
+		db_bind_int(st, 7, n->reports);
+		db_bind_int(st, 8, n->max);
 		int rc = db_step(st);
 		if (rc == DB_ROW)
 			n->db_id = db_col_int(st, 0);
 		int rc2 = rc == DB_ROW ? db_step(st) : rc;
 		db_reset(st);
 		if (rc != DB_ROW || rc2 < 0)
-			return store_check(store, rc < 0 ? rc : rc2 < 0 ? rc2 : DB_ERROR,
-					   "cannot add to a call tree");
+			err = store_check(store, rc < 0 ? rc : rc2 < 0 ? rc2 : DB_ERROR,
+					  "cannot add to a call tree");
 	}
-	return 0;
+	store_tree_discard(store);
+	return err;
 }
 
 int store_tree_add(hg_store *store, const hg_report *rep, const char *cluster)
@@ -176,7 +316,7 @@ int store_tree_add(hg_store *store, const hg_report *rep, const char *cluster)
 	int64_t cost = rep->stack_cost > rep->cost ? rep->stack_cost : rep->cost;
 	int err = method ? from_method_stack(rep, arena, &t) : from_thread(rep, cost, arena, &t);
 	if (!err)
-		err = store_nodes(store, &t, cluster);
+		err = batch_add(store, &t, cluster);
 	ltree_release(&t);
 	hg_arena_destroy(arena);
 	return err;

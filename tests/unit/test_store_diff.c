@@ -1,0 +1,401 @@
+/* hangar diff and hangar regroup in the store: new, regressed and gone
+ * clusters by version, by time window and by ingest run (with the
+ * threshold); regrouping reports ingested without mappings into one
+ * cluster with them, without losing a report, and a regroup that changes
+ * nothing.  argv[1] is the testdata/ folder (testdata/regroup/). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "hangar/input.h"
+#include "hangar/mapping.h"
+#include "hangar/store.h"
+
+static const char *testdata = "testdata";
+
+/* ---- fixture ---- */
+
+struct fx {
+	hg_ctx ctx;
+	char dir[64];
+	char path[96];
+	hg_store *store;
+};
+
+static int setup(void **state)
+{
+	struct fx *f = calloc(1, sizeof *f);
+	if (!f)
+		return -1;
+	hg_ctx_init(&f->ctx);
+	snprintf(f->dir, sizeof f->dir, "/tmp/hg-diff-XXXXXX");
+	if (!mkdtemp(f->dir))
+		return -1;
+	snprintf(f->path, sizeof f->path, "%s/h.db", f->dir);
+	if (hg_store_open(&f->ctx, f->path, &f->store) != 0)
+		return -1;
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fx *f = *state;
+	hg_store_close(f->store);
+	const char *suffix[] = {"", "-wal", "-shm", "-journal"};
+	char p[128];
+	for (size_t i = 0; i < 4; i++) {
+		snprintf(p, sizeof p, "%s%s", f->path, suffix[i]);
+		unlink(p);
+	}
+	rmdir(f->dir);
+	free(f);
+	return 0;
+}
+
+static int keep_first(void *user, hg_report *rep)
+{
+	hg_report **out = user;
+	if (!*out && !rep->error)
+		*out = rep;
+	else
+		hg_report_destroy(rep);
+	return 0;
+}
+
+static hg_report *read_report(const char *source, const char *text, size_t len)
+{
+	hg_ctx ctx;
+	hg_ctx_init(&ctx);
+	hg_report *rep = NULL;
+	assert_true(hg_reports_read(&ctx, source, text, len, keep_first, &rep) >= 0);
+	assert_non_null(rep);
+	return rep;
+}
+
+/* ---- diff: reports with hand-made signatures ---- */
+
+static const char *const frames[] = {"a.B.c"};
+
+/* One report of cluster `which` (hash "c<which>000..."), version, cost, time. */
+static void add(struct fx *f, int which, const char *version, int cost, const char *time, int n)
+{
+	char text[512];
+	snprintf(text, sizeof text,
+		 "{\"tag\":\"Trace_EvilMethod\",\"content\":{\"detail\":\"NORMAL\",\"cost\":%d,"
+		 "\"stack\":\"0,1,1,%d\\n\",\"process\":\"a.app\",\"appVersion\":\"%s\","
+		 "\"time\":\"%s\",\"n\":%d,\"c\":%d}}",
+		 cost, cost, version, time, n, which);
+	hg_report *rep = read_report("mem.json", text, strlen(text));
+	hg_signature sig = {0};
+	snprintf(sig.hash, sizeof sig.hash, "c%d%030d", which, 0);
+	sig.family = "slow_method";
+	sig.title = which == 1 ? "one" : which == 2 ? "two" : "three";
+	sig.frames = (const char **)frames;
+	sig.n_frames = 1;
+	bool dup = true;
+	assert_int_equal(hg_store_add_report(f->store, rep, &sig, text, strlen(text), &dup), 0);
+	assert_false(dup);
+	hg_report_destroy(rep);
+}
+
+struct rows {
+	char status[8][12];
+	char hash[8][33];
+	int64_t old_count[8], new_count[8], old_p90[8], new_p90[8];
+	size_t n;
+};
+
+static int take(void *user, const hg_diff_row *r)
+{
+	struct rows *rows = user;
+	assert_true(rows->n < 8);
+	snprintf(rows->status[rows->n], 12, "%s", r->status);
+	snprintf(rows->hash[rows->n], 33, "%s", r->hash);
+	rows->old_count[rows->n] = r->old_count;
+	rows->new_count[rows->n] = r->new_count;
+	rows->old_p90[rows->n] = r->old_p90;
+	rows->new_p90[rows->n] = r->new_p90;
+	rows->n++;
+	return 0;
+}
+
+/* Cluster 1 only in 1.0 (gone), 2 in both with 1 -> 3 reports (regressed),
+ * 3 only in 1.1 (new). */
+static void add_two_versions(struct fx *f)
+{
+	add(f, 1, "1.0", 100, "2024-01-01 10:00:00", 1);
+	add(f, 1, "1.0", 100, "2024-01-01 11:00:00", 2);
+	add(f, 2, "1.0", 200, "2024-01-01 12:00:00", 3);
+	add(f, 2, "1.1", 200, "2024-02-01 10:00:00", 4);
+	add(f, 2, "1.1", 210, "2024-02-01 11:00:00", 5);
+	add(f, 2, "1.1", 220, "2024-02-01 12:00:00", 6);
+	add(f, 3, "1.1", 300, "2024-02-02 10:00:00", 7);
+}
+
+static void assert_three(const struct rows *r)
+{
+	assert_int_equal(r->n, 3);
+	assert_string_equal(r->status[0], "new");
+	assert_true(r->hash[0][1] == '3');
+	assert_int_equal(r->old_count[0], 0);
+	assert_int_equal(r->new_count[0], 1);
+	assert_int_equal(r->new_p90[0], 300);
+	assert_string_equal(r->status[1], "regressed");
+	assert_true(r->hash[1][1] == '2');
+	assert_int_equal(r->old_count[1], 1);
+	assert_int_equal(r->new_count[1], 3);
+	assert_int_equal(r->old_p90[1], 200);
+	assert_int_equal(r->new_p90[1], 220);
+	assert_string_equal(r->status[2], "gone");
+	assert_true(r->hash[2][1] == '1');
+	assert_int_equal(r->old_count[2], 2);
+	assert_int_equal(r->new_count[2], 0);
+}
+
+static void test_by_version(void **state)
+{
+	struct fx *f = *state;
+	add_two_versions(f);
+	struct rows r = {0};
+	hg_diff_query q = {.baseline_version = "1.0", .version = "1.1", .threshold = 50};
+	assert_int_equal(hg_store_diff(f->store, &q, take, &r), 0);
+	assert_three(&r);
+
+	/* Count 1 -> 3 is +200%: not beyond 200; p90 200 -> 220 is +10%. */
+	memset(&r, 0, sizeof r);
+	q.threshold = 200;
+	assert_int_equal(hg_store_diff(f->store, &q, take, &r), 0);
+	assert_int_equal(r.n, 2);
+	assert_string_equal(r.status[0], "new");
+	assert_string_equal(r.status[1], "gone");
+
+	/* The other way round: 3 was new, now gone; 1 was gone, now new; 2
+	 * shrank, which is no regression. */
+	memset(&r, 0, sizeof r);
+	q.baseline_version = "1.1";
+	q.version = "1.0";
+	q.threshold = 50;
+	assert_int_equal(hg_store_diff(f->store, &q, take, &r), 0);
+	assert_int_equal(r.n, 2);
+	assert_string_equal(r.status[0], "new");
+	assert_true(r.hash[0][1] == '1');
+	assert_string_equal(r.status[1], "gone");
+	assert_true(r.hash[1][1] == '3');
+
+	/* Half a pair of versions is refused. */
+	hg_diff_query bad = {.version = "1.1"};
+	assert_int_equal(hg_store_diff(f->store, &bad, take, &r), HG_EINVAL);
+}
+
+static void test_by_time(void **state)
+{
+	struct fx *f = *state;
+	add_two_versions(f);
+	struct rows r = {0};
+	hg_diff_query q = {.since = "2024-02-01", .threshold = 50};
+	assert_int_equal(hg_store_diff(f->store, &q, take, &r), 0);
+	assert_three(&r);
+
+	/* A window [since, until) that ends before cluster 3's report. */
+	memset(&r, 0, sizeof r);
+	q.until = "2024-02-02";
+	assert_int_equal(hg_store_diff(f->store, &q, take, &r), 0);
+	assert_int_equal(r.n, 2);
+	assert_string_equal(r.status[0], "regressed");
+	assert_string_equal(r.status[1], "gone");
+}
+
+static void test_by_ingest_run(void **state)
+{
+	struct fx *f = *state;
+	struct rows r = {0};
+	hg_diff_query q = {.threshold = 50};
+	assert_int_equal(hg_store_diff(f->store, &q, take, &r), HG_EINVAL); /* no run yet */
+
+	assert_int_equal(hg_store_mark_ingest(f->store), 0);
+	add(f, 1, "1.0", 100, "2024-03-01 10:00:00", 1);
+	add(f, 2, "1.0", 100, "2024-03-01 10:00:00", 2);
+	assert_int_equal(hg_store_mark_ingest(f->store), 0);
+	/* In the second run's batch, as ingest calls it. */
+	assert_int_equal(hg_store_begin(f->store), 0);
+	assert_int_equal(hg_store_mark_ingest(f->store), 0);
+	add(f, 2, "1.0", 100, "2024-01-01 10:00:00", 3); /* an old time: the run counts */
+	add(f, 2, "1.0", 100, "2024-01-01 10:00:00", 4);
+	add(f, 3, "1.0", 100, "2024-01-01 10:00:00", 5);
+	assert_int_equal(hg_store_commit(f->store), 0);
+
+	char buf[64];
+	assert_int_equal(hg_store_meta_get(f->store, "last_ingest_report_id", buf, sizeof buf), 0);
+	assert_string_equal(buf, "2");
+	assert_int_equal(hg_store_meta_get(f->store, "previous_ingest_report_id", buf, sizeof buf), 0);
+	assert_string_equal(buf, "2");
+	assert_int_equal(hg_store_meta_get(f->store, "last_ingest_started", buf, sizeof buf), 0);
+	assert_int_equal(strlen(buf), 20);
+	assert_int_equal(hg_store_meta_get(f->store, "no_such_key", buf, sizeof buf), HG_EINVAL);
+
+	assert_int_equal(hg_store_diff(f->store, &q, take, &r), 0);
+	assert_int_equal(r.n, 3);
+	assert_string_equal(r.status[0], "new");
+	assert_true(r.hash[0][1] == '3');
+	assert_string_equal(r.status[1], "regressed");
+	assert_int_equal(r.old_count[1], 1);
+	assert_int_equal(r.new_count[1], 2);
+	assert_string_equal(r.status[2], "gone");
+	assert_true(r.hash[2][1] == '1');
+}
+
+/* ---- regroup: reports ingested without mappings ---- */
+
+struct mappings {
+	hg_mapping *v10, *v11;
+	int calls;
+	bool use;          /* false: signatures by ids, as without mappings */
+};
+
+static int regroup_cb(void *user, const hg_regroup_item *item, hg_report **out,
+		      hg_signature *sig)
+{
+	struct mappings *m = user;
+	m->calls++;
+	hg_report *rep = read_report(item->source, item->text, item->len);
+	const hg_mapping *map = !m->use || !item->version ? NULL
+				: !strcmp(item->version, "1.0") ? m->v10
+				: !strcmp(item->version, "1.1") ? m->v11 : NULL;
+	hg_report_symbolicate(rep, map);
+	assert_int_equal(hg_signature_compute(rep, NULL, rep->arena, sig), 0);
+	*out = rep;
+	return 0;
+}
+
+static void ingest_file(struct fx *f, const char *rel, char hash[33])
+{
+	char path[512], *data = NULL;
+	size_t len = 0;
+	snprintf(path, sizeof path, "%s/regroup/%s", testdata, rel);
+	assert_int_equal(hg_input_read(&f->ctx, path, &data, &len), 0);
+	hg_report *rep = read_report(path, data, len);
+	hg_signature sig;
+	assert_int_equal(hg_signature_compute(rep, NULL, rep->arena, &sig), 0);
+	assert_false(sig.symbolicated);
+	bool dup = true;
+	assert_int_equal(hg_store_add_report(f->store, rep, &sig, data, len, &dup), 0);
+	assert_false(dup);
+	snprintf(hash, 33, "%s", sig.hash);
+	hg_report_destroy(rep);
+	free(data);
+}
+
+static int count_clusters(void *user, const hg_cluster_row *row)
+{
+	int64_t *n = user;
+	n[0]++;
+	n[1] += row->count;
+	n[2] += row->symbolicated;
+	return 0;
+}
+
+static int tree_root(void *user, const hg_tree_row *row)
+{
+	int64_t *reports = user;
+	if (row->parent == 0)
+		*reports += row->reports;
+	return 0;
+}
+
+struct biggest {
+	char hash[33];
+	int64_t count;
+};
+
+static int take_biggest(void *user, const hg_cluster_row *row)
+{
+	struct biggest *b = user;
+	if (row->count > b->count) {
+		snprintf(b->hash, sizeof b->hash, "%s", row->hash);
+		b->count = row->count;
+	}
+	return 0;
+}
+
+static void open_mappings(struct fx *f, struct mappings *m)
+{
+	char path[512];
+	snprintf(path, sizeof path, "%s/regroup/mappings/1.0/methodMapping.txt", testdata);
+	assert_int_equal(hg_mapping_open(&f->ctx, path, &m->v10), 0);
+	snprintf(path, sizeof path, "%s/regroup/mappings/1.1/methodMapping.txt", testdata);
+	assert_int_equal(hg_mapping_open(&f->ctx, path, &m->v11), 0);
+}
+
+static void test_regroup_merges(void **state)
+{
+	struct fx *f = *state;
+	char h10[33], h11[33];
+	ingest_file(f, "reports/1.0/slow.json", h10);
+	ingest_file(f, "reports/1.1/slow.json", h11);
+	assert_string_not_equal(h10, h11); /* renumbered ids: two clusters */
+	add(f, 1, "1.0", 100, "2024-03-01 10:00:00", 1); /* another cause, left alone */
+
+	struct mappings m = {0};
+	open_mappings(f, &m);
+	hg_regroup_stats s;
+	/* Without mappings nothing moves. */
+	assert_int_equal(hg_store_regroup(f->store, regroup_cb, &m, &s), 0);
+	assert_int_equal(s.reports, 3);
+	assert_int_equal(s.clusters_before, 3);
+	assert_int_equal(s.clusters_after, 3);
+	assert_int_equal(s.moved, 1); /* the hand-made signature of the third one */
+
+	m.use = true;
+	assert_int_equal(hg_store_regroup(f->store, regroup_cb, &m, &s), 0);
+	assert_int_equal(s.reports, 3);
+	assert_int_equal(s.clusters_before, 3);
+	assert_int_equal(s.clusters_after, 2);
+	assert_int_equal(s.moved, 2);
+	assert_int_equal(s.kept, 0);
+
+	int64_t n[3] = {0};
+	assert_int_equal(hg_store_top(f->store, NULL, count_clusters, n), 0);
+	assert_int_equal(n[0], 2);
+	assert_int_equal(n[1], 3); /* no report lost */
+	assert_int_equal(n[2], 1); /* the merged one; the other cause has no mapping */
+	char hash[33];
+	assert_int_equal(hg_store_resolve(f->store, h10, hash), HG_EINVAL); /* deleted */
+	assert_int_equal(hg_store_resolve(f->store, h11, hash), HG_EINVAL);
+
+	/* The merged cluster's tree holds both reports. */
+	struct biggest b = {{0}, 0};
+	assert_int_equal(hg_store_top(f->store, NULL, take_biggest, &b), 0);
+	assert_int_equal(b.count, 2);
+	int64_t through_roots = 0;
+	assert_int_equal(hg_store_cluster_tree(f->store, b.hash, tree_root, &through_roots), 0);
+	assert_int_equal(through_roots, 2);
+
+	/* Again: nothing to move. */
+	assert_int_equal(hg_store_regroup(f->store, regroup_cb, &m, &s), 0);
+	assert_int_equal(s.moved, 0);
+	assert_int_equal(s.clusters_after, 2);
+	hg_mapping_destroy(m.v10);
+	hg_mapping_destroy(m.v11);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 1)
+		testdata = argv[1];
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_by_version, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_by_time, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_by_ingest_run, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_regroup_merges, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
