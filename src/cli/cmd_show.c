@@ -28,8 +28,51 @@ struct show {
 	enum row_format format;
 	hg_buf json;            /* the JSON object being built */
 	bool first;
-	int64_t depth_of[4096]; /* tree: depth by node id (ids are small and dense) */
+	/* tree: depth by node id (ids are store-wide): open addressing */
+	int64_t *ids, *depths;
+	size_t mask, used;
 };
+
+static int64_t depth_get(const struct show *s, int64_t id)
+{
+	if (!s->ids)
+		return -1;
+	for (size_t h = (size_t)id * 11400714819323198485ull & s->mask;; h = (h + 1) & s->mask) {
+		if (s->ids[h] == id)
+			return s->depths[h];
+		if (s->ids[h] == 0)
+			return -1;
+	}
+}
+
+static void depth_put(struct show *s, int64_t id, int64_t depth)
+{
+	if (2 * (s->used + 1) > s->mask + 1 || !s->ids) { /* grow, rehash */
+		size_t cap = s->ids ? 2 * (s->mask + 1) : 1024;
+		int64_t *ids = calloc(cap, sizeof *ids), *depths = calloc(cap, sizeof *depths);
+		if (!ids || !depths) {
+			free(ids);
+			free(depths);
+			return;
+		}
+		struct show old = *s;
+		s->ids = ids;
+		s->depths = depths;
+		s->mask = cap - 1;
+		s->used = 0;
+		for (size_t i = 0; old.ids && i <= old.mask; i++)
+			if (old.ids[i])
+				depth_put(s, old.ids[i], old.depths[i]);
+		free(old.ids);
+		free(old.depths);
+	}
+	size_t h = (size_t)id * 11400714819323198485ull & s->mask;
+	while (s->ids[h] != 0 && s->ids[h] != id)
+		h = (h + 1) & s->mask;
+	s->used += s->ids[h] == 0;
+	s->ids[h] = id;
+	s->depths[h] = depth;
+}
 
 static int on_cluster(void *user, const hg_cluster_row *c)
 {
@@ -88,11 +131,10 @@ static int on_count(void *user, const char *value, int64_t count)
 static int on_node(void *user, const hg_tree_row *n)
 {
 	struct show *s = user;
-	int64_t depth = 0;
-	if (n->parent > 0 && n->parent < 4096)
-		depth = s->depth_of[n->parent] + 1;
-	if (n->id > 0 && n->id < 4096)
-		s->depth_of[n->id] = depth;
+	int64_t parent_depth = n->parent > 0 ? depth_get(s, n->parent) : -1;
+	int64_t depth = parent_depth + 1;
+	if (n->id > 0)
+		depth_put(s, n->id, depth);
 	char reports[24], total[24], max[24], self[24], id[24], parent[24];
 	snprintf(reports, sizeof reports, "%" PRId64, n->reports);
 	snprintf(total, sizeof total, "%" PRId64, n->total_cost);
@@ -154,7 +196,7 @@ static const struct option long_options[] = {
 
 static int run_show(int argc, char **argv)
 {
-	static struct show s; /* the depth table is large: not on the stack */
+	struct show s;
 	memset(&s, 0, sizeof s);
 	const char *db = NULL;
 	int c;
@@ -193,7 +235,7 @@ static int run_show(int argc, char **argv)
 	static const char *const by[] = {"version", "device", "scene"};
 	for (size_t i = 0; i < 3 && rc == 0; i++) {
 		if (s.format == ROWS_JSON)
-			hg_buf_printf(&s.json, ",\"%ss\":{", by[i]);
+			hg_buf_printf(&s.json, ",\"by_%s\":{", by[i]);
 		else if (s.format == ROWS_TABLE)
 			printf("\nby %s\n", by[i]);
 		s.first = true;
@@ -222,6 +264,8 @@ static int run_show(int argc, char **argv)
 	if (rc == 0 && s.format == ROWS_JSON && !s.json.failed)
 		fwrite(s.json.data, 1, s.json.len, stdout);
 	hg_buf_release(&s.json);
+	free(s.ids);
+	free(s.depths);
 	hg_store_close(store);
 	if (rc != 0) {
 		fprintf(stderr, "hangar show: %s\n", hg_strerror(rc));

@@ -178,11 +178,17 @@ static int migrate(hg_store *store)
 static int check_identity(hg_store *store)
 {
 	int64_t app_id = 0, version = 0, tables = 0;
-	int rc = query_int(store, S_APP_ID, "PRAGMA application_id", &app_id);
+	/* One read transaction: another hangar may be creating this store at
+	 * this very moment, and its tables and its id must be seen together. */
+	int rc = db_exec(store->db, "BEGIN");
+	if (rc >= 0)
+		rc = query_int(store, S_APP_ID, "PRAGMA application_id", &app_id);
 	if (rc >= 0)
 		rc = query_int(store, S_USER_VERSION, "PRAGMA user_version", &version);
 	if (rc >= 0)
 		rc = query_int(store, S_N_TABLES, "SELECT count(*) FROM sqlite_master", &tables);
+	if (db_in_transaction(store->db))
+		db_exec(store->db, "COMMIT");
 	if (rc == DB_EBAD)
 		return store_fail(store, HG_EPARSE, "not a hangar store (not an SQLite database, or corrupt)");
 	if (rc < 0)

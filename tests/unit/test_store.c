@@ -633,8 +633,13 @@ static pid_t spawn_ingest(struct fx *f, struct corpus *c, int from, int to, int 
 	fflush(NULL);
 	pid_t pid = fork();
 	assert_true(pid >= 0);
-	if (pid == 0)
-		_exit(ingest(&f->ctx, f->path, c, from, to, batch) == 0 ? 0 : 1);
+	if (pid == 0) {
+		int rc = ingest(&f->ctx, f->path, c, from, to, batch);
+		if (rc != 0) /* say why: the parent only sees the status */
+			fprintf(stderr, "ingest of %d..%d failed: %s; last: %s\n", from, to,
+				hg_strerror(rc), f->n_diags ? f->last_diag : "-");
+		_exit(rc == 0 ? 0 : 1);
+	}
 	return pid;
 }
 
