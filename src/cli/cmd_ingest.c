@@ -71,6 +71,7 @@ struct ingest {
 	bool tty;
 	time_t last_progress;
 	int failed;                          /* store errors */
+	int bad_mappings;                    /* in --mapping-dir, that would not load */
 };
 
 /* The version folder a report's path lies in: the nearest parent folder
@@ -106,11 +107,15 @@ static struct version_maps *maps_for(struct ingest *in, const char *version)
 	char path[4096];
 	struct stat st;
 	snprintf(path, sizeof path, "%s/%s/methodMapping.txt", in->mapping_dir, version);
-	if (stat(path, &st) == 0 && hg_mapping_open(&in->ctx, path, &v->mapping) != 0)
+	if (stat(path, &st) == 0 && hg_mapping_open(&in->ctx, path, &v->mapping) != 0) {
 		v->mapping = NULL;
+		in->bad_mappings++;
+	}
 	snprintf(path, sizeof path, "%s/%s/mapping.txt", in->mapping_dir, version);
-	if (stat(path, &st) == 0 && hg_proguard_open(&in->ctx, path, &v->proguard) != 0)
+	if (stat(path, &st) == 0 && hg_proguard_open(&in->ctx, path, &v->proguard) != 0) {
 		v->proguard = NULL;
+		in->bad_mappings++;
+	}
 	return v;
 }
 
@@ -335,9 +340,11 @@ static int run_ingest(int argc, char **argv)
 	if (optind >= argc)
 		return cli_usage_error("ingest", "no input: give files, folders, or '-' for stdin");
 	int status = EXIT_FINE;
-	if ((rules && hg_rules_load(&in.ctx, rules, &in.rules) != 0) ||
-	    (mapping && hg_mapping_open(&in.ctx, mapping, &in.mapping) != 0))
-		status = EXIT_SOME_FAILED; /* said on stderr; go on without */
+	/* A file that fails is said on stderr; the run goes on without it. */
+	if (rules && hg_rules_load(&in.ctx, rules, &in.rules) != 0)
+		status = EXIT_SOME_FAILED;
+	if (mapping && hg_mapping_open(&in.ctx, mapping, &in.mapping) != 0)
+		status = EXIT_SOME_FAILED;
 	for (int i = 0; i < n_pg; i++)
 		if (hg_proguard_open(&in.ctx, proguard[i], &in.proguard[in.n_proguard]) == 0)
 			in.n_proguard++;
@@ -364,7 +371,7 @@ static int run_ingest(int argc, char **argv)
 	fprintf(stderr, "ingest: %zu new, %zu duplicate, %zu rejected, %zu clusters touched, "
 		"%.0f reports/s\n", in.fresh, in.duplicate, in.rejected, in.n_touched,
 		secs > 0 ? (double)in.reports / secs : 0.0);
-	if (in.rejected || in.failed)
+	if (in.rejected || in.failed || in.bad_mappings)
 		status = EXIT_SOME_FAILED;
 	release(&in);
 	return status;
