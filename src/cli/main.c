@@ -42,7 +42,7 @@ static void usage(FILE *out)
 		"\n"
 		"'hangar help <command>' or 'hangar <command> --help' shows a command's options.\n"
 		"Exit status: 0 fine, 1 some input failed (the rest was done), 2 usage error.\n"
-		"See hangar(1), hangar-stack(1), hangar-symbolicate(1) and hangar-formats(5).\n",
+		"See hangar(1), hangar-<command>(1) for each command, and hangar-formats(5).\n",
 		"help", "show this help, or a command's");
 }
 
