@@ -41,7 +41,8 @@ static void usage(FILE *out)
 		"  %-12s %s\n"
 		"\n"
 		"'hangar help <command>' or 'hangar <command> --help' shows a command's options.\n"
-		"Exit status: 0 fine, 1 some input failed (the rest was done), 2 usage error.\n"
+		"Exit status: 0 fine, 1 some input failed (the rest was done), 2 usage error,\n"
+		"3 new clusters (diff --fail-on-new).\n"
 		"See hangar(1), hangar-<command>(1) for each command, and hangar-formats(5).\n",
 		"help", "show this help, or a command's");
 }
