@@ -3,7 +3,6 @@
 #define _XOPEN_SOURCE 700 /* nftw */
 #include <ftw.h>
 #include <getopt.h>
-#include <libgen.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -14,11 +13,11 @@
 #include "hangar/input.h"
 #include "hangar/mapping.h"
 #include "hangar/proguard.h"
+#include "namer.h"
 #include "store_cli.h"
 
 #define BATCH 500          /* reports per transaction */
-#define MAX_PROGUARD 16
-#define MAX_VERSIONS 64    /* versions whose mappings stay loaded */
+#define MAX_PROGUARD NAMER_MAX_PROGUARD
 
 static void ingest_usage(FILE *out)
 {
@@ -45,25 +44,14 @@ static void ingest_usage(FILE *out)
 		"1 some input rejected (stored with its reason: see hangar rejected), 2 usage.\n");
 }
 
-struct version_maps {
-	char *version;
-	hg_mapping *mapping;      /* NULL when the folder has none */
-	hg_proguard *proguard;
-};
-
 struct ingest {
 	hg_ctx ctx;
 	struct cli_diag_sink diags;
 	hg_store *store;
 	hg_rules *rules;
-	hg_mapping *mapping;                 /* -m */
-	hg_proguard *proguard[MAX_PROGUARD];  /* --proguard */
-	int n_proguard;
-	const char *mapping_dir;
+	struct namer names;                  /* -m, --proguard, --mapping-dir */
 	const char *app_version;
 	enum hg_input_format format;
-	struct version_maps versions[MAX_VERSIONS];
-	int n_versions;
 	const char *path;                    /* the input being read */
 	size_t reports, fresh, duplicate, rejected, in_batch;
 	char (*touched)[33];                 /* distinct cluster hashes */
@@ -71,53 +59,7 @@ struct ingest {
 	bool tty;
 	time_t last_progress;
 	int failed;                          /* store errors */
-	int bad_mappings;                    /* in --mapping-dir, that would not load */
 };
-
-/* The version folder a report's path lies in: the nearest parent folder
- * whose name is a folder of the mapping dir. */
-static const char *version_from_path(struct ingest *in, const char *path, char *buf, size_t size)
-{
-	if (!in->mapping_dir || !strcmp(path, "-"))
-		return NULL;
-	snprintf(buf, size, "%s", path);
-	for (char *dir = dirname(buf); strcmp(dir, ".") && strcmp(dir, "/"); dir = dirname(dir)) {
-		const char *name = strrchr(dir, '/') ? strrchr(dir, '/') + 1 : dir;
-		char probe[4096];
-		struct stat st;
-		snprintf(probe, sizeof probe, "%s/%s", in->mapping_dir, name);
-		if (stat(probe, &st) == 0 && S_ISDIR(st.st_mode))
-			return name;
-	}
-	return NULL;
-}
-
-static struct version_maps *maps_for(struct ingest *in, const char *version)
-{
-	if (!in->mapping_dir || !version)
-		return NULL;
-	for (int i = 0; i < in->n_versions; i++)
-		if (!strcmp(in->versions[i].version, version))
-			return &in->versions[i];
-	if (in->n_versions == MAX_VERSIONS)
-		return NULL;
-	struct version_maps *v = &in->versions[in->n_versions++];
-	memset(v, 0, sizeof *v);
-	v->version = strdup(version);
-	char path[4096];
-	struct stat st;
-	snprintf(path, sizeof path, "%s/%s/methodMapping.txt", in->mapping_dir, version);
-	if (stat(path, &st) == 0 && hg_mapping_open(&in->ctx, path, &v->mapping) != 0) {
-		v->mapping = NULL;
-		in->bad_mappings++;
-	}
-	snprintf(path, sizeof path, "%s/%s/mapping.txt", in->mapping_dir, version);
-	if (stat(path, &st) == 0 && hg_proguard_open(&in->ctx, path, &v->proguard) != 0) {
-		v->proguard = NULL;
-		in->bad_mappings++;
-	}
-	return v;
-}
 
 static void touch(struct ingest *in, const char *hash)
 {
@@ -168,20 +110,7 @@ static int on_report(void *user, hg_report *rep)
 					   rep->text ? rep->text : "", rep->text ? rep->text_len : 0);
 		in->rejected++;
 	} else {
-		char buf[4096];
-		const char *version = rep->app_version ? rep->app_version : in->app_version;
-		if (!version)
-			version = version_from_path(in, in->path, buf, sizeof buf);
-		if (version && !rep->app_version)
-			rep->app_version = hg_arena_strdup(rep->arena, version);
-		struct version_maps *v = maps_for(in, version);
-		const hg_mapping *m = v && v->mapping ? v->mapping : in->mapping;
-		hg_report_symbolicate(rep, m);
-		if (v && v->proguard)
-			hg_report_retrace(rep, (const hg_proguard *const *)&v->proguard, 1);
-		else if (in->n_proguard)
-			hg_report_retrace(rep, (const hg_proguard *const *)in->proguard,
-					  (size_t)in->n_proguard);
+		namer_name(&in->names, rep, in->app_version, in->path);
 		hg_signature sig;
 		bool dup = false;
 		rc = hg_signature_compute(rep, in->rules, rep->arena, &sig);
@@ -289,14 +218,7 @@ static void release(struct ingest *in)
 {
 	hg_store_close(in->store);
 	hg_rules_destroy(in->rules);
-	hg_mapping_destroy(in->mapping);
-	for (int i = 0; i < in->n_proguard; i++)
-		hg_proguard_destroy(in->proguard[i]);
-	for (int i = 0; i < in->n_versions; i++) {
-		free(in->versions[i].version);
-		hg_mapping_destroy(in->versions[i].mapping);
-		hg_proguard_destroy(in->versions[i].proguard);
-	}
+	namer_release(&in->names);
 	free(in->touched);
 }
 
@@ -307,6 +229,7 @@ static int run_ingest(int argc, char **argv)
 	in.ctx.diag = cli_print_diag;
 	in.ctx.diag_user = &in.diags;
 	in.ctx.keep_text = 1;
+	in.names.ctx = &in.ctx;
 	const char *db = NULL, *rules = NULL, *mapping = NULL;
 	const char *proguard[MAX_PROGUARD];
 	int n_pg = 0, c;
@@ -321,7 +244,7 @@ static int run_ingest(int argc, char **argv)
 				return cli_usage_error("ingest", "at most %d --proguard files", MAX_PROGUARD);
 			proguard[n_pg++] = optarg;
 			break;
-		case 'M': in.mapping_dir = optarg; break;
+		case 'M': in.names.mapping_dir = optarg; break;
 		case 'V': in.app_version = optarg; break;
 		case 'r': rules = optarg; break;
 		case 'i': {
@@ -343,11 +266,11 @@ static int run_ingest(int argc, char **argv)
 	/* A file that fails is said on stderr; the run goes on without it. */
 	if (rules && hg_rules_load(&in.ctx, rules, &in.rules) != 0)
 		status = EXIT_SOME_FAILED;
-	if (mapping && hg_mapping_open(&in.ctx, mapping, &in.mapping) != 0)
+	if (mapping && hg_mapping_open(&in.ctx, mapping, &in.names.mapping) != 0)
 		status = EXIT_SOME_FAILED;
 	for (int i = 0; i < n_pg; i++)
-		if (hg_proguard_open(&in.ctx, proguard[i], &in.proguard[in.n_proguard]) == 0)
-			in.n_proguard++;
+		if (hg_proguard_open(&in.ctx, proguard[i], &in.names.proguard[in.names.n_proguard]) == 0)
+			in.names.n_proguard++;
 		else
 			status = EXIT_SOME_FAILED;
 	if (hg_store_open(&in.ctx, store_path(db), &in.store) != 0 || hg_store_begin(in.store) != 0) {
@@ -371,7 +294,7 @@ static int run_ingest(int argc, char **argv)
 	fprintf(stderr, "ingest: %zu new, %zu duplicate, %zu rejected, %zu clusters touched, "
 		"%.0f reports/s\n", in.fresh, in.duplicate, in.rejected, in.n_touched,
 		secs > 0 ? (double)in.reports / secs : 0.0);
-	if (in.rejected || in.failed || in.bad_mappings)
+	if (in.rejected || in.failed || in.names.bad_mappings)
 		status = EXIT_SOME_FAILED;
 	release(&in);
 	return status;

@@ -2,7 +2,6 @@
  * mappings that arrived after ingest or changed rules, and move reports to
  * their new clusters without losing any. */
 #include <getopt.h>
-#include <libgen.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -10,10 +9,10 @@
 #include "hangar/cluster.h"
 #include "hangar/mapping.h"
 #include "hangar/proguard.h"
+#include "namer.h"
 #include "store_cli.h"
 
-#define MAX_PROGUARD 16
-#define MAX_VERSIONS 64    /* versions whose mappings stay loaded */
+#define MAX_PROGUARD NAMER_MAX_PROGUARD
 
 static void regroup_usage(FILE *out)
 {
@@ -36,64 +35,12 @@ static void regroup_usage(FILE *out)
 		"Ends with one summary line on stderr.  Exit status: 0 fine, 1 error, 2 usage.\n");
 }
 
-struct version_maps {
-	char *version;
-	hg_mapping *mapping;
-	hg_proguard *proguard;
-};
-
 struct regroup {
 	hg_ctx ctx;
 	hg_rules *rules;
-	hg_mapping *mapping;
-	hg_proguard *proguard[MAX_PROGUARD];
-	int n_proguard;
-	const char *mapping_dir;
-	struct version_maps versions[MAX_VERSIONS];
-	int n_versions;
+	struct namer names; /* -m, --proguard, --mapping-dir, as ingest */
 	size_t unreadable;
 };
-
-/* As ingest: the nearest parent folder of the report's source that is a
- * version folder of the mapping dir. */
-static const char *version_from_path(struct regroup *g, const char *path, char *buf, size_t size)
-{
-	if (!g->mapping_dir || !strcmp(path, "-"))
-		return NULL;
-	snprintf(buf, size, "%s", path);
-	for (char *dir = dirname(buf); strcmp(dir, ".") && strcmp(dir, "/"); dir = dirname(dir)) {
-		const char *name = strrchr(dir, '/') ? strrchr(dir, '/') + 1 : dir;
-		char probe[4096];
-		struct stat st;
-		snprintf(probe, sizeof probe, "%s/%s", g->mapping_dir, name);
-		if (stat(probe, &st) == 0 && S_ISDIR(st.st_mode))
-			return name;
-	}
-	return NULL;
-}
-
-static struct version_maps *maps_for(struct regroup *g, const char *version)
-{
-	if (!g->mapping_dir || !version)
-		return NULL;
-	for (int i = 0; i < g->n_versions; i++)
-		if (!strcmp(g->versions[i].version, version))
-			return &g->versions[i];
-	if (g->n_versions == MAX_VERSIONS)
-		return NULL;
-	struct version_maps *v = &g->versions[g->n_versions++];
-	memset(v, 0, sizeof *v);
-	v->version = strdup(version);
-	char path[4096];
-	struct stat st;
-	snprintf(path, sizeof path, "%s/%s/methodMapping.txt", g->mapping_dir, version);
-	if (stat(path, &st) == 0 && hg_mapping_open(&g->ctx, path, &v->mapping) != 0)
-		v->mapping = NULL;
-	snprintf(path, sizeof path, "%s/%s/mapping.txt", g->mapping_dir, version);
-	if (stat(path, &st) == 0 && hg_proguard_open(&g->ctx, path, &v->proguard) != 0)
-		v->proguard = NULL;
-	return v;
-}
 
 static int keep_first(void *user, hg_report *rep)
 {
@@ -121,19 +68,7 @@ static int on_item(void *user, const hg_regroup_item *item, hg_report **out, hg_
 		g->unreadable++;
 		return 0;
 	}
-	char buf[4096];
-	const char *version = rep->app_version ? rep->app_version : item->version;
-	if (!version)
-		version = version_from_path(g, item->source, buf, sizeof buf);
-	if (version && !rep->app_version)
-		rep->app_version = hg_arena_strdup(rep->arena, version);
-	struct version_maps *v = maps_for(g, version);
-	const hg_mapping *m = v && v->mapping ? v->mapping : g->mapping;
-	hg_report_symbolicate(rep, m);
-	if (v && v->proguard)
-		hg_report_retrace(rep, (const hg_proguard *const *)&v->proguard, 1);
-	else if (g->n_proguard)
-		hg_report_retrace(rep, (const hg_proguard *const *)g->proguard, (size_t)g->n_proguard);
+	namer_name(&g->names, rep, item->version, item->source);
 	rc = hg_signature_compute(rep, g->rules, rep->arena, sig);
 	if (rc != 0) {
 		hg_report_destroy(rep);
@@ -156,14 +91,7 @@ static const struct option long_options[] = {
 static void release(struct regroup *g)
 {
 	hg_rules_destroy(g->rules);
-	hg_mapping_destroy(g->mapping);
-	for (int i = 0; i < g->n_proguard; i++)
-		hg_proguard_destroy(g->proguard[i]);
-	for (int i = 0; i < g->n_versions; i++) {
-		free(g->versions[i].version);
-		hg_mapping_destroy(g->versions[i].mapping);
-		hg_proguard_destroy(g->versions[i].proguard);
-	}
+	namer_release(&g->names);
 }
 
 /* Loads what the options name; false (said on stderr) when one fails:
@@ -172,16 +100,17 @@ static bool load(struct regroup *g, const char *rules, const char *mapping,
 		 const char *const *proguard, int n_pg)
 {
 	if ((rules && hg_rules_load(&g->ctx, rules, &g->rules) != 0) ||
-	    (mapping && hg_mapping_open(&g->ctx, mapping, &g->mapping) != 0))
+	    (mapping && hg_mapping_open(&g->ctx, mapping, &g->names.mapping) != 0))
 		return false;
 	for (int i = 0; i < n_pg; i++) {
-		if (hg_proguard_open(&g->ctx, proguard[i], &g->proguard[g->n_proguard]) != 0)
+		if (hg_proguard_open(&g->ctx, proguard[i], &g->names.proguard[g->names.n_proguard]) != 0)
 			return false;
-		g->n_proguard++;
+		g->names.n_proguard++;
 	}
 	struct stat st;
-	if (g->mapping_dir && (stat(g->mapping_dir, &st) != 0 || !S_ISDIR(st.st_mode))) {
-		fprintf(stderr, "hangar regroup: %s: not a folder\n", g->mapping_dir);
+	const char *dir = g->names.mapping_dir;
+	if (dir && (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))) {
+		fprintf(stderr, "hangar regroup: %s: not a folder\n", dir);
 		return false;
 	}
 	return true;
@@ -192,6 +121,7 @@ static int run_regroup(int argc, char **argv)
 	struct regroup g = {0};
 	hg_ctx_init(&g.ctx);
 	g.ctx.diag = cli_print_diag;
+	g.names.ctx = &g.ctx;
 	const char *db = NULL, *rules = NULL, *mapping = NULL;
 	const char *proguard[MAX_PROGUARD];
 	int n_pg = 0, c;
@@ -206,7 +136,7 @@ static int run_regroup(int argc, char **argv)
 				return cli_usage_error("regroup", "at most %d --proguard files", MAX_PROGUARD);
 			proguard[n_pg++] = optarg;
 			break;
-		case 'M': g.mapping_dir = optarg; break;
+		case 'M': g.names.mapping_dir = optarg; break;
 		case 'r': rules = optarg; break;
 		case 'h': regroup_usage(stdout); return EXIT_FINE;
 		case ':': return cli_usage_error("regroup", "option '%s' needs a value", argv[optind - 1]);

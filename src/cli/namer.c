@@ -1,0 +1,84 @@
+/* Per-version mappings for ingest and regroup (see namer.h). */
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "namer.h"
+
+/* The nearest parent folder of path that is a version folder of the
+ * mapping dir (buckets are often laid out <version>/.../report.json). */
+static const char *version_from_path(const struct namer *n, const char *path, char *buf,
+				     size_t size)
+{
+	if (!n->mapping_dir || !path || !strcmp(path, "-"))
+		return NULL;
+	snprintf(buf, size, "%s", path);
+	for (char *dir = dirname(buf); strcmp(dir, ".") && strcmp(dir, "/"); dir = dirname(dir)) {
+		const char *name = strrchr(dir, '/') ? strrchr(dir, '/') + 1 : dir;
+		char probe[4096];
+		struct stat st;
+		snprintf(probe, sizeof probe, "%s/%s", n->mapping_dir, name);
+		if (stat(probe, &st) == 0 && S_ISDIR(st.st_mode))
+			return name;
+	}
+	return NULL;
+}
+
+/* The mappings of a version, loaded once. */
+static struct namer_version *version_maps(struct namer *n, const char *version)
+{
+	if (!n->mapping_dir || !version)
+		return NULL;
+	for (int i = 0; i < n->n_versions; i++)
+		if (!strcmp(n->versions[i].version, version))
+			return &n->versions[i];
+	if (n->n_versions == NAMER_MAX_VERSIONS)
+		return NULL;
+	struct namer_version *v = &n->versions[n->n_versions++];
+	memset(v, 0, sizeof *v);
+	v->version = strdup(version);
+	char path[4096];
+	struct stat st;
+	snprintf(path, sizeof path, "%s/%s/methodMapping.txt", n->mapping_dir, version);
+	if (stat(path, &st) == 0 && hg_mapping_open(n->ctx, path, &v->mapping) != 0) {
+		v->mapping = NULL;
+		n->bad_mappings++;
+	}
+	snprintf(path, sizeof path, "%s/%s/mapping.txt", n->mapping_dir, version);
+	if (stat(path, &st) == 0 && hg_proguard_open(n->ctx, path, &v->proguard) != 0) {
+		v->proguard = NULL;
+		n->bad_mappings++;
+	}
+	return v;
+}
+
+void namer_name(struct namer *n, hg_report *rep, const char *version, const char *path)
+{
+	char buf[4096];
+	if (rep->app_version)
+		version = rep->app_version;
+	if (!version)
+		version = version_from_path(n, path, buf, sizeof buf);
+	if (version && !rep->app_version)
+		rep->app_version = hg_arena_strdup(rep->arena, version);
+	struct namer_version *v = version_maps(n, version);
+	hg_report_symbolicate(rep, v && v->mapping ? v->mapping : n->mapping);
+	if (v && v->proguard)
+		hg_report_retrace(rep, (const hg_proguard *const *)&v->proguard, 1);
+	else if (n->n_proguard)
+		hg_report_retrace(rep, (const hg_proguard *const *)n->proguard, (size_t)n->n_proguard);
+}
+
+void namer_release(struct namer *n)
+{
+	hg_mapping_destroy(n->mapping);
+	for (int i = 0; i < n->n_proguard; i++)
+		hg_proguard_destroy(n->proguard[i]);
+	for (int i = 0; i < n->n_versions; i++) {
+		free(n->versions[i].version);
+		hg_mapping_destroy(n->versions[i].mapping);
+		hg_proguard_destroy(n->versions[i].proguard);
+	}
+}
