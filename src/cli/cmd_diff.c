@@ -137,11 +137,8 @@ static int run_diff(int argc, char **argv)
 	int status = check_sets(&q);
 	if (status != EXIT_FINE)
 		return status;
-	hg_ctx ctx;
-	hg_ctx_init(&ctx);
-	ctx.diag = cli_print_diag;
-	hg_store *store;
-	if (hg_store_open(&ctx, store_path(db), &store) != 0)
+	hg_store *store = open_store(db);
+	if (!store)
 		return EXIT_SOME_FAILED;
 	int rc = hg_store_diff(store, &q, on_row, &d);
 	hg_store_close(store);

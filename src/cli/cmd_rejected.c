@@ -73,11 +73,8 @@ static int run_rejected(int argc, char **argv)
 	int64_t id = 0;
 	if (optind < argc && (!cli_parse_int64(argv[optind], &id) || id <= 0 || optind + 1 < argc))
 		return cli_usage_error("rejected", "ID must be one number from 'hangar rejected'");
-	hg_ctx ctx;
-	hg_ctx_init(&ctx);
-	ctx.diag = cli_print_diag;
-	hg_store *store;
-	if (hg_store_open(&ctx, store_path(db), &store) != 0)
+	hg_store *store = open_store(db);
+	if (!store)
 		return EXIT_SOME_FAILED;
 	int rc;
 	if (id) {

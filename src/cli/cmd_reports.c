@@ -98,10 +98,7 @@ static int run_reports(int argc, char **argv)
 	}
 	if (optind + 1 != argc)
 		return cli_usage_error("reports", "give one cluster HASH (or a unique prefix of it)");
-	hg_ctx ctx;
-	hg_ctx_init(&ctx);
-	ctx.diag = cli_print_diag;
-	if (hg_store_open(&ctx, store_path(db), &l.store) != 0)
+	if (!(l.store = open_store(db)))
 		return EXIT_SOME_FAILED;
 	char hash[33];
 	int rc = hg_store_resolve(l.store, argv[optind], hash);

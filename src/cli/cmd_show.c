@@ -216,11 +216,8 @@ static int run_show(int argc, char **argv)
 	}
 	if (optind + 1 != argc)
 		return cli_usage_error("show", "give one cluster HASH (or a unique prefix of it)");
-	hg_ctx ctx;
-	hg_ctx_init(&ctx);
-	ctx.diag = cli_print_diag;
-	hg_store *store;
-	if (hg_store_open(&ctx, store_path(db), &store) != 0)
+	hg_store *store = open_store(db);
+	if (!store)
 		return EXIT_SOME_FAILED;
 	char hash[33];
 	int rc = hg_store_resolve(store, argv[optind], hash);

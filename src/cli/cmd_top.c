@@ -125,11 +125,8 @@ static int run_top(int argc, char **argv)
 	}
 	if (optind < argc)
 		return cli_usage_error("top", "unexpected argument '%s'", argv[optind]);
-	hg_ctx ctx;
-	hg_ctx_init(&ctx);
-	ctx.diag = cli_print_diag;
-	hg_store *store;
-	if (hg_store_open(&ctx, store_path(db), &store) != 0)
+	hg_store *store = open_store(db);
+	if (!store)
 		return EXIT_SOME_FAILED;
 	int rc = hg_store_top(store, &q, on_cluster, &t);
 	hg_store_close(store);

@@ -12,6 +12,16 @@ const char *store_path(const char *option)
 	return env && *env ? env : "hangar.db";
 }
 
+hg_store *open_store(const char *option)
+{
+	/* The store keeps its context for its whole life: one per process. */
+	static hg_ctx ctx;
+	hg_ctx_init(&ctx);
+	ctx.diag = cli_print_diag;
+	hg_store *store = NULL;
+	return hg_store_open(&ctx, store_path(option), &store) == 0 ? store : NULL;
+}
+
 bool parse_row_format(const char *cmd, const char *value, enum row_format *out)
 {
 	if (!strcmp(value, "table"))

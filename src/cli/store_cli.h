@@ -15,6 +15,10 @@ enum row_format { ROWS_TABLE, ROWS_JSON, ROWS_CSV };
 /* --db FILE, else $HANGAR_DB, else ./hangar.db. */
 const char *store_path(const char *option);
 
+/* Opens that store for a reading command, errors said on stderr; NULL
+ * when it cannot be opened.  Close with hg_store_close. */
+hg_store *open_store(const char *option);
+
 /* Parses a --format value for `cmd`; false (after a usage message) when
  * it is not table, json or csv. */
 bool parse_row_format(const char *cmd, const char *value, enum row_format *out);
