@@ -36,6 +36,7 @@ static const char *const fixtures[] = {
 #define FIXTURE_SOURCE "mem.txt"
 #define FIXTURE_FORMAT HG_FORMAT_JAVA_STACK
 #define FIXTURE_DIR "java-stacks"
+#define FIXTURE_DAMAGED "damaged.txt"
 #include "text_reader_fixture.h"
 
 static const hg_thread *thread(const hg_report *r, size_t i, const char *name, size_t frames)
@@ -494,25 +495,6 @@ static void test_frame_cap(void **state)
 
 /* ---- damaged inputs ---- */
 
-static int check_and_destroy(void *user, hg_report *rep)
-{
-	size_t *n = user;
-	(*n)++;
-	check_sane(rep);
-	hg_report_destroy(rep);
-	return 0;
-}
-
-static void read_damaged(const char *text, size_t len, enum hg_input_format format)
-{
-	hg_ctx ctx;
-	hg_ctx_init(&ctx);
-	size_t n = 0;
-	int rc = hg_reports_read_as(&ctx, "damaged.txt", text, len, format, check_and_destroy, &n);
-	assert_true(rc == 0 || rc == 1);
-	assert_int_equal(n, 1);
-}
-
 static void test_every_37th_truncation(void **state)
 {
 	(void)state;
@@ -529,57 +511,6 @@ static void test_every_37th_truncation(void **state)
 		}
 		free(text);
 	}
-}
-
-static uint64_t rng_state = 0x2545F4914F6CDD1Dull;
-
-static uint64_t rnd(void)
-{
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return rng_state;
-}
-
-/* A copy of text with a few random edits: bytes changed to characters the
- * reader cares about, spans deleted or duplicated. */
-static char *mutate(const char *text, size_t len, size_t *out_len)
-{
-	static const char interesting[] = "\r\n =%:()[].-*0123456789\t\"$";
-	char *buf = malloc(2 * len + 64);
-	assert_non_null(buf);
-	memcpy(buf, text, len);
-	size_t n = len;
-	for (int edits = 1 + (int)(rnd() % 6); edits > 0 && n > 0; edits--) {
-		size_t at = (size_t)(rnd() % n);
-		switch (rnd() % 5) {
-		case 0:
-			buf[at] = interesting[rnd() % (sizeof interesting - 1)];
-			break;
-		case 1:
-			buf[at] = (char)(rnd() & 0xff);
-			break;
-		case 2: { /* delete a span */
-			size_t span = 1 + (size_t)(rnd() % 64);
-			span = span > n - at ? n - at : span;
-			memmove(buf + at, buf + at + span, n - at - span);
-			n -= span;
-			break;
-		}
-		default: { /* duplicate a span (at most len bytes in all) */
-			size_t span = 1 + (size_t)(rnd() % 200);
-			span = span > n - at ? n - at : span;
-			if (n + span > 2 * len + 32)
-				break;
-			memmove(buf + at + span, buf + at, n - at);
-			n += span;
-			break;
-		}
-		}
-	}
-	buf[n] = '\0';
-	*out_len = n;
-	return buf;
 }
 
 static void test_2000_mutations(void **state)
