@@ -16,7 +16,8 @@
 #include "namer.h"
 #include "store_cli.h"
 
-#define BATCH 500          /* reports per transaction */
+#define BATCH_SECONDS 1.0  /* a transaction at least this long (or BATCH_MAX reports) */
+#define BATCH_MAX 100000
 #define MAX_PROGUARD NAMER_MAX_PROGUARD
 
 static void ingest_usage(FILE *out)
@@ -54,6 +55,7 @@ struct ingest {
 	enum hg_input_format format;
 	const char *path;                    /* the input being read */
 	size_t reports, fresh, duplicate, rejected, in_batch;
+	double batch_started;                /* now_seconds() at the batch's start */
 	char (*touched)[33];                 /* distinct cluster hashes */
 	size_t n_touched, cap_touched;
 	bool tty;
@@ -90,6 +92,26 @@ static void progress(struct ingest *in, bool final)
 	fflush(stderr);
 }
 
+static double now_seconds(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Whether to commit now.  Batches are cut by time, not count: each commit
+ * rewrites the batch's touched tree nodes and index pages, so a fixed small
+ * count makes a big ingest pay that over and over.  A killed run loses at
+ * most the batch at hand, which the rerun adds again. */
+static bool batch_full(struct ingest *in)
+{
+	if (++in->in_batch >= BATCH_MAX)
+		return true;
+	if (in->in_batch % 64 != 0)
+		return false;
+	return now_seconds() - in->batch_started >= BATCH_SECONDS;
+}
+
 static int flush_batch(struct ingest *in, bool reopen)
 {
 	if (hg_store_commit(in->store) != 0 || (reopen && hg_store_begin(in->store) != 0)) {
@@ -97,6 +119,7 @@ static int flush_batch(struct ingest *in, bool reopen)
 		return -1;
 	}
 	in->in_batch = 0;
+	in->batch_started = now_seconds();
 	return 0;
 }
 
@@ -129,7 +152,7 @@ static int on_report(void *user, hg_report *rep)
 		in->failed++;
 		return rc;
 	}
-	if (++in->in_batch == BATCH && flush_batch(in, true) != 0)
+	if (batch_full(in) && flush_batch(in, true) != 0)
 		return HG_EIO;
 	progress(in, false);
 	return 0;
@@ -278,6 +301,7 @@ static int run_ingest(int argc, char **argv)
 		return EXIT_SOME_FAILED;
 	}
 	hg_store_mark_ingest(in.store); /* in the first batch: a killed run leaves no mark */
+	in.batch_started = now_seconds();
 	in.tty = isatty(STDERR_FILENO);
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);

@@ -105,6 +105,7 @@ void hg_mapping_destroy(hg_mapping *m)
 	free(m->data);
 	free(m->slot);
 	free(m->name);
+	mapping_memo_destroy(m->memo);
 	free(m);
 }
 
@@ -212,9 +213,20 @@ int hg_mapping_lookup(const hg_mapping *m, int32_t id, hg_arena *arena, hg_mappi
 
 const char *hg_mapping_symbol(const hg_mapping *m, int32_t id, hg_arena *arena)
 {
-	hg_mapping_entry e;
-	if (!m || hg_mapping_lookup(m, id, arena, &e) != 0)
+	if (!m)
 		return NULL;
-	return hg_format_java_method(arena, e.cls, e.cls_len, e.method, e.method_len, e.desc,
-				     e.desc_len);
+	bool known;
+	const char *memo = mapping_memo_get(m->memo, id, &known);
+	if (known)
+		return memo ? hg_arena_strdup(arena, memo) : NULL;
+	hg_mapping_entry e;
+	int rc = hg_mapping_lookup(m, id, arena, &e);
+	const char *sym = rc == 0 ? hg_format_java_method(arena, e.cls, e.cls_len, e.method,
+							  e.method_len, e.desc, e.desc_len)
+				  : NULL;
+	/* The memo is a cache, not part of what the mapping says: filling it
+	 * from a const lookup is fine (see mapping_memo_put on threads). */
+	if (sym || rc == HG_EINVAL)
+		mapping_memo_put(&((hg_mapping *)m)->memo, id, sym);
+	return sym;
 }

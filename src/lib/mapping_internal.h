@@ -26,7 +26,17 @@ struct hg_mapping {
 	size_t len;
 	struct slot *slot;  /* TABLE_SIZE entries */
 	size_t count, skipped;
+	struct mapping_memo *memo; /* symbols already formatted (mapping_memo.c) */
 };
+
+/* The memo of formatted symbols: get says whether id is known (*known) and
+ * its symbol (NULL: known to be absent); put remembers one (symbol NULL:
+ * absent), creating the memo on first use; destroy accepts NULL.  Not
+ * thread-safe: a mapping is looked up from one thread at a time. */
+struct mapping_memo;
+const char *mapping_memo_get(const struct mapping_memo *memo, int32_t id, bool *known);
+void mapping_memo_put(struct mapping_memo **memo, int32_t id, const char *symbol);
+void mapping_memo_destroy(struct mapping_memo *memo);
 
 /* A zeroed id table (free with free()); NULL on ENOMEM. */
 struct slot *mapping_table_new(void);

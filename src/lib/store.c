@@ -248,6 +248,7 @@ void hg_store_close(hg_store *store)
 	if (!store)
 		return;
 	store_tree_discard(store);
+	store_cluster_discard(store);
 	if (store->db && db_in_transaction(store->db))
 		db_exec(store->db, "ROLLBACK");
 	db_close(store->db);
@@ -293,7 +294,11 @@ int hg_store_commit(hg_store *store)
 	if (!store->in_batch)
 		return HG_EINVAL;
 	store->in_batch = false;
-	int err = store_tree_flush(store);
+	int err = store_cluster_flush(store);
+	if (!err)
+		err = store_tree_flush(store);
+	else
+		store_tree_discard(store);
 	if (err) {
 		db_exec(store->db, "ROLLBACK");
 		return err;
@@ -307,6 +312,7 @@ int hg_store_rollback(hg_store *store)
 		return HG_EINVAL;
 	store->in_batch = false;
 	store_tree_discard(store);
+	store_cluster_discard(store);
 	return store_check(store, db_exec(store->db, "ROLLBACK"), "cannot roll back a batch");
 }
 
@@ -324,41 +330,6 @@ static void sha256_hex(const char *text, size_t len, char out[65])
 		out[2 * i + 1] = hex[md[i] & 15];
 	}
 	out[2 * (n < 32 ? n : 32)] = '\0';
-}
-
-/* A JSON array of strings (malloc'd), NULL on ENOMEM. */
-static char *json_strings(const char *const *items, size_t n)
-{
-	size_t cap = 3;
-	for (size_t i = 0; i < n; i++)
-		cap += 6 * strlen(items[i] ? items[i] : "") + 3;
-	char *out = malloc(cap), *p = out;
-	if (!out)
-		return NULL;
-	*p++ = '[';
-	for (size_t i = 0; i < n; i++) {
-		if (i)
-			*p++ = ',';
-		*p++ = '"';
-		for (const unsigned char *s = (const unsigned char *)(items[i] ? items[i] : ""); *s;
-		     s++) {
-			if (*s == '"' || *s == '\\') {
-				*p++ = '\\';
-				*p++ = (char)*s;
-			} else if (*s < 0x20) {
-				memcpy(p, "\\u00", 4);
-				p[4] = "0123456789abcdef"[*s >> 4];
-				p[5] = "0123456789abcdef"[*s & 15];
-				p += 6;
-			} else {
-				*p++ = (char)*s;
-			}
-		}
-		*p++ = '"';
-	}
-	*p++ = ']';
-	*p = '\0';
-	return out;
 }
 
 static int64_t report_cost(const hg_report *rep)
@@ -397,34 +368,15 @@ static int insert_report(hg_store *store, const hg_report *rep, const hg_signatu
 	return rc;
 }
 
-static int upsert_cluster(hg_store *store, const hg_report *rep, const hg_signature *sig)
+/* A statement without parameters or rows, prepared once: a savepoint per
+ * report is cheap, parsing its SQL every time is not. */
+static int exec_cached(hg_store *store, int slot, const char *sql)
 {
-	char *frames = json_strings(sig->frames, sig->n_frames);
-	if (!frames)
-		return DB_ENOMEM;
-	hg_db_stmt *st = db_stmt(store->db, S_UPSERT_CLUSTER,
-		"INSERT INTO clusters(hash, kind, title, key_symbol, frames, grouping_version,"
-		" first_seen, last_seen, count, symbolicated)"
-		" VALUES(?1, ?2, ?3, ?4, ?5, ?6, coalesce(?7, strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),"
-		" coalesce(?7, strftime('%Y-%m-%dT%H:%M:%SZ', 'now')), 1, ?8)"
-		" ON CONFLICT(hash) DO UPDATE SET count = count + 1,"
-		" first_seen = min(first_seen, excluded.first_seen),"
-		" last_seen = max(last_seen, excluded.last_seen),"
-		" symbolicated = symbolicated AND excluded.symbolicated");
-	int rc = DB_ERROR;
-	if (st) {
-		db_bind_text(st, 1, sig->hash);
-		db_bind_text(st, 2, sig->family ? sig->family : hg_report_kind_name(rep->kind));
-		db_bind_text(st, 3, sig->title ? sig->title : "");
-		db_bind_text(st, 4, sig->key_symbol);
-		db_bind_text(st, 5, frames);
-		db_bind_int(st, 6, HG_SIGNATURE_VERSION);
-		db_bind_text(st, 7, rep->time);
-		db_bind_int(st, 8, sig->symbolicated);
-		rc = db_step(st);
-		db_reset(st);
-	}
-	free(frames);
+	hg_db_stmt *st = db_stmt(store->db, slot, sql);
+	if (!st)
+		return DB_ERROR;
+	int rc = db_step(st);
+	db_reset(st);
 	return rc;
 }
 
@@ -442,23 +394,26 @@ int hg_store_add_report(hg_store *store, const hg_report *rep, const hg_signatur
 	int err = own ? hg_store_begin(store) : 0;
 	if (err)
 		return err;
-	int rc = db_exec(store->db, "SAVEPOINT hg_add");
+	int rc = exec_cached(store, S_SAVEPOINT, "SAVEPOINT hg_add");
 	if (rc >= 0)
 		rc = insert_report(store, rep, sig, hash, text, len);
 	if (rc >= 0 && db_changes(store->db) == 0)
 		*duplicate = true;
-	if (rc >= 0 && !*duplicate)
-		rc = upsert_cluster(store, rep, sig);
 	if (rc >= 0 && !*duplicate) {
+		/* Both in memory until commit; the cluster last, as it cannot
+		 * fail but for ENOMEM (after which the batch is rolled back). */
 		err = store_tree_add(store, rep, sig->hash);
+		if (!err)
+			err = store_cluster_add(store, rep, sig);
 		rc = err ? DB_ERROR : 0;
 	}
 	if (rc >= 0) {
-		rc = db_exec(store->db, "RELEASE hg_add");
+		rc = exec_cached(store, S_RELEASE, "RELEASE hg_add");
 	} else {
 		if (!err)
 			err = store_check(store, rc, "cannot add a report");
-		db_exec(store->db, "ROLLBACK TO hg_add; RELEASE hg_add");
+		exec_cached(store, S_ROLLBACK_TO, "ROLLBACK TO hg_add");
+		exec_cached(store, S_RELEASE, "RELEASE hg_add");
 		*duplicate = false;
 	}
 	if (own) {

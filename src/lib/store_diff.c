@@ -7,8 +7,6 @@
 
 #include "store_internal.h"
 
-enum { S_DIFF = DB_MAX_STMTS - 4 }; /* see store_query.c */
-
 enum diff_mode { BY_TIME = 0, BY_VERSION = 1, BY_RUN = 2 };
 
 /* side: 0 old set, 1 new set, NULL neither.  p90 as hg_store_top: the

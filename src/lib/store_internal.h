@@ -30,7 +30,27 @@ enum store_slot {
 	S_APP_ID,
 	S_USER_VERSION,
 	S_N_TABLES,
+	S_SAVEPOINT,
+	S_RELEASE,
+	S_ROLLBACK_TO,
+	/* store_query.c */
+	S_META_GET,
+	S_META_PUT,
+	S_MAX_REPORT_ID,
+	/* store_diff.c */
+	S_DIFF,
+	/* store_regroup.c */
+	S_RG_COUNT_REPORTS,
+	S_RG_COUNT_CLUSTERS,
+	S_RG_IDS,
+	S_RG_ITEM,
+	S_RG_MOVE,
+	S_RG_CLUSTER,
+	S_RG_AFFECT,
+	S_RG_AFFECTED_IDS,
+	S_COUNT
 };
+_Static_assert(S_COUNT <= DB_MAX_STMTS, "more store statements than db.h caches");
 
 struct hg_store {
 	const hg_ctx *ctx;
@@ -39,6 +59,7 @@ struct hg_store {
 	bool in_batch;          /* between hg_store_begin and commit/rollback */
 	hg_regex *scene_re;   /* the --scene pattern during hg_store_top */
 	struct tree_batch *tree; /* tree-node additions not yet written (store_tree.c) */
+	struct cluster_batch *clusters; /* cluster updates not yet written (store_cluster_batch.c) */
 };
 
 /* A diagnostic naming the store's path: "what: sqlite's message". */
@@ -61,5 +82,13 @@ int store_tree_add(hg_store *store, const hg_report *rep, const char *cluster);
 int store_tree_flush(hg_store *store);
 /* Forgets the pending additions (rollback, close). */
 void store_tree_discard(hg_store *store);
+
+/* The batch's cluster updates (count, first/last seen, symbolicated),
+ * summed in memory and written by store_cluster_flush, which
+ * hg_store_commit calls before COMMIT; discard forgets them.  Like the
+ * trees, code that reads clusters inside a batch must flush first. */
+int store_cluster_add(hg_store *store, const hg_report *rep, const hg_signature *sig);
+int store_cluster_flush(hg_store *store);
+void store_cluster_discard(hg_store *store);
 
 #endif

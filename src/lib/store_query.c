@@ -304,15 +304,6 @@ int hg_store_rejected_text(hg_store *store, int64_t id, char **text, size_t *len
 
 /* ---- meta values and ingest runs ---- */
 
-/* Slots of statements not in store_internal.h's list, counted down from the
- * top (store_diff.c and store_regroup.c take the ones below these). */
-enum {
-	S_META_GET = DB_MAX_STMTS - 1,
-	S_META_PUT = DB_MAX_STMTS - 2,
-	S_MAX_REPORT_ID = DB_MAX_STMTS - 3,
-};
-_Static_assert(S_N_TABLES < DB_MAX_STMTS - 12, "store statement slots overlap");
-
 int hg_store_meta_get(hg_store *store, const char *key, char *buf, size_t size)
 {
 	if (size)

@@ -8,19 +8,6 @@
 #include "hangar/text.h"
 #include "store_internal.h"
 
-/* See store_query.c: slots taken from the top (-12 .. -5). */
-enum {
-	S_RG_COUNT_REPORTS = DB_MAX_STMTS - 12,
-	S_RG_COUNT_CLUSTERS,
-	S_RG_IDS,
-	S_RG_ITEM,
-	S_RG_MOVE,
-	S_RG_CLUSTER,
-	S_RG_AFFECT,
-	S_RG_AFFECTED_IDS,
-};
-_Static_assert(S_RG_AFFECTED_IDS == DB_MAX_STMTS - 5, "store statement slots overlap");
-
 struct ids {
 	int64_t *v;
 	size_t len, cap;
