@@ -84,10 +84,10 @@ typedef struct hg_report {
 	long number;            /* 1-based report number within the source */
 	const char *error;      /* non-NULL: the report could not be read; the
 	                           fields below are unset */
-	const char *text;       /* with ctx->keep_text: the report's own text (a JSON
-	                           report re-printed compactly, numbers verbatim; the
-	                           bytes of an input that did not parse; a whole text
-	                           dump); else NULL */
+	const char *text;       /* with ctx->keep_text: the report's own bytes as
+	                           read (a JSON report's value, an array element
+	                           without its comma; the bytes of an input that
+	                           did not parse; a whole text dump); else NULL */
 	size_t text_len;
 
 	/* what */

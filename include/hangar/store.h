@@ -13,7 +13,7 @@
 #include "hangar.h"
 #include "report.h"
 
-#define HG_STORE_SCHEMA_VERSION 1
+#define HG_STORE_SCHEMA_VERSION 2
 
 typedef struct hg_store hg_store;
 
@@ -33,6 +33,9 @@ int hg_store_check(hg_store *store);
 int hg_store_begin(hg_store *store);
 int hg_store_commit(hg_store *store);
 int hg_store_rollback(hg_store *store);
+/* How many merged-tree nodes the batch holds in memory until commit (the
+ * batch's memory grows with it: callers cut batches by it). */
+size_t hg_store_pending(const hg_store *store);
 
 /* Adds one report with its signature and original text.  A report whose
  * text (SHA-256) is already stored changes nothing and sets *duplicate.
@@ -68,7 +71,7 @@ typedef struct hg_top_query {
 	const char *sort;          /* "count" (default), "cost", "devices", "recent" */
 	const char *kind;          /* family; NULL: all */
 	const char *version;       /* NULL: all */
-	const char *since, *until; /* compared with report time text; NULL: open */
+	const char *since, *until; /* times as hg_store_time reads them; NULL: open */
 	const char *scene_regex;   /* PCRE2 on any scene of the cluster; NULL: all */
 	long limit;                /* <= 0: no limit */
 } hg_top_query;
@@ -126,12 +129,22 @@ int hg_store_rejected_text(hg_store *store, int64_t id, char **text, size_t *len
 
 /* ---- ingest runs and diffs (store_query.c, store_diff.c) ---- */
 
-/* Records the start of an ingest run in the meta table: the previous
- * last_ingest_started / last_ingest_report_id become previous_ingest_*,
- * and last_ingest_started becomes now (UTC), last_ingest_report_id the
- * largest report id so far (reports with a larger id came from this run or
- * a later one).  Inside a batch or in a transaction of its own. */
+/* Starts an ingest run: the next new report hg_store_add_report stores
+ * writes the run's marks in the meta table, in its transaction: the
+ * previous last_ingest_started / last_ingest_report_id become
+ * previous_ingest_*, last_ingest_started becomes now, and
+ * last_ingest_report_id the largest report id before that report (reports
+ * with a larger id came from this run or a later one).  A run that stores
+ * nothing new leaves the marks as they were.  0. */
 int hg_store_mark_ingest(hg_store *store);
+
+/* A time in the store's one form, "2024-04-25T00:00:13.443Z" (UTC, sorts
+ * as text), from digits (epoch seconds, ms, us or ns, told by their count)
+ * or ISO 8601 (a date, a date and time, with a zone or taken as UTC):
+ * 0, or HG_EINVAL when text is none of these.  Report times are stored in
+ * this form (as written in reports.time_written) and --since/--until are
+ * compared in it. */
+int hg_store_time(hg_store *store, const char *text, char out[32]);
 
 /* A meta value (key borrowed), copied into buf (NUL-terminated, cut to
  * size): 0, HG_EINVAL when the key is absent. */
@@ -140,8 +153,8 @@ int hg_store_meta_get(hg_store *store, const char *key, char *buf, size_t size);
 /* Two sets of reports to compare.  By version when both baseline_version
  * and version are set (old: version = baseline_version, new: version =
  * version); else by time when since is set (new: report time >= since and
- * < until when given; old: before since; times compared as text, as
- * hg_store_top does); else by ingest run (new: the reports of the last
+ * < until when given; old: before since; times as hg_store_time reads
+ * them); else by ingest run (new: the reports of the last
  * ingest run, see hg_store_mark_ingest; old: everything before it; no run
  * recorded: HG_EINVAL with a diagnostic).  All strings borrowed. */
 typedef struct hg_diff_query {

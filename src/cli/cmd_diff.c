@@ -18,8 +18,8 @@ static void diff_usage(FILE *out)
 		"\n"
 		"Options:\n"
 		"      --db FILE                the store (default: $HANGAR_DB, else ./hangar.db)\n"
-		"      --since T                new set: reports at or after T (as the reports\n"
-		"                               write time); old set: reports before T\n"
+		"      --since T                new set: reports at or after T (2024-04-25, ISO,\n"
+		"                               epoch ms, or an age: 24h, 7d); old set: before T\n"
 		"      --until T                new set: only reports before T\n"
 		"      --baseline-version A     old set: reports of app version A (with --version)\n"
 		"      --version B              new set: reports of app version B\n"
@@ -140,6 +140,14 @@ static int run_diff(int argc, char **argv)
 	hg_store *store = open_store(db);
 	if (!store)
 		return EXIT_SOME_FAILED;
+	char since[32], until[32];
+	int bad = cli_store_time(store, "diff", "--since", &q.since, since);
+	if (bad == EXIT_FINE)
+		bad = cli_store_time(store, "diff", "--until", &q.until, until);
+	if (bad != EXIT_FINE) {
+		hg_store_close(store);
+		return bad;
+	}
 	int rc = hg_store_diff(store, &q, on_row, &d);
 	hg_store_close(store);
 	if (rc != 0) {

@@ -16,8 +16,9 @@
 #include "namer.h"
 #include "store_cli.h"
 
-#define BATCH_SECONDS 1.0  /* a transaction at least this long (or BATCH_MAX reports) */
-#define BATCH_MAX 100000
+#define BATCH_SECONDS 4.0      /* a transaction at most this long, */
+#define BATCH_MAX 100000       /* with at most this many reports */
+#define BATCH_MAX_PENDING 100000 /* and this many tree nodes held in memory */
 #define MAX_PROGUARD NAMER_MAX_PROGUARD
 
 static void ingest_usage(FILE *out)
@@ -99,17 +100,19 @@ static double now_seconds(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* Whether to commit now.  Batches are cut by time, not count: each commit
- * rewrites the batch's touched tree nodes and index pages, so a fixed small
- * count makes a big ingest pay that over and over.  A killed run loses at
- * most the batch at hand, which the rerun adds again. */
+/* Whether to commit now.  Batches are cut by time and by the memory they
+ * hold, not by a small count: each commit rewrites every tree node and
+ * index page the batch touched, so frequent commits make a big ingest pay
+ * that over and over.  A killed run loses at most the batch at hand, which
+ * the rerun adds again. */
 static bool batch_full(struct ingest *in)
 {
 	if (++in->in_batch >= BATCH_MAX)
 		return true;
 	if (in->in_batch % 64 != 0)
 		return false;
-	return now_seconds() - in->batch_started >= BATCH_SECONDS;
+	return hg_store_pending(in->store) >= BATCH_MAX_PENDING ||
+	       now_seconds() - in->batch_started >= BATCH_SECONDS;
 }
 
 static int flush_batch(struct ingest *in, bool reopen)
@@ -300,7 +303,7 @@ static int run_ingest(int argc, char **argv)
 		release(&in);
 		return EXIT_SOME_FAILED;
 	}
-	hg_store_mark_ingest(in.store); /* in the first batch: a killed run leaves no mark */
+	hg_store_mark_ingest(in.store); /* written with the first new report, in its batch */
 	in.batch_started = now_seconds();
 	in.tty = isatty(STDERR_FILENO);
 	struct timespec t0, t1;

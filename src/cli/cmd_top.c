@@ -18,7 +18,8 @@ static void top_usage(FILE *out)
 		"      --sort KEY         count (default), cost (p90), devices or recent\n"
 		"      --kind FAMILY      slow_method, lag, anr, startup, ios_hang, ...\n"
 		"      --version V        only reports of app version V\n"
-		"      --since T          only reports at or after T (as the reports write time)\n"
+		"      --since T          only reports at or after T (2024-04-25, an ISO time,\n"
+		"                         epoch ms, or an age: 24h, 7d)\n"
 		"      --until T          only reports before T\n"
 		"      --scene REGEX      only clusters with a scene matching REGEX\n"
 		"      --limit N          at most N clusters (default 20; 0: all)\n"
@@ -128,6 +129,14 @@ static int run_top(int argc, char **argv)
 	hg_store *store = open_store(db);
 	if (!store)
 		return EXIT_SOME_FAILED;
+	char since[32], until[32];
+	int bad = cli_store_time(store, "top", "--since", &q.since, since);
+	if (bad == EXIT_FINE)
+		bad = cli_store_time(store, "top", "--until", &q.until, until);
+	if (bad != EXIT_FINE) {
+		hg_store_close(store);
+		return bad;
+	}
 	int rc = hg_store_top(store, &q, on_cluster, &t);
 	hg_store_close(store);
 	if (rc != 0) {

@@ -1,6 +1,8 @@
 /* Database path and row printing for the store commands. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "store_cli.h"
 
@@ -105,4 +107,30 @@ void print_row(FILE *out, enum row_format f, const struct cell *cells, size_t n)
 		}
 	}
 	fputc('\n', out);
+}
+
+/* --since/--until: a relative age ("90m", "24h", "7d", "2w": that long
+ * before now) or anything hg_store_time reads.  Usage error when neither. */
+int cli_store_time(hg_store *store, const char *cmd, const char *option, const char **arg,
+		   char out[32])
+{
+	if (!*arg)
+		return EXIT_FINE;
+	char *end = NULL;
+	long long n = strtoll(*arg, &end, 10);
+	static const char units[] = "smhdw";
+	static const long long seconds[] = {1, 60, 3600, 86400, 604800};
+	const char *u = end && end != *arg && *end && !end[1] ? strchr(units, *end) : NULL;
+	char digits[32];
+	const char *text = *arg;
+	if (u && n >= 0 && n <= 100LL * 365 * 86400) {
+		snprintf(digits, sizeof digits, "%lld",
+			 ((long long)time(NULL) - n * seconds[u - units]) * 1000LL);
+		text = digits;
+	}
+	if (hg_store_time(store, text, out) != 0)
+		return cli_usage_error(cmd, "%s wants a time (2024-04-25, 2024-04-25T08:00:00Z, "
+				       "epoch ms) or an age (24h, 7d), not '%s'", option, *arg);
+	*arg = out;
+	return EXIT_FINE;
 }

@@ -68,20 +68,20 @@ static int deliver(struct reader *r, hg_report *rep)
 	return r->sink(r->user, rep);
 }
 
-/* With keep_text: obj re-printed compactly as the report's text. */
-static int keep_json(struct reader *r, hg_report *rep, const hg_json_doc *doc, const hg_json *obj)
+/* The bytes of a value that ends before `end`: [start, end) without the
+ * blanks, comma or closing bracket that follow it (an array element's own
+ * text, or a whole value's). */
+static void set_span(struct reader *r, size_t start, size_t end, bool in_array)
 {
-	if (!r->ctx->keep_text)
-		return 0;
-	hg_buf b;
-	hg_buf_init(&b);
-	hg_json_write(doc, obj, &b);
-	if (!b.failed) {
-		rep->text = hg_arena_strndup(rep->arena, b.data ? b.data : "", b.len);
-		rep->text_len = b.len;
+	while (end > start && (unsigned char)r->text[end - 1] <= 0x20)
+		end--;
+	if (in_array && end > start && (r->text[end - 1] == ',' || r->text[end - 1] == ']')) {
+		end--;
+		while (end > start && (unsigned char)r->text[end - 1] <= 0x20)
+			end--;
 	}
-	hg_buf_release(&b);
-	return b.failed || !rep->text ? HG_ENOMEM : 0;
+	r->span = r->text + start;
+	r->span_len = end - start;
 }
 
 /* Records a failed report: diagnostic plus an error report for the sink.
@@ -102,7 +102,8 @@ static int fail_report(struct reader *r, long number, long rep_line, size_t offs
 	return deliver(r, rep);
 }
 
-/* One report object of a parsed document; base is the document's offset. */
+/* One report object of a parsed document; base is the document's offset.
+ * With keep_text, r->span holds its bytes (set_span). */
 static int one_report(struct reader *r, const hg_json_doc *doc, const hg_json *obj, size_t base,
 		      long number, long line)
 {
@@ -117,23 +118,8 @@ static int one_report(struct reader *r, const hg_json_doc *doc, const hg_json *o
 	}
 	if (rc != 0) {
 		hg_report_destroy(rep);
-		if (r->ctx->keep_text) { /* the failed object's own text */
-			hg_buf b;
-			hg_buf_init(&b);
-			hg_json_write(doc, obj, &b);
-			r->span = b.data ? b.data : "";
-			r->span_len = b.len;
-			rc = fail_report(r, number, line,
-					 err.offset == NO_OFFSET ? NO_OFFSET : base + err.offset, err.msg);
-			hg_buf_release(&b);
-			return rc;
-		}
 		return fail_report(r, number, line, err.offset == NO_OFFSET ? NO_OFFSET : base + err.offset,
 				   err.msg);
-	}
-	if (keep_json(r, rep, doc, obj) != 0) {
-		hg_report_destroy(rep);
-		return HG_ENOMEM;
 	}
 	return deliver(r, rep);
 }
@@ -205,19 +191,24 @@ static bool skipped_lines(struct reader *r, size_t value_start, size_t next)
 }
 
 /* The reports of one parsed value: an object, or an array of them. */
-static int value_reports(struct reader *r, const hg_json_doc *doc, size_t start, long line,
-			 long *number)
+static int value_reports(struct reader *r, const hg_json_doc *doc, size_t start, size_t end,
+			 long line, long *number)
 {
 	const hg_json *root = hg_json_root(doc);
-	if (hg_json_type(root) != HG_JSON_ARRAY)
+	if (hg_json_type(root) != HG_JSON_ARRAY) {
+		set_span(r, start, end, false);
 		return one_report(r, doc, root, start, ++*number, line);
+	}
 	int rc = 0;
 	size_t k = 0;
 	for (const hg_json *e = hg_json_first(root); e && rc == 0; e = hg_json_next(e), k++) {
 		size_t at = hg_json_element_offset(doc, k);
 		long eline = 0, col;
-		if (at != SIZE_MAX)
+		if (at != SIZE_MAX) {
 			locate(r, start + at, &eline, &col);
+			size_t next = hg_json_next(e) ? hg_json_element_offset(doc, k + 1) : SIZE_MAX;
+			set_span(r, start + at, next != SIZE_MAX ? start + next : end, true);
+		}
 		rc = one_report(r, doc, e, start, ++*number, eline);
 	}
 	if (rc == 0 && k == 0)
@@ -294,7 +285,7 @@ static int read_values(struct reader *r, size_t pos)
 			continue;
 		}
 		prev_array = hg_json_type(hg_json_root(doc)) == HG_JSON_ARRAY;
-		rc = value_reports(r, doc, pos, line, &number);
+		rc = value_reports(r, doc, pos, pos + end, line, &number);
 		hg_json_doc_destroy(doc);
 		pos += end;
 		prev_end = pos;
@@ -331,6 +322,7 @@ static int read_logcat(struct reader *r)
 			if (rc != 0) {
 				rc = syntax_error(r, number, line, start + end, "invalid JSON in content[...]");
 			} else {
+				set_span(r, start, start + end, false);
 				rc = one_report(r, doc, hg_json_root(doc), start, number, line);
 				hg_json_doc_destroy(doc);
 			}

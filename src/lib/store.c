@@ -72,6 +72,55 @@ static const char *const migrations[] = {
 	"  text_hash TEXT NOT NULL,"
 	"  at TEXT NOT NULL,"
 	"  UNIQUE(source, line, text_hash));",
+	/* 1 -> 2: merged trees keyed by integers (cluster id, symbol id from a
+	 * symbols table), four times smaller, which is most of what a big
+	 * ingest writes; the `tree` view shows them with their text.  Times
+	 * in one sortable form (STORE_TIME_SQL), as written in time_written. */
+	"CREATE TABLE symbols ("
+	"  id INTEGER PRIMARY KEY,"
+	"  text TEXT NOT NULL UNIQUE);"
+	"CREATE TABLE clusters_v2 ("
+	"  id INTEGER PRIMARY KEY,"
+	"  hash TEXT NOT NULL UNIQUE,"
+	"  kind TEXT NOT NULL,"
+	"  title TEXT NOT NULL,"
+	"  key_symbol TEXT,"
+	"  frames TEXT NOT NULL,"
+	"  grouping_version INTEGER NOT NULL,"
+	"  first_seen TEXT NOT NULL,"
+	"  last_seen TEXT NOT NULL,"
+	"  count INTEGER NOT NULL DEFAULT 0,"
+	"  symbolicated INTEGER NOT NULL);"
+	"INSERT INTO clusters_v2(hash, kind, title, key_symbol, frames, grouping_version,"
+	"  first_seen, last_seen, count, symbolicated)"
+	"  SELECT hash, kind, title, key_symbol, frames, grouping_version,"
+	"  coalesce(" STORE_TIME_SQL("first_seen") ", first_seen),"
+	"  coalesce(" STORE_TIME_SQL("last_seen") ", last_seen), count, symbolicated"
+	"  FROM clusters ORDER BY rowid;"
+	"INSERT OR IGNORE INTO symbols(text) SELECT symbol FROM tree_nodes ORDER BY id;"
+	"CREATE TABLE tree_nodes_v2 ("
+	"  id INTEGER PRIMARY KEY,"
+	"  cluster INTEGER NOT NULL,"
+	"  parent INTEGER NOT NULL,"
+	"  symbol INTEGER NOT NULL,"
+	"  reports INTEGER NOT NULL,"
+	"  total_cost INTEGER NOT NULL,"
+	"  max_cost INTEGER NOT NULL,"
+	"  self_cost INTEGER NOT NULL,"
+	"  on_key_path INTEGER NOT NULL,"
+	"  UNIQUE(cluster, parent, symbol));"
+	"INSERT INTO tree_nodes_v2 SELECT t.id, c.id, t.parent, s.id, t.reports, t.total_cost,"
+	"  t.max_cost, t.self_cost, t.on_key_path FROM tree_nodes t"
+	"  JOIN clusters_v2 c ON c.hash = t.cluster JOIN symbols s ON s.text = t.symbol;"
+	"DROP TABLE tree_nodes;"
+	"ALTER TABLE tree_nodes_v2 RENAME TO tree_nodes;"
+	"DROP TABLE clusters;"
+	"ALTER TABLE clusters_v2 RENAME TO clusters;"
+	"ALTER TABLE reports ADD COLUMN time_written TEXT;"
+	"UPDATE reports SET time_written = time, time = " STORE_TIME_SQL("time") ";"
+	"CREATE VIEW tree AS SELECT n.id, c.hash AS cluster, n.parent, s.text AS symbol,"
+	"  n.reports, n.total_cost, n.max_cost, n.self_cost, n.on_key_path"
+	"  FROM tree_nodes n JOIN clusters c ON c.id = n.cluster JOIN symbols s ON s.id = n.symbol;",
 };
 
 #define N_MIGRATIONS (sizeof migrations / sizeof migrations[0])
@@ -228,7 +277,8 @@ int hg_store_open(const hg_ctx *ctx, const char *path, hg_store **out)
 		int wal = DB_EBUSY;
 		for (int attempt = 0; attempt <= BUSY_RETRIES && wal == DB_EBUSY; attempt++)
 			wal = db_exec(store->db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;"
-				     " PRAGMA temp_store = MEMORY; PRAGMA cache_size = -16384;");
+				     " PRAGMA temp_store = MEMORY; PRAGMA cache_size = -16384;"
+				     " PRAGMA wal_autocheckpoint = 8192;");
 		err = store_check(store, wal, "cannot switch the store to WAL mode");
 	}
 	if (!err)
@@ -249,6 +299,7 @@ void hg_store_close(hg_store *store)
 		return;
 	store_tree_discard(store);
 	store_cluster_discard(store);
+	store_symbols_forget(store);
 	if (store->db && db_in_transaction(store->db))
 		db_exec(store->db, "ROLLBACK");
 	db_close(store->db);
@@ -300,6 +351,7 @@ int hg_store_commit(hg_store *store)
 	else
 		store_tree_discard(store);
 	if (err) {
+		store_symbols_forget(store);
 		db_exec(store->db, "ROLLBACK");
 		return err;
 	}
@@ -313,6 +365,7 @@ int hg_store_rollback(hg_store *store)
 	store->in_batch = false;
 	store_tree_discard(store);
 	store_cluster_discard(store);
+	store_symbols_forget(store);
 	return store_check(store, db_exec(store->db, "ROLLBACK"), "cannot roll back a batch");
 }
 
@@ -337,15 +390,21 @@ static int64_t report_cost(const hg_report *rep)
 	return rep->stack_cost > rep->cost ? rep->stack_cost : rep->cost;
 }
 
+/* Inserts the report unless its content hash is stored; *when gets its
+ * time in the store's form (the ingest time when it has none), copied into
+ * when_buf, or is set to NULL for a duplicate. */
 static int insert_report(hg_store *store, const hg_report *rep, const hg_signature *sig,
-			 const char *hash, const char *text, size_t len)
+			 const char *hash, const char *text, size_t len, char *when_buf,
+			 size_t when_size, const char **when)
 {
 	hg_db_stmt *st = db_stmt(store->db, S_INSERT_REPORT,
 		"INSERT INTO reports(content_hash, source, line, kind, app, version, device, scene,"
-		" time, cost, foreground, cluster, symbolicated, text, ingested_at)"
-		" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14,"
-		" strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))"
-		" ON CONFLICT(content_hash) DO NOTHING");
+		" time, cost, foreground, cluster, symbolicated, text, ingested_at, time_written)"
+		" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, " STORE_TIME_SQL("?9") ", ?10, ?11, ?12,"
+		" ?13, ?14, " STORE_NOW_SQL ", ?9)"
+		" ON CONFLICT(content_hash) DO NOTHING"
+		" RETURNING coalesce(time, ingested_at)");
+	*when = NULL;
 	if (!st)
 		return DB_ERROR;
 	db_bind_text(st, 1, hash);
@@ -364,6 +423,11 @@ static int insert_report(hg_store *store, const hg_report *rep, const hg_signatu
 	db_bind_int(st, 13, sig->symbolicated);
 	db_bind_blob(st, 14, text, len);
 	int rc = db_step(st);
+	if (rc == DB_ROW) {
+		snprintf(when_buf, when_size, "%s", db_col_text(st, 0) ? db_col_text(st, 0) : "");
+		*when = when_buf;
+		rc = db_step(st);
+	}
 	db_reset(st);
 	return rc;
 }
@@ -394,21 +458,30 @@ int hg_store_add_report(hg_store *store, const hg_report *rep, const hg_signatur
 	int err = own ? hg_store_begin(store) : 0;
 	if (err)
 		return err;
+	char when_buf[64];
+	const char *when = NULL;
 	int rc = exec_cached(store, S_SAVEPOINT, "SAVEPOINT hg_add");
 	if (rc >= 0)
-		rc = insert_report(store, rep, sig, hash, text, len);
-	if (rc >= 0 && db_changes(store->db) == 0)
+		rc = insert_report(store, rep, sig, hash, text, len, when_buf, sizeof when_buf, &when);
+	if (rc >= 0 && !when)
 		*duplicate = true;
+	bool marked = false;
+	if (rc >= 0 && when && store->mark_pending) {
+		rc = store_mark_ingest_now(store);
+		marked = rc >= 0;
+	}
 	if (rc >= 0 && !*duplicate) {
 		/* Both in memory until commit; the cluster last, as it cannot
 		 * fail but for ENOMEM (after which the batch is rolled back). */
 		err = store_tree_add(store, rep, sig->hash);
 		if (!err)
-			err = store_cluster_add(store, rep, sig);
+			err = store_cluster_add(store, rep, sig, when);
 		rc = err ? DB_ERROR : 0;
 	}
-	if (rc >= 0) {
+	if (rc >= 0)
 		rc = exec_cached(store, S_RELEASE, "RELEASE hg_add");
+	if (rc >= 0) {
+		store->mark_pending = store->mark_pending && !marked;
 	} else {
 		if (!err)
 			err = store_check(store, rc, "cannot add a report");

@@ -97,7 +97,7 @@ static const char *dup_or_null(hg_arena *arena, const char *s, bool *failed)
 	return d;
 }
 
-/* Report times compare as text, as the clusters table does (min/max). */
+/* Times in the store's form (STORE_TIME_SQL) compare as text. */
 static const char *earlier(const char *a, const char *b)
 {
 	return !a ? b : !b ? a : strcmp(b, a) < 0 ? b : a;
@@ -135,7 +135,8 @@ static struct pending_cluster *find_or_add(struct cluster_batch *b, const hg_rep
 	return c;
 }
 
-int store_cluster_add(hg_store *store, const hg_report *rep, const hg_signature *sig)
+int store_cluster_add(hg_store *store, const hg_report *rep, const hg_signature *sig,
+		      const char *when)
 {
 	struct cluster_batch *b = store->clusters;
 	if (!b) {
@@ -150,8 +151,8 @@ int store_cluster_add(hg_store *store, const hg_report *rep, const hg_signature 
 	struct pending_cluster *c = find_or_add(b, rep, sig, &failed);
 	if (!c)
 		return HG_ENOMEM;
-	const char *time = rep->time ? hg_arena_strdup(b->arena, rep->time) : NULL;
-	if (rep->time && !time)
+	const char *time = when ? hg_arena_strdup(b->arena, when) : NULL;
+	if (when && !time)
 		return HG_ENOMEM;
 	c->count++;
 	c->first = earlier(c->first, time);
@@ -181,9 +182,8 @@ int store_cluster_flush(hg_store *store)
 		hg_db_stmt *st = db_stmt(store->db, S_UPSERT_CLUSTER,
 			"INSERT INTO clusters(hash, kind, title, key_symbol, frames, grouping_version,"
 			" first_seen, last_seen, count, symbolicated)"
-			" VALUES(?1, ?2, ?3, ?4, ?5, ?6,"
-			" coalesce(?7, strftime('%Y-%m-%dT%H:%M:%SZ', 'now')),"
-			" coalesce(?8, strftime('%Y-%m-%dT%H:%M:%SZ', 'now')), ?9, ?10)"
+			" VALUES(?1, ?2, ?3, ?4, ?5, ?6, coalesce(?7, " STORE_NOW_SQL "),"
+			" coalesce(?8, " STORE_NOW_SQL "), ?9, ?10)"
 			" ON CONFLICT(hash) DO UPDATE SET count = count + excluded.count,"
 			" first_seen = min(first_seen, excluded.first_seen),"
 			" last_seen = max(last_seen, excluded.last_seen),"

@@ -10,6 +10,21 @@
 /* "HGAR": PRAGMA application_id of a hangar store. */
 #define HG_STORE_APPLICATION_ID 0x48474152
 
+/* The store's one time format, as SQL applied to a text x: report times are
+ * written in many ways (epoch seconds, ms, us or ns as digits; ISO 8601
+ * with or without a zone, taken as UTC without one), and compared in one:
+ * UTC ISO 8601 with milliseconds, "2024-04-25T00:00:13.443Z", which sorts
+ * as text.  NULL when x is NULL, empty or not a time SQLite can read.  x
+ * is pasted several times: a column name or a numbered parameter. */
+#define STORE_TIME_SQL(x)                                                              \
+	"(CASE WHEN " x " IS NULL OR " x " = '' THEN NULL"                             \
+	" WHEN " x " NOT GLOB '*[^0-9]*' THEN strftime('%Y-%m-%dT%H:%M:%fZ',"          \
+	" CAST(" x " AS INTEGER) / (CASE WHEN length(" x ") <= 11 THEN 1.0"            \
+	" WHEN length(" x ") <= 14 THEN 1000.0 WHEN length(" x ") <= 17 THEN 1000000.0" \
+	" ELSE 1000000000.0 END), 'unixepoch')"                                        \
+	" ELSE strftime('%Y-%m-%dT%H:%M:%fZ', " x ") END)"
+#define STORE_NOW_SQL "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
+
 enum store_slot {
 	S_INSERT_REPORT,
 	S_UPSERT_CLUSTER,
@@ -30,6 +45,10 @@ enum store_slot {
 	S_APP_ID,
 	S_USER_VERSION,
 	S_N_TABLES,
+	S_TIME,
+	S_CLUSTER_ID,
+	S_SYMBOL_ID,
+	S_INSERT_SYMBOL,
 	S_SAVEPOINT,
 	S_RELEASE,
 	S_ROLLBACK_TO,
@@ -60,6 +79,8 @@ struct hg_store {
 	hg_regex *scene_re;   /* the --scene pattern during hg_store_top */
 	struct tree_batch *tree; /* tree-node additions not yet written (store_tree.c) */
 	struct cluster_batch *clusters; /* cluster updates not yet written (store_cluster_batch.c) */
+	struct symbol_memo *symbols; /* symbol ids already looked up (store_symbols.c) */
+	bool mark_pending;      /* hg_store_mark_ingest: mark with the next new report */
 };
 
 /* A diagnostic naming the store's path: "what: sqlite's message". */
@@ -83,11 +104,25 @@ int store_tree_flush(hg_store *store);
 /* Forgets the pending additions (rollback, close). */
 void store_tree_discard(hg_store *store);
 
+/* Writes the ingest-run marks (see hg_store_mark_ingest) for the report
+ * just inserted; a db.h result. */
+int store_mark_ingest_now(hg_store *store);
+
+/* The id of a symbol's text in the symbols table, added if new (inside the
+ * caller's transaction); remembered until store_symbols_forget, which
+ * rollback and close call.  0 or an hg error. */
+int store_symbol_id(hg_store *store, const char *text, int64_t *id);
+void store_symbols_forget(hg_store *store);
+/* The id of the cluster with this hash (which must exist); 0 or an hg error. */
+int store_cluster_id(hg_store *store, const char *hash, int64_t *id);
+
 /* The batch's cluster updates (count, first/last seen, symbolicated),
- * summed in memory and written by store_cluster_flush, which
+ * summed in memory (when: the report's time in the store's form) and
+ * written by store_cluster_flush, which
  * hg_store_commit calls before COMMIT; discard forgets them.  Like the
  * trees, code that reads clusters inside a batch must flush first. */
-int store_cluster_add(hg_store *store, const hg_report *rep, const hg_signature *sig);
+int store_cluster_add(hg_store *store, const hg_report *rep, const hg_signature *sig,
+		      const char *when);
 int store_cluster_flush(hg_store *store);
 void store_cluster_discard(hg_store *store);
 

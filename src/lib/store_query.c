@@ -24,8 +24,8 @@ static const char top_sql[] =
 	"  WHERE (?8 IS NULL OR r.cluster = ?8)"
 	"    AND (?1 IS NULL OR c.kind = ?1)"
 	"    AND (?2 IS NULL OR r.version = ?2)"
-	"    AND (?3 IS NULL OR coalesce(r.time, r.ingested_at) >= ?3)"
-	"    AND (?4 IS NULL OR coalesce(r.time, r.ingested_at) <= ?4)),"
+	"    AND (?3 IS NULL OR coalesce(r.time, r.ingested_at) >= " STORE_TIME_SQL("?3") ")"
+	"    AND (?4 IS NULL OR coalesce(r.time, r.ingested_at) <= " STORE_TIME_SQL("?4") ")),"
 	" ranked AS ("
 	"  SELECT cluster, cost, row_number() OVER (PARTITION BY cluster ORDER BY cost) AS rn,"
 	"         count(*) OVER (PARTITION BY cluster) AS n FROM f),"
@@ -186,7 +186,7 @@ int hg_store_cluster_tree(hg_store *store, const char *hash, hg_tree_fn fn, void
 {
 	hg_db_stmt *st = db_stmt(store->db, S_TREE,
 		"SELECT id, parent, symbol, reports, total_cost, max_cost, self_cost, on_key_path"
-		" FROM tree_nodes WHERE cluster = ?1 ORDER BY id");
+		" FROM tree WHERE cluster = ?1 ORDER BY id");
 	if (!st)
 		return store_fail(store, HG_EIO, "cannot query a call tree");
 	db_bind_text(st, 1, hash);
@@ -304,6 +304,22 @@ int hg_store_rejected_text(hg_store *store, int64_t id, char **text, size_t *len
 
 /* ---- meta values and ingest runs ---- */
 
+int hg_store_time(hg_store *store, const char *text, char out[32])
+{
+	out[0] = '\0';
+	hg_db_stmt *st = db_stmt(store->db, S_TIME, "SELECT " STORE_TIME_SQL("?1"));
+	if (!st)
+		return store_fail(store, HG_EIO, "cannot read a time");
+	db_bind_text(st, 1, text);
+	int rc = db_step(st);
+	if (rc == DB_ROW && db_col_text(st, 0))
+		snprintf(out, 32, "%s", db_col_text(st, 0));
+	db_reset(st);
+	if (rc < 0)
+		return store_check(store, rc, "cannot read a time");
+	return out[0] ? 0 : HG_EINVAL;
+}
+
 int hg_store_meta_get(hg_store *store, const char *key, char *buf, size_t size)
 {
 	if (size)
@@ -335,44 +351,40 @@ static int meta_put(hg_store *store, const char *key, const char *value)
 	return rc;
 }
 
-static int mark_ingest(hg_store *store)
+/* Called by hg_store_add_report right after the run's first new report
+ * was inserted: the run's reports are those from that one on. */
+int store_mark_ingest_now(hg_store *store)
 {
-	char started[64], first[32];
+	/* First, while last_insert_rowid() is still the report's: the meta
+	 * upserts below change it. */
+	char started[64], first[32], now[64], before[32];
+	hg_db_stmt *st = db_stmt(store->db, S_MAX_REPORT_ID,
+				 "SELECT coalesce(max(id), 0), " STORE_NOW_SQL
+				 " FROM reports WHERE id < last_insert_rowid()");
+	if (!st)
+		return DB_ERROR;
+	int rc = db_step(st);
+	if (rc == DB_ROW) {
+		snprintf(before, sizeof before, "%lld", (long long)db_col_int(st, 0));
+		snprintf(now, sizeof now, "%s", db_col_text(st, 1) ? db_col_text(st, 1) : "");
+	}
+	db_reset(st);
+	if (rc != DB_ROW)
+		return rc < 0 ? rc : DB_ERROR;
 	if (hg_store_meta_get(store, "last_ingest_started", started, sizeof started) == 0 &&
 	    hg_store_meta_get(store, "last_ingest_report_id", first, sizeof first) == 0) {
-		int rc = meta_put(store, "previous_ingest_started", started);
+		rc = meta_put(store, "previous_ingest_started", started);
 		if (rc >= 0)
 			rc = meta_put(store, "previous_ingest_report_id", first);
 		if (rc < 0)
 			return rc;
 	}
-	hg_db_stmt *st = db_stmt(store->db, S_MAX_REPORT_ID,
-				 "SELECT coalesce(max(id), 0), strftime('%Y-%m-%dT%H:%M:%SZ', 'now')"
-				 " FROM reports");
-	if (!st)
-		return DB_ERROR;
-	int rc = db_step(st);
-	if (rc == DB_ROW) {
-		snprintf(first, sizeof first, "%lld", (long long)db_col_int(st, 0));
-		snprintf(started, sizeof started, "%s", db_col_text(st, 1) ? db_col_text(st, 1) : "");
-	}
-	db_reset(st);
-	if (rc != DB_ROW)
-		return rc < 0 ? rc : DB_ERROR;
-	rc = meta_put(store, "last_ingest_started", started);
-	return rc < 0 ? rc : meta_put(store, "last_ingest_report_id", first);
+	rc = meta_put(store, "last_ingest_started", now);
+	return rc < 0 ? rc : meta_put(store, "last_ingest_report_id", before);
 }
 
 int hg_store_mark_ingest(hg_store *store)
 {
-	bool own = !store->in_batch;
-	int err = own ? hg_store_begin(store) : 0;
-	if (err)
-		return err;
-	err = store_check(store, mark_ingest(store), "cannot record an ingest run");
-	if (own) {
-		int cerr = err ? hg_store_rollback(store) : hg_store_commit(store);
-		err = err ? err : cerr;
-	}
-	return err;
+	store->mark_pending = true;
+	return 0;
 }

@@ -204,6 +204,11 @@ static long batch_node(struct tree_batch *b, const char *cluster, long parent, c
 	return (long)(b->len - 1);
 }
 
+size_t hg_store_pending(const hg_store *store)
+{
+	return store->tree ? store->tree->len : 0;
+}
+
 void store_tree_discard(hg_store *store)
 {
 	struct tree_batch *b = store->tree;
@@ -257,46 +262,64 @@ static int batch_add(hg_store *store, struct ltree *t, const char *cluster)
 	return 0;
 }
 
+/* Writes one pending node (its parent already written): cluster and symbol
+ * by id, so that the UNIQUE index compares three integers. */
+static int flush_node(hg_store *store, struct bnode *n, int64_t cluster_id, int64_t parent)
+{
+	int64_t symbol = 0;
+	int err = store_symbol_id(store, n->symbol, &symbol);
+	if (err)
+		return err;
+	hg_db_stmt *st = db_stmt(store->db, S_UPSERT_NODE,
+		"INSERT INTO tree_nodes(cluster, parent, symbol, reports, total_cost, max_cost,"
+		" self_cost, on_key_path) VALUES(?1, ?2, ?3, ?7, ?4, ?8, ?5, ?6)"
+		" ON CONFLICT(cluster, parent, symbol) DO UPDATE SET"
+		" reports = reports + excluded.reports,"
+		" total_cost = total_cost + excluded.total_cost,"
+		" max_cost = max(max_cost, excluded.max_cost),"
+		" self_cost = self_cost + excluded.self_cost,"
+		" on_key_path = on_key_path OR excluded.on_key_path"
+		" RETURNING id");
+	if (!st)
+		return store_fail(store, HG_EIO, "cannot add to a call tree");
+	db_bind_int(st, 1, cluster_id);
+	db_bind_int(st, 2, parent);
+	db_bind_int(st, 3, symbol);
+	db_bind_int(st, 4, n->total);
+	db_bind_int(st, 5, n->self);
+	db_bind_int(st, 6, n->key);
+	db_bind_int(st, 7, n->reports);
+	db_bind_int(st, 8, n->max);
+	int rc = db_step(st);
+	if (rc == DB_ROW)
+		n->db_id = db_col_int(st, 0);
+	int rc2 = rc == DB_ROW ? db_step(st) : rc;
+	db_reset(st);
+	if (rc != DB_ROW || rc2 < 0)
+		return store_check(store, rc < 0 ? rc : rc2 < 0 ? rc2 : DB_ERROR,
+				   "cannot add to a call tree");
+	return 0;
+}
+
 int store_tree_flush(hg_store *store)
 {
 	struct tree_batch *b = store->tree;
 	if (!b)
 		return 0;
 	int err = 0;
+	const char *cluster = NULL; /* the last cluster looked up, and its id */
+	int64_t cluster_id = 0;
 	for (size_t i = 0; i < b->len && !err; i++) {
 		struct bnode *n = &b->nodes[i];
 		if (n->reports == 0)
 			continue;
-		hg_db_stmt *st = db_stmt(store->db, S_UPSERT_NODE,
-			"INSERT INTO tree_nodes(cluster, parent, symbol, reports, total_cost, max_cost,"
-			" self_cost, on_key_path) VALUES(?1, ?2, ?3, ?7, ?4, ?8, ?5, ?6)"
-			" ON CONFLICT(cluster, parent, symbol) DO UPDATE SET"
-			" reports = reports + excluded.reports,"
-			" total_cost = total_cost + excluded.total_cost,"
-			" max_cost = max(max_cost, excluded.max_cost),"
-			" self_cost = self_cost + excluded.self_cost,"
-			" on_key_path = on_key_path OR excluded.on_key_path"
-			" RETURNING id");
-		if (!st) {
-			err = store_fail(store, HG_EIO, "cannot add to a call tree");
-			break;
+		if (!cluster || (n->cluster != cluster && strcmp(n->cluster, cluster) != 0)) {
+			cluster = n->cluster;
+			err = store_cluster_id(store, cluster, &cluster_id);
 		}
-		db_bind_text(st, 1, n->cluster);
-		db_bind_int(st, 2, n->parent < 0 ? 0 : b->nodes[n->parent].db_id);
-		db_bind_text(st, 3, n->symbol);
-		db_bind_int(st, 4, n->total);
-		db_bind_int(st, 5, n->self);
-		db_bind_int(st, 6, n->key);
-		db_bind_int(st, 7, n->reports);
-		db_bind_int(st, 8, n->max);
-		int rc = db_step(st);
-		if (rc == DB_ROW)
-			n->db_id = db_col_int(st, 0);
-		int rc2 = rc == DB_ROW ? db_step(st) : rc;
-		db_reset(st);
-		if (rc != DB_ROW || rc2 < 0)
-			err = store_check(store, rc < 0 ? rc : rc2 < 0 ? rc2 : DB_ERROR,
-					  "cannot add to a call tree");
+		if (!err)
+			err = flush_node(store, n, cluster_id,
+					 n->parent < 0 ? 0 : b->nodes[n->parent].db_id);
 	}
 	store_tree_discard(store);
 	return err;

@@ -393,6 +393,27 @@ static void test_symbolicate_without_mapping(void **state)
 	hg_mapping_destroy(m);
 }
 
+/* keep_text gives each report its own bytes exactly as read: a whole value,
+ * or an array element without the comma, blanks and bracket around it. */
+static void test_kept_text_is_the_bytes_read(void **state)
+{
+	struct fixture *f = *state;
+	f->ctx.keep_text = 1;
+	static const char input[] =
+		"{\"buffer\": " SMALL_WORDS ", \"cost\":100}  \n"
+		"[ {\"buffer\":" SMALL_WORDS ",\"cost\" : 150} ,\n"
+		"  {\"buffer\":" SMALL_WORDS ",\"cost\":7}\n]\n"
+		"{\"buffer\":\"oops\"}\n";
+	assert_int_equal(read_text(f, input), 1);
+	assert_int_equal(f->delivered, 4);
+	assert_string_equal(f->rep[0]->text, "{\"buffer\": " SMALL_WORDS ", \"cost\":100}");
+	assert_int_equal(f->rep[0]->text_len, strlen(f->rep[0]->text));
+	assert_string_equal(f->rep[1]->text, "{\"buffer\":" SMALL_WORDS ",\"cost\" : 150}");
+	assert_string_equal(f->rep[2]->text, "{\"buffer\":" SMALL_WORDS ",\"cost\":7}");
+	assert_non_null(f->rep[3]->error); /* rejected, with its bytes */
+	assert_string_equal(f->rep[3]->text, "{\"buffer\":\"oops\"}");
+}
+
 int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
@@ -418,6 +439,7 @@ int main(void)
 		T(test_sink_stops_early),
 		T(test_symbolicate),
 		T(test_symbolicate_without_mapping),
+		T(test_kept_text_is_the_bytes_read),
 	};
 #undef T
 	return cmocka_run_group_tests(tests, NULL, NULL);

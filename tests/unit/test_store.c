@@ -203,9 +203,9 @@ static void test_migrates_empty_files(void **state)
 	hg_store *st = NULL;
 	assert_int_equal(hg_store_open(&f->ctx, f->path, &st), 0);
 	hg_store_close(st);
-	assert_int_equal(sql_int(f->path, "PRAGMA user_version"), 1);
+	assert_int_equal(sql_int(f->path, "PRAGMA user_version"), HG_STORE_SCHEMA_VERSION);
 	assert_int_equal(sql_int(f->path, "SELECT count(*) FROM sqlite_master WHERE name IN "
-				 "('reports','clusters','tree_nodes','rejected','meta')"), 5);
+				 "('reports','clusters','tree_nodes','rejected','meta','symbols','tree')"), 7);
 	assert_int_equal(sql_int(f->path, "SELECT count(*) FROM meta WHERE key = 'migrated_by'"), 1);
 
 	/* An SQLite database at version 0 with no tables (pages written). */
@@ -213,7 +213,7 @@ static void test_migrates_empty_files(void **state)
 	sql_exec(f->path, "PRAGMA page_size = 4096; VACUUM;");
 	assert_int_equal(hg_store_open(&f->ctx, f->path, &st), 0);
 	hg_store_close(st);
-	assert_int_equal(sql_int(f->path, "PRAGMA user_version"), 1);
+	assert_int_equal(sql_int(f->path, "PRAGMA user_version"), HG_STORE_SCHEMA_VERSION);
 	assert_string_equal(f->last_diag, "");
 }
 
@@ -223,11 +223,11 @@ static void test_refuses_newer(void **state)
 	hg_store *st = NULL;
 	assert_int_equal(hg_store_open(&f->ctx, f->path, &st), 0);
 	hg_store_close(st);
-	sql_exec(f->path, "PRAGMA user_version = 2");
+	sql_exec(f->path, "PRAGMA user_version = 3");
 	assert_int_equal(hg_store_open(&f->ctx, f->path, &st), HG_EPARSE);
 	assert_null(st);
 	assert_contains(f->last_diag, "newer");
-	assert_int_equal(sql_int(f->path, "PRAGMA user_version"), 2);
+	assert_int_equal(sql_int(f->path, "PRAGMA user_version"), 3);
 }
 
 static void test_refuses_foreign_and_garbage(void **state)
@@ -361,8 +361,9 @@ static void test_cluster_aggregates(void **state)
 	assert_int_equal(r.n, 2);
 	assert_int_equal(r.first.count, 4);
 	assert_int_equal(r.first.devices, 2);
-	assert_string_equal(r.first_seen, "2024-01-01");
-	assert_string_equal(r.last_seen, "2024-01-05");
+	/* Times in the store's one form (see STORE_TIME_SQL). */
+	assert_string_equal(r.first_seen, "2024-01-01T00:00:00.000Z");
+	assert_string_equal(r.last_seen, "2024-01-05T00:00:00.000Z");
 	assert_int_equal(r.first.cost_p50, 200);
 	assert_int_equal(r.first.cost_p90, 400);
 	assert_int_equal(r.first.cost_p99, 400);
@@ -425,7 +426,99 @@ static void test_cluster_aggregates(void **state)
 	hg_store_close(st);
 	assert_int_equal(sql_int(f->path, "SELECT sum(count) FROM clusters"), 5);
 	assert_int_equal(sql_int(f->path, "SELECT count(*) FROM clusters WHERE first_seen = "
-				 "'2024-01-01' AND last_seen = '2024-01-05'"), 1);
+				 "'2024-01-01T00:00:00.000Z' AND last_seen = '2024-01-05T00:00:00.000Z'"), 1);
+}
+
+/* Times written in different forms compare in one (STORE_TIME_SQL). */
+static void test_times_in_one_form(void **state)
+{
+	struct fx *f = *state;
+	hg_store *st = NULL;
+	assert_int_equal(hg_store_open(&f->ctx, f->path, &st), 0);
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+		{"1714000013443", "2024-04-24T23:06:53.443Z"},      /* epoch ms (Matrix) */
+		{"1714000013", "2024-04-24T23:06:53.000Z"},         /* epoch seconds */
+		{"1714000013443123", "2024-04-24T23:06:53.443Z"},   /* microseconds (KSCrash) */
+		{"2024-04-25T01:06:53+02:00", "2024-04-24T23:06:53.000Z"},
+		{"2024-04-24 23:06:53.5", "2024-04-24T23:06:53.500Z"},
+		{"2024-04-24", "2024-04-24T00:00:00.000Z"},
+	};
+	char out[32];
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		assert_int_equal(hg_store_time(st, cases[i].in, out), 0);
+		assert_string_equal(out, cases[i].out);
+	}
+	assert_int_equal(hg_store_time(st, "yesterday", out), HG_EINVAL);
+	assert_int_equal(hg_store_time(st, "", out), HG_EINVAL);
+	assert_string_equal(out, "");
+
+	/* Two reports an hour apart, one in ms, one in ISO with a zone: the
+	 * window sees their real order, not the order of their texts. */
+	char *a = method_json(1, "0,1,1,100\\n", 100, "1", "A", "s", "1714000013443");
+	char *b = method_json(2, "0,1,1,100\\n", 100, "1", "A", "s", "2024-04-25T02:06:53+02:00");
+	bool dup;
+	assert_int_equal(add(st, a, 0, &dup), 0);
+	assert_int_equal(add(st, b, 0, &dup), 0);
+	struct rows r = {0};
+	hg_top_query q = {.since = "2024-04-25T00:00:00Z"};
+	assert_int_equal(hg_store_top(st, &q, take_row, &r), 0);
+	assert_int_equal(r.n, 1);
+	assert_int_equal(r.first.count, 1);
+	assert_string_equal(r.first_seen, "2024-04-25T00:06:53.000Z");
+	hg_store_close(st);
+	assert_int_equal(sql_int(f->path, "SELECT count(*) FROM reports WHERE time_written = "
+				 "'1714000013443'"), 1);
+	free(a);
+	free(b);
+}
+
+/* A store written by schema 1 (hashes and texts in tree_nodes, times as
+ * written) is migrated in place: same clusters, trees and reports. */
+static void test_migrates_schema_1(void **state)
+{
+	struct fx *f = *state;
+	sql_exec(f->path,
+		"PRAGMA application_id = 1212629330; PRAGMA user_version = 1;"
+		"CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);"
+		"CREATE TABLE clusters (hash TEXT PRIMARY KEY, kind TEXT NOT NULL, title TEXT NOT NULL,"
+		" key_symbol TEXT, frames TEXT NOT NULL, grouping_version INTEGER NOT NULL,"
+		" first_seen TEXT NOT NULL, last_seen TEXT NOT NULL, count INTEGER NOT NULL DEFAULT 0,"
+		" symbolicated INTEGER NOT NULL);"
+		"CREATE TABLE reports (id INTEGER PRIMARY KEY, content_hash TEXT NOT NULL UNIQUE,"
+		" source TEXT NOT NULL, line INTEGER NOT NULL, kind TEXT NOT NULL, app TEXT,"
+		" version TEXT, device TEXT, scene TEXT, time TEXT, cost INTEGER NOT NULL,"
+		" foreground INTEGER, cluster TEXT NOT NULL, symbolicated INTEGER NOT NULL,"
+		" text BLOB NOT NULL, ingested_at TEXT NOT NULL);"
+		"CREATE INDEX reports_by_cluster ON reports(cluster, cost);"
+		"CREATE TABLE tree_nodes (id INTEGER PRIMARY KEY, cluster TEXT NOT NULL,"
+		" parent INTEGER NOT NULL, symbol TEXT NOT NULL, reports INTEGER NOT NULL,"
+		" total_cost INTEGER NOT NULL, max_cost INTEGER NOT NULL, self_cost INTEGER NOT NULL,"
+		" on_key_path INTEGER NOT NULL, UNIQUE(cluster, parent, symbol));"
+		"CREATE TABLE rejected (id INTEGER PRIMARY KEY, source TEXT NOT NULL,"
+		" line INTEGER NOT NULL, reason TEXT NOT NULL, text BLOB NOT NULL,"
+		" text_hash TEXT NOT NULL, at TEXT NOT NULL, UNIQUE(source, line, text_hash));"
+		"INSERT INTO clusters VALUES('aa', 'lag', 't', 'a.B.c', '[]', 1, '1714000013443',"
+		" '2024-04-25', 2, 1);"
+		"INSERT INTO reports VALUES(1, 'h1', 's', 1, 'lag', 'a', '1', 'P', 'x',"
+		" '1714000013443', 10, 1, 'aa', 1, '{}', '2024-05-01T00:00:00Z');"
+		"INSERT INTO tree_nodes VALUES(1, 'aa', 0, 'a.Main.run', 2, 30, 20, 0, 1);"
+		"INSERT INTO tree_nodes VALUES(2, 'aa', 1, 'a.B.c', 2, 30, 20, 30, 1);");
+	hg_store *st = NULL;
+	assert_int_equal(hg_store_open(&f->ctx, f->path, &st), 0);
+	hg_store_close(st);
+	assert_int_equal(sql_int(f->path, "PRAGMA user_version"), HG_STORE_SCHEMA_VERSION);
+	assert_int_equal(sql_int(f->path, "SELECT count(*) FROM tree WHERE cluster = 'aa' AND"
+				 " ((id = 1 AND parent = 0 AND symbol = 'a.Main.run') OR"
+				 "  (id = 2 AND parent = 1 AND symbol = 'a.B.c' AND self_cost = 30))"), 2);
+	assert_int_equal(sql_int(f->path, "SELECT count(*) FROM symbols"), 2);
+	assert_int_equal(sql_int(f->path, "SELECT count(*) FROM clusters WHERE count = 2 AND"
+				 " first_seen = '2024-04-24T23:06:53.443Z' AND"
+				 " last_seen = '2024-04-25T00:00:00.000Z'"), 1);
+	assert_int_equal(sql_int(f->path, "SELECT count(*) FROM reports WHERE"
+				 " time = '2024-04-24T23:06:53.443Z' AND time_written = '1714000013443'"),
+			 1);
 }
 
 struct tree {
@@ -505,7 +598,8 @@ static void test_reports_and_text(void **state)
 	assert_int_equal(add(st, b, 0, &dup), 0);
 	char out[256] = "";
 	assert_int_equal(hg_store_reports(st, fake_sig(0).hash, 0, reports_cb, out), 0);
-	assert_string_equal(out, "mem.json:1:2024-01-02:70;mem.json:1:2024-01-01:100;");
+	assert_string_equal(out, "mem.json:1:2024-01-02T00:00:00.000Z:70;"
+				 "mem.json:1:2024-01-01T00:00:00.000Z:100;");
 	char hash[65];
 	hg_db *db = NULL;
 	assert_int_equal(db_open(f->path, 1000, &db), 0);
@@ -715,6 +809,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_create_and_reopen, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_migrates_empty_files, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_migrates_schema_1, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_times_in_one_form, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refuses_newer, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refuses_foreign_and_garbage, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_idempotent, setup, teardown),

@@ -236,10 +236,15 @@ static void test_by_ingest_run(void **state)
 	char buf[64];
 	assert_int_equal(hg_store_meta_get(f->store, "last_ingest_report_id", buf, sizeof buf), 0);
 	assert_string_equal(buf, "2");
+	/* The run between stored nothing: it left no mark. */
 	assert_int_equal(hg_store_meta_get(f->store, "previous_ingest_report_id", buf, sizeof buf), 0);
-	assert_string_equal(buf, "2");
+	assert_string_equal(buf, "0");
 	assert_int_equal(hg_store_meta_get(f->store, "last_ingest_started", buf, sizeof buf), 0);
-	assert_int_equal(strlen(buf), 20);
+	assert_int_equal(strlen(buf), 24);
+	/* Nor does one more run that stores nothing. */
+	assert_int_equal(hg_store_mark_ingest(f->store), 0);
+	assert_int_equal(hg_store_meta_get(f->store, "last_ingest_report_id", buf, sizeof buf), 0);
+	assert_string_equal(buf, "2");
 	assert_int_equal(hg_store_meta_get(f->store, "no_such_key", buf, sizeof buf), HG_EINVAL);
 
 	assert_int_equal(hg_store_diff(f->store, &q, take, &r), 0);
