@@ -163,17 +163,14 @@ static int on_report(void *user, hg_report *rep)
 
 static void ingest_file(struct ingest *in, const char *path)
 {
-	char *data = NULL;
-	size_t len = 0;
 	in->path = path;
-	if (hg_input_read(&in->ctx, path, &data, &len) != 0) {
-		/* Unreadable: recorded too, so nothing is lost without a trace. */
+	int rc = hg_reports_read_path(&in->ctx, path, in->format, on_report, in);
+	if ((rc == HG_EIO || rc == HG_ELIMIT) && !in->failed) {
+		/* Unreadable (or the rest of it): recorded too, so nothing is
+		 * lost without a trace. */
 		hg_store_add_rejected(in->store, path, 0, in->diags.last, "", 0);
 		in->rejected++;
-		return;
 	}
-	hg_reports_read_as(&in->ctx, path, data, len, in->format, on_report, in);
-	free(data);
 }
 
 /* Folders are read in a stable order: their files, sorted. */

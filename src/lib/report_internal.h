@@ -11,6 +11,27 @@
 
 #define NO_OFFSET ((size_t)-1)
 
+/* One part of a stream of JSON values being read a piece at a time
+ * (report_stream.c).  In: where the part starts (1-based line and column
+ * of its first byte), the reports read before it, whether more text
+ * follows it.  Out: how many bytes were read (the rest, a value cut at the
+ * part's end, is to be read again with what follows), reports so far,
+ * failed reports so far. */
+struct report_part {
+	long line, col;
+	long reports;
+	bool more;
+	size_t consumed;
+	long failed;
+};
+
+/* Reads the values of one part (see struct report_part) as
+ * hg_reports_read_as reads a whole JSON input; 0, HG_ENOMEM or the sink's
+ * non-zero value. */
+int report_read_json_part(const hg_ctx *ctx, const char *source, const char *data, size_t len,
+			  enum hg_input_format format, struct report_part *part, hg_report_sink sink,
+			  void *user);
+
 /* Why a report could not be read, and where (an offset into the text the
  * document was parsed from, or NO_OFFSET). */
 struct read_error {

@@ -27,13 +27,19 @@ struct reader {
 	 * many errors in one big input stay linear. */
 	size_t cur_off, cur_line_start;
 	long cur_line;
+	/* Reading a stream in parts (report_read_json_part): where this part
+	 * starts (line, column of its first byte), the reports before it,
+	 * whether more text follows, and where reading stopped for want of it. */
+	long line_base, col_base, number_base;
+	bool more;
+	size_t stopped_at;
 };
 
 static void locate(struct reader *r, size_t off, long *line, long *col)
 {
 	if (off < r->cur_off) {
 		r->cur_off = r->cur_line_start = 0;
-		r->cur_line = 1;
+		r->cur_line = r->line_base;
 	}
 	if (off > r->len)
 		off = r->len;
@@ -47,7 +53,8 @@ static void locate(struct reader *r, size_t off, long *line, long *col)
 		r->cur_off = r->cur_line_start = (size_t)(nl - r->text) + 1;
 	}
 	*line = r->cur_line;
-	*col = (long)(off - r->cur_line_start) + 1;
+	*col = (long)(off - r->cur_line_start) + 1 +
+	       (r->cur_line == r->line_base ? r->col_base - 1 : 0);
 }
 
 /* Hands a report to the sink; returns the sink's verdict.  With keep_text
@@ -223,14 +230,23 @@ static int value_reports(struct reader *r, const hg_json_doc *doc, size_t start,
  * value, so one bad report never spoils the rest. */
 static int read_values(struct reader *r, size_t pos)
 {
-	long number = 0;
+	long number = r->number_base;
 	int rc = 0;
 	size_t prev_end = SIZE_MAX; /* where the previous value ended */
 	bool prev_array = false;
+	r->stopped_at = r->len;
 	while (rc == 0 && (pos = skip_space(r->text, pos, r->len)) < r->len) {
+		if (r->more && r->len - pos < 3) { /* perhaps a byte order mark, cut */
+			r->stopped_at = pos;
+			break;
+		}
 		long line, col;
 		locate(r, pos, &line, &col);
 		char c = r->text[pos];
+		if (c != '{' && c != '[' && r->more && resume_after(r, pos) == r->len) {
+			r->stopped_at = pos; /* where to go on lies beyond this part */
+			break;
+		}
 		if (c != '{' && c != '[') {
 			bool same_line = prev_end != SIZE_MAX &&
 					 !memchr(r->text + prev_end, '\n', pos - prev_end);
@@ -266,6 +282,11 @@ static int read_values(struct reader *r, size_t pos)
 			prev_end = SIZE_MAX;
 			continue;
 		}
+		if (rc != 0 && r->more && (pos + end + 1 >= r->len || resume_after(r, pos) == r->len)) {
+			r->stopped_at = pos; /* cut at the part's end: read again with more */
+			rc = 0;
+			break;
+		}
 		if (rc != 0) {
 			size_t next = resume_after(r, pos), at = pos + end;
 			if (next < r->len && at >= next) {
@@ -290,8 +311,9 @@ static int read_values(struct reader *r, size_t pos)
 		pos += end;
 		prev_end = pos;
 	}
-	if (rc == 0 && number == 0)
+	if (rc == 0 && number == 0 && !r->more)
 		rc = fail_report(r, 1, 0, NO_OFFSET, "no report in the input (it is empty)");
+	r->number_base = number;
 	return rc;
 }
 
@@ -371,7 +393,8 @@ int hg_reports_read_as(const hg_ctx *ctx, const char *source, const char *data, 
 		       enum hg_input_format format, hg_report_sink sink, void *user)
 {
 	struct reader r = {.ctx = ctx, .source = source, .text = data, .len = len, .sink = sink,
-			   .user = user, .format = format, .cur_line = 1};
+			   .user = user, .format = format, .cur_line = 1, .line_base = 1,
+			   .col_base = 1};
 	size_t start = skip_space(data, 0, len);
 	bool json = start < len && (data[start] == '{' || data[start] == '[');
 	if (!json && start < len && (format == HG_FORMAT_AUTO || format == HG_FORMAT_MATRIX) &&
@@ -402,7 +425,8 @@ int hg_reports_read_raw(const hg_ctx *ctx, const char *source, const unsigned ch
 			size_t len, const hg_raw_opts *opts, hg_report_sink sink, void *user)
 {
 	struct reader r = {.ctx = ctx, .source = source, .text = (const char *)data, .len = len,
-			   .sink = sink, .user = user, .format = HG_FORMAT_RAW, .cur_line = 1};
+			   .sink = sink, .user = user, .format = HG_FORMAT_RAW, .cur_line = 1,
+			   .line_base = 1, .col_base = 1};
 	hg_report *rep = report_new(source, 0, 1);
 	if (!rep)
 		return HG_ENOMEM;
@@ -431,4 +455,19 @@ int hg_reports_read_raw(const hg_ctx *ctx, const char *source, const unsigned ch
 	}
 	rc = deliver(&r, rep);
 	return rc < 0 || rc > 0 ? rc : r.failed;
+}
+
+int report_read_json_part(const hg_ctx *ctx, const char *source, const char *data, size_t len,
+			  enum hg_input_format format, struct report_part *part, hg_report_sink sink,
+			  void *user)
+{
+	struct reader r = {.ctx = ctx, .source = source, .text = data, .len = len, .sink = sink,
+			   .user = user, .format = format, .cur_line = part->line,
+			   .line_base = part->line, .col_base = part->col,
+			   .number_base = part->reports, .more = part->more};
+	int rc = read_values(&r, 0);
+	part->consumed = r.stopped_at;
+	part->reports = r.number_base;
+	part->failed += r.failed;
+	return rc;
 }

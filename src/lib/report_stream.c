@@ -1,0 +1,150 @@
+/* Reading a report file in parts.  A stream of JSON values (NDJSON, `jq .`
+ * output, reports run together) is read a few MiB at a time and each
+ * complete value handed on, so that ingesting a 1 GB bucket dump needs the
+ * memory of its largest report, not of the file.  Anything else (one text
+ * dump, a logcat capture) is read whole, as hg_input_read does. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "report_internal.h"
+
+#define PART_BYTES ((size_t)8 << 20)
+
+struct stream {
+	const hg_ctx *ctx;
+	const char *path;
+	int fd;
+	char *buf;
+	size_t len, cap;
+	bool eof;
+};
+
+/* Fills the buffer up to its capacity (or the end of the input). */
+static int fill(struct stream *s)
+{
+	while (!s->eof && s->len < s->cap) {
+		ssize_t n = read(s->fd, s->buf + s->len, s->cap - s->len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			hg_diagf(s->ctx, HG_DIAG_ERROR, s->path, 0, 0, 0, "read error: %s", strerror(errno));
+			return HG_EIO;
+		}
+		if (n == 0)
+			s->eof = true;
+		s->len += (size_t)n;
+	}
+	s->buf[s->len] = '\0';
+	return 0;
+}
+
+/* Room for twice as much, under the input cap: one value (or a whole
+ * non-JSON input) may not be larger than --max-input. */
+static int grow(struct stream *s)
+{
+	if (s->cap >= s->ctx->limits.max_input_bytes) {
+		hg_diagf(s->ctx, HG_DIAG_ERROR, s->path, 0, 0, 0,
+			 s->len && (s->buf[0] == '{' || s->buf[0] == '[')
+				 ? "a report is larger than the %zu-byte limit (see --max-input)"
+				 : "input is larger than the %zu-byte limit (see --max-input)",
+			 s->ctx->limits.max_input_bytes);
+		return HG_ELIMIT;
+	}
+	size_t cap = s->cap * 2 < s->ctx->limits.max_input_bytes ? s->cap * 2
+								 : s->ctx->limits.max_input_bytes;
+	char *p = realloc(s->buf, cap + 1);
+	if (!p)
+		return HG_ENOMEM;
+	s->buf = p;
+	s->cap = cap;
+	return 0;
+}
+
+static bool starts_json(const char *p, size_t len)
+{
+	size_t i = 0;
+	for (;;) {
+		while (i < len && (unsigned char)p[i] <= 0x20)
+			i++;
+		if (len - i >= 3 && memcmp(p + i, "\xEF\xBB\xBF", 3) == 0)
+			i += 3;
+		else
+			break;
+	}
+	return i < len && (p[i] == '{' || p[i] == '[');
+}
+
+/* Line and column just after buf[0..n), from (line, col) at buf[0]. */
+static void advance(const char *buf, size_t n, long *line, long *col)
+{
+	const char *p = buf, *end = buf + n, *nl;
+	while ((nl = memchr(p, '\n', (size_t)(end - p))) != NULL) {
+		(*line)++;
+		*col = 1;
+		p = nl + 1;
+	}
+	*col += (long)(end - p);
+}
+
+static int read_parts(struct stream *s, enum hg_input_format format, hg_report_sink sink,
+		      void *user)
+{
+	struct report_part part = {.line = 1, .col = 1};
+	for (;;) {
+		part.more = !s->eof;
+		int rc = report_read_json_part(s->ctx, s->path, s->buf, s->len, format, &part, sink,
+					       user);
+		if (rc != 0)
+			return rc;
+		if (!part.more)
+			return (int)(part.failed > INT32_MAX ? INT32_MAX : part.failed);
+		advance(s->buf, part.consumed, &part.line, &part.col);
+		memmove(s->buf, s->buf + part.consumed, s->len - part.consumed);
+		s->len -= part.consumed;
+		if (s->len == s->cap && (rc = grow(s)) != 0) /* one value fills it all */
+			return rc;
+		if ((rc = fill(s)) != 0)
+			return rc;
+	}
+}
+
+int hg_reports_read_path(const hg_ctx *ctx, const char *path, enum hg_input_format format,
+			 hg_report_sink sink, void *user)
+{
+	bool is_stdin = strcmp(path, "-") == 0;
+	struct stream s = {ctx, path, is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC),
+			   NULL, 0, 0, false};
+	if (s.fd < 0) {
+		hg_diagf(ctx, HG_DIAG_ERROR, path, 0, 0, 0, "cannot open: %s", strerror(errno));
+		return HG_EIO;
+	}
+	struct stat st;
+	if (!is_stdin && fstat(s.fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+		hg_diagf(ctx, HG_DIAG_ERROR, path, 0, 0, 0, "is a directory, not a report file");
+		close(s.fd);
+		return HG_EIO;
+	}
+	s.cap = PART_BYTES < ctx->limits.max_input_bytes ? PART_BYTES : ctx->limits.max_input_bytes;
+	s.buf = malloc(s.cap + 1);
+	int rc = s.buf ? fill(&s) : HG_ENOMEM;
+	bool json = rc == 0 && starts_json(s.buf, s.len) && format != HG_FORMAT_ANR_TRACES &&
+		    format != HG_FORMAT_BLOCKCANARY && format != HG_FORMAT_JAVA_STACK;
+	if (rc == 0 && json) {
+		rc = read_parts(&s, format, sink, user);
+	} else if (rc == 0) {
+		/* Read whole: one report, or lines that are not JSON values. */
+		while (rc == 0 && !s.eof)
+			if ((rc = grow(&s)) == 0)
+				rc = fill(&s);
+		if (rc == 0)
+			rc = hg_reports_read_as(ctx, path, s.buf, s.len, format, sink, user);
+	}
+	free(s.buf);
+	if (!is_stdin)
+		close(s.fd);
+	return rc;
+}
