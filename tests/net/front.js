@@ -212,7 +212,10 @@ async function handle(req, res) {
   const body = await readBody(req);
   if (opts.verify) {
     const err = sigv4.verify(req, body);
-    if (err) return sendError(res, err.status, err.code, err.message, err.extra);
+    if (err) {
+      entry.fault = null; // a truncate/stall rule is used up but not applied
+      return sendError(res, err.status, err.code, err.message, err.extra);
+    }
     if (hasDotSegment(entry.path)) {
       return sendError(res, 400, 'HangarUnsupportedKey', 'The test S3 server (s3rver) cannot store keys with "." or ".." path segments.');
     }
