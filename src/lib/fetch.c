@@ -40,6 +40,8 @@ struct xfer {
 	struct gunzip *gz;
 	hg_buf *mem;
 	int sink_err;
+	bool stalled;
+	uint64_t last_data;      /* when the last byte (header or body) came */
 	long retry_after;
 	int64_t *bytes;
 	char errbuf[CURL_ERROR_SIZE];
@@ -62,6 +64,7 @@ static size_t on_body(char *data, size_t size, size_t nmemb, void *user)
 {
 	struct xfer *x = user;
 	size_t len = size * nmemb;
+	x->last_data = now_ms();
 	long status = 0;
 	curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &status);
 	if (x->bytes)
@@ -84,11 +87,27 @@ static size_t on_header(char *data, size_t size, size_t nmemb, void *user)
 {
 	struct xfer *x = user;
 	size_t len = size * nmemb;
+	x->last_data = now_ms();
 	if (len >= 5 && strncmp(data, "HTTP/", 5) == 0)
 		x->retry_after = -1; /* a new response */
 	else if (len > 12 && strncasecmp(data, "Retry-After:", 12) == 0)
 		x->retry_after = fetch_parse_retry_after(data + 12, len - 12);
 	return len;
+}
+
+/* Stall detection of our own: curl's LOW_SPEED check averages the speed
+ * over several seconds, so a body that stops after a burst looked alive
+ * long after stall_ms.  Called by curl about once a second at least. */
+static int on_progress(void *user, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
+		       curl_off_t ulnow)
+{
+	(void)dltotal, (void)dlnow, (void)ultotal, (void)ulnow;
+	struct xfer *x = user;
+	if (now_ms() - x->last_data > (uint64_t)x->src->opts.stall_ms) {
+		x->stalled = true;
+		return 1;
+	}
+	return 0;
 }
 
 static int setup_easy(struct xfer *x)
@@ -117,8 +136,13 @@ static int setup_easy(struct xfer *x)
 	curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
 	curl_easy_setopt(e, CURLOPT_HEADERDATA, x);
 	curl_easy_setopt(e, CURLOPT_ERRORBUFFER, x->errbuf);
+	curl_easy_setopt(e, CURLOPT_XFERINFOFUNCTION, on_progress);
+	curl_easy_setopt(e, CURLOPT_XFERINFODATA, x);
+	curl_easy_setopt(e, CURLOPT_NOPROGRESS, 0L);
 	curl_easy_setopt(e, CURLOPT_PRIVATE, x);
 	x->errbuf[0] = '\0';
+	x->stalled = false;
+	x->last_data = now_ms();
 	x->retry_after = -1;
 	x->sink_err = 0;
 	if (src->kind == SRC_S3 && src->creds.key_id && !x->headers) {
@@ -188,6 +212,9 @@ static void classify(struct xfer *x, CURLcode code, struct fetch_result *r)
 			r->outcome = FO_TIMEOUT;
 		else
 			r->outcome = FO_CONNECT;
+		break;
+	case CURLE_ABORTED_BY_CALLBACK:
+		r->outcome = x->stalled ? FO_STALL : FO_OTHER;
 		break;
 	case CURLE_PARTIAL_FILE:
 		r->outcome = FO_PARTIAL;

@@ -31,7 +31,7 @@ long fetch_retry_delay_ms(const struct fetch_result *r, int attempt, long backof
 		return (r->retry_after > HG_FETCH_MAX_RETRY_AFTER_S ? HG_FETCH_MAX_RETRY_AFTER_S
 								    : r->retry_after) * 1000;
 	double d = (double)(backoff_ms > 0 ? backoff_ms : 0);
-	for (int k = 1; k < attempt && d < HG_FETCH_MAX_BACKOFF_MS; k++)
+	for (int k = 1; k < attempt && k <= 40; k++) /* 2^40 x anything is past the cap */
 		d *= 2;
 	/* +-50 % jitter spreads the retries of many clients hit by one outage. */
 	double factor = 0.5 + (double)(rnd >> 11) / 9007199254740992.0; /* [0.5, 1.5) */
