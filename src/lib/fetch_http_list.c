@@ -43,7 +43,7 @@ static int parse_json(const char *body, size_t len, http_entry_fn fn, void *user
 	for (const hg_json *e = hg_json_first(root); e && rc == 0; e = hg_json_next(e)) {
 		const char *name = hg_json_string(hg_json_get(e, "name"));
 		const char *type = hg_json_string(hg_json_get(e, "type"));
-		if (!name || !type || !child_name_ok(name))
+		if (!name || !type || !child_name_ok(name) || strlen(name) > MAX_NAME)
 			continue;
 		bool dir = strcmp(type, "directory") == 0;
 		if (!dir && strcmp(type, "file") != 0)
@@ -52,7 +52,11 @@ static int parse_json(const char *body, size_t len, http_entry_fn fn, void *user
 		const hg_json *sz = hg_json_get(e, "size");
 		if (sz && (hg_json_int64(doc, sz, &size) != 0 || size < 0))
 			size = -1;
-		rc = fn(user, name, dir, size, hg_json_string(hg_json_get(e, "mtime")));
+		/* A date, not a place to smuggle megabytes into every object. */
+		const char *mtime = hg_json_string(hg_json_get(e, "mtime"));
+		if (mtime && strlen(mtime) >= 64)
+			mtime = NULL;
+		rc = fn(user, name, dir, size, mtime);
 	}
 	hg_json_doc_destroy(doc);
 	return rc;
