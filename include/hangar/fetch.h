@@ -111,8 +111,11 @@ typedef struct hg_fetch_callbacks {
 } hg_fetch_callbacks;
 
 /* Downloads objs[0..n) (objects listed by this source, or copies of them)
- * with opts.jobs parallel transfers, retrying as documented in
- * hangar-ingest(1).  For each object exactly one of done or failed is called,
+ * with opts.jobs parallel transfers.  Connection errors, resets, timeouts,
+ * stalls, truncated bodies, 5xx and 429 are retried up to opts.attempts in
+ * all, after backoff * 2^k (+-50 %, at most HG_FETCH_MAX_BACKOFF_MS) or the
+ * server's Retry-After (at most HG_FETCH_MAX_RETRY_AFTER_S); other 4xx, TLS
+ * failures and objects over max_object fail at once.  For each object exactly one of done or failed is called,
  * on the calling thread, one at a time, unless a callback stops the fetch.
  * Returns 0 when every object was reported (failures included), a callback's
  * non-zero value, HG_EIO when staging fails, or HG_ENOMEM. */

@@ -14,8 +14,6 @@
 
 #include "fetch_internal.h"
 
-#define MAX_DIRS 100000
-#define MAX_PAGES 1000000
 
 uint64_t fetch_random(void)
 {
