@@ -1,0 +1,201 @@
+/* What the fetch files share (private to the library).  Only fetch.c sees
+ * curl; the rest is pure and unit-tested (tests/unit/test_fetch.c). */
+#ifndef HANGAR_LIB_FETCH_INTERNAL_H
+#define HANGAR_LIB_FETCH_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "hangar/arena.h"
+#include "hangar/fetch.h"
+#include "hangar/text.h"
+
+/* ---- fetch_url.c: URLs, percent-encoding, redirects ---- */
+
+/* An http(s) URL split into malloc'd parts (url_release).  userinfo, port
+ * and query are NULL when absent; path is at least "/". */
+struct fetch_url {
+	char *scheme; /* "http" or "https", lowercased */
+	char *userinfo;
+	char *host;   /* lowercased; IPv6 literals keep their brackets */
+	char *port;
+	char *path;   /* as written (still percent-encoded) */
+	char *query;
+};
+
+int url_parse_http(const char *url, struct fetch_url *out, char *why, size_t why_size);
+void url_release(struct fetch_url *u);
+/* "scheme://host[:port]" of u, malloc'd. */
+char *url_origin(const struct fetch_url *u, bool with_userinfo);
+/* Splits "s3://bucket/prefix" (prefix may be empty); malloc'd parts. */
+int url_parse_s3(const char *url, char **bucket, char **prefix, char *why, size_t why_size);
+/* RFC 3986 percent-encoding of s[0..len): everything but unreserved
+ * characters (and '/' when keep_slash) as %XX with upper-case hex.  Appends
+ * to out. */
+void url_encode(hg_buf *out, const char *s, size_t len, bool keep_slash);
+/* Decodes %XX escapes of s[0..len) into a malloc'd string; HG_EPARSE for a
+ * bad escape or an encoded NUL, HG_ENOMEM. */
+int url_decode(const char *s, size_t len, char **out);
+/* Whether a redirect from `from` to `to` (both absolute) may be followed:
+ * http(s) only, and to the same scheme, host and port when from carried
+ * credentials.  0 or HG_EINVAL with a reason. */
+int url_redirect_allowed(const char *from, const char *to, bool has_credentials, char *why,
+			 size_t why_size);
+/* Resolves ref against the absolute URL base (a manifest line): absolute
+ * http(s) URLs stay, "/x" keeps base's origin, others replace base's last
+ * path segment.  malloc'd, or NULL with a reason. */
+char *url_resolve(const char *base, const char *ref, char *why, size_t why_size);
+
+/* ---- fetch_creds.c: AWS credentials ---- */
+
+struct fetch_creds {
+	char *key_id, *secret, *token; /* all NULL: anonymous */
+};
+
+/* Parses a shared credentials file text for `profile`.  Section missing:
+ * 0 with no credentials.  Malformed: HG_EPARSE with "path:line: ..." in why
+ * (never quoting the line: it may hold a secret). */
+int creds_parse_ini(const char *text, size_t len, const char *profile, const char *path,
+		    struct fetch_creds *out, char *why, size_t why_size);
+/* Environment first, then the shared credentials file. */
+int creds_load(struct fetch_creds *out, char *why, size_t why_size);
+void creds_release(struct fetch_creds *c); /* wipes the secrets */
+
+/* ---- fetch_s3_list.c: ListObjectsV2 and S3 error documents (expat) ---- */
+
+struct s3_page {
+	bool truncated;
+	char *next_token;   /* malloc'd or NULL */
+	char *error_code;   /* an <Error> document: malloc'd code and message */
+	char *error_message;
+};
+typedef int (*s3_entry_fn)(void *user, const char *key, const char *etag, int64_t size,
+			   const char *last_modified);
+/* Parses one page; fn gets each <Contents> (strings borrowed for the call;
+ * a non-zero return stops with that value).  HG_EPARSE with a reason for
+ * bad XML, a DOCTYPE, an overlong value or a bad Size. */
+int s3_list_parse(const char *xml, size_t len, s3_entry_fn fn, void *user, struct s3_page *page,
+		  char *why, size_t why_size);
+void s3_page_release(struct s3_page *page);
+/* "403 SignatureDoesNotMatch: the request signature does not match (check
+ * AWS_SECRET_ACCESS_KEY)" into out. */
+void s3_describe_error(long status, const char *code, const char *message, const char *bucket,
+		       char *out, size_t size);
+
+/* ---- fetch_http_list.c: autoindex JSON / HTML, manifests ---- */
+
+/* name is decoded, a single path segment (never "", ".", ".." or with '/');
+ * size -1 and mtime NULL when the listing has none. */
+typedef int (*http_entry_fn)(void *user, const char *name, bool is_dir, int64_t size,
+			     const char *mtime);
+int http_listing_parse(const char *body, size_t len, http_entry_fn fn, void *user, char *why,
+		       size_t why_size);
+/* Calls fn(user, line_no, text) for each URL line of a manifest (text NULL
+ * for a line too long to be one). */
+typedef int (*manifest_fn)(void *user, long line, const char *url);
+int manifest_parse(const char *body, size_t len, manifest_fn fn, void *user);
+
+/* ---- fetch_gunzip.c: the sink that staged bodies stream through ---- */
+
+enum { GZ_OK = 0, GZ_TOO_LARGE = 1, GZ_BAD = 2, GZ_IO = 3 };
+struct gunzip;
+/* A sink writing to out, inflating when maybe_gzip and the body starts with
+ * the gzip magic, failing once more than cap bytes would be written. */
+struct gunzip *gunzip_create(FILE *out, int64_t cap, bool maybe_gzip);
+int gunzip_write(struct gunzip *g, const void *data, size_t len);
+int gunzip_finish(struct gunzip *g); /* GZ_BAD for a truncated stream */
+int64_t gunzip_written(const struct gunzip *g);
+void gunzip_destroy(struct gunzip *g);
+
+/* ---- fetch_retry.c: what to do after a failed attempt ---- */
+
+#define CURL_ERROR_SIZE_COPY 256 /* curl's CURL_ERROR_SIZE, without curl.h */
+enum fetch_outcome {
+	FO_OK,
+	FO_HTTP,      /* a status >= 300 (status field) */
+	FO_CONNECT,   /* could not resolve or connect */
+	FO_RESET,     /* connection reset / nothing received */
+	FO_TIMEOUT,   /* the whole-transfer timeout */
+	FO_STALL,     /* no byte for stall_ms */
+	FO_PARTIAL,   /* body shorter than announced */
+	FO_TOO_LARGE, /* beyond max_object */
+	FO_TLS,       /* certificate or TLS failure */
+	FO_BAD_BODY,  /* undecodable content (gzip) */
+	FO_REDIRECT,  /* a refused redirect */
+	FO_LOCAL,     /* staging failed (disk) */
+	FO_OTHER,
+};
+struct fetch_result {
+	enum fetch_outcome outcome;
+	long status;      /* HTTP status, 0 if none */
+	long retry_after; /* seconds from Retry-After, -1 if none */
+	char detail[CURL_ERROR_SIZE_COPY]; /* curl's words, or the refused redirect */
+};
+bool fetch_should_retry(const struct fetch_result *r);
+/* Delay before attempt `attempt + 1` after `attempt` (1-based) failed:
+ * Retry-After when sent (capped), else backoff * 2^(attempt-1) scaled by
+ * a factor in [0.5, 1.5) from rnd, capped at HG_FETCH_MAX_BACKOFF_MS. */
+long fetch_retry_delay_ms(const struct fetch_result *r, int attempt, long backoff_ms,
+			  uint64_t rnd);
+/* "HTTP 503 after 5 attempts", "stalled: no data for 30 s", ... */
+void fetch_describe(const struct fetch_result *r, int attempts, long stall_ms, int64_t cap,
+		    char *out, size_t size);
+/* Seconds in a Retry-After header value (delta-seconds only), -1 if none. */
+long fetch_parse_retry_after(const char *value, size_t len);
+
+/* ---- fetch_source.c: the source object and listing ---- */
+
+enum source_kind { SRC_S3, SRC_HTTP };
+
+struct listed {
+	hg_object obj;
+	char *request_url; /* with credentials when the source has them */
+};
+
+struct hg_source {
+	const hg_ctx *ctx;
+	hg_fetch_opts opts;      /* defaults filled in; strings below */
+	enum source_kind kind;
+	char *name;              /* redacted */
+	char *cacert, *cache_dir;
+	bool own_cache_dir;
+	/* S3 */
+	char *bucket, *prefix, *region, *s3_base; /* s3_base: scheme://host[:port][/bucket] */
+	struct fetch_creds creds;
+	/* HTTP */
+	char *url;               /* as given, with credentials */
+	bool has_userinfo;
+	/* the last listing */
+	hg_arena *arena;
+	struct listed *items;
+	size_t n_items, cap_items;
+};
+
+/* The URL a listed object is requested from (malloc'd). */
+char *source_request_url(const hg_source *src, const hg_object *obj);
+/* cache_dir/<hex SHA-256 of name NUL key>, malloc'd. */
+char *source_staged_path(const hg_source *src, const char *key);
+uint64_t fetch_random(void);
+/* Adds one object to the listing (strings copied); HG_ELIMIT past
+ * HG_FETCH_MAX_OBJECTS. */
+int source_add(hg_source *src, const char *key, const char *url, const char *etag, int64_t size,
+	       const char *modified, const char *request_url);
+
+/* ---- fetch_list.c: walking S3 pages, directories and manifests ---- */
+int source_list_s3(hg_source *src);
+int source_list_http(hg_source *src);
+
+/* ---- fetch.c: the transfers (curl) ---- */
+
+/* GET url into body (capped at HG_FETCH_MAX_LISTING_BYTES), retrying as for
+ * objects.  *status is the final HTTP status.  On a failure returns HG_EIO
+ * with what happened in why. */
+int fetch_get(hg_source *src, const char *url, hg_buf *body, long *status, char *why,
+	      size_t why_size);
+
+/* ---- fetch_shard.c ---- */
+void fetch_sha256(const void *data, size_t len, unsigned char out[32]);
+
+#endif
