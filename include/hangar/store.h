@@ -13,7 +13,7 @@
 #include "hangar.h"
 #include "report.h"
 
-#define HG_STORE_SCHEMA_VERSION 2
+#define HG_STORE_SCHEMA_VERSION 3
 
 typedef struct hg_store hg_store;
 
@@ -176,6 +176,40 @@ typedef int (*hg_diff_fn)(void *user, const hg_diff_row *row);
  * count, most first); clusters that did not change beyond the threshold are
  * left out.  0, a negative error, or fn's non-zero value. */
 int hg_store_diff(hg_store *store, const hg_diff_query *q, hg_diff_fn fn, void *user);
+
+/* ---- objects of remote sources (store_objects.c) ---- */
+
+/* One object of a source (an S3 prefix, an HTTP folder) as last seen:
+ * status "ingested" (its reports are stored) or "failed" (error says why;
+ * attempts counts the runs that failed it).  Strings borrowed. */
+typedef struct hg_object_row {
+	const char *source;        /* the source's redacted URL */
+	const char *key;
+	const char *etag;          /* may be NULL */
+	int64_t size;              /* -1 unknown */
+	const char *last_modified; /* may be NULL */
+	const char *status;
+	int64_t reports;           /* reports read from it */
+	const char *error;         /* NULL unless failed */
+	int64_t attempts;
+	const char *at;            /* when, in the store's time form */
+} hg_object_row;
+
+/* Whether the object (source, key) with this etag/size/last_modified is
+ * already ingested (so the run can skip fetching it): 1 yes, 0 no (new,
+ * changed, or failed before), or a negative error. */
+int hg_store_object_known(hg_store *store, const char *source, const char *key,
+			  const char *etag, int64_t size, const char *last_modified);
+
+/* Records an object as ingested or failed (row->at and ->attempts are the
+ * store's), in the caller's batch: with the reports read from it, so that
+ * a killed run leaves both or neither. */
+int hg_store_object_put(hg_store *store, const hg_object_row *row);
+
+typedef int (*hg_object_fn)(void *user, const hg_object_row *row);
+/* The objects of a source (NULL: all) with this status (NULL: any), by key. */
+int hg_store_objects(hg_store *store, const char *source, const char *status, hg_object_fn fn,
+		     void *user);
 
 /* ---- regrouping (store_regroup.c) ---- */
 

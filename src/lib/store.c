@@ -121,6 +121,21 @@ static const char *const migrations[] = {
 	"CREATE VIEW tree AS SELECT n.id, c.hash AS cluster, n.parent, s.text AS symbol,"
 	"  n.reports, n.total_cost, n.max_cost, n.self_cost, n.on_key_path"
 	"  FROM tree_nodes n JOIN clusters c ON c.id = n.cluster JOIN symbols s ON s.id = n.symbol;",
+	/* 2 -> 3: the objects of remote sources (S3, HTTP) already read or
+	 * that failed, so that the next run fetches only what is new or
+	 * changed and retries what failed. */
+	"CREATE TABLE objects ("
+	"  source TEXT NOT NULL,"
+	"  key TEXT NOT NULL,"
+	"  etag TEXT,"
+	"  size INTEGER,"
+	"  last_modified TEXT,"
+	"  status TEXT NOT NULL,"
+	"  reports INTEGER NOT NULL DEFAULT 0,"
+	"  error TEXT,"
+	"  attempts INTEGER NOT NULL DEFAULT 0,"
+	"  at TEXT NOT NULL,"
+	"  PRIMARY KEY (source, key));",
 };
 
 #define N_MIGRATIONS (sizeof migrations / sizeof migrations[0])

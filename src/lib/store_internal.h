@@ -67,6 +67,10 @@ enum store_slot {
 	S_RG_CLUSTER,
 	S_RG_AFFECT,
 	S_RG_AFFECTED_IDS,
+	/* store_objects.c */
+	S_OBJECT_KNOWN,
+	S_OBJECT_PUT,
+	S_OBJECTS,
 	S_COUNT
 };
 _Static_assert(S_COUNT <= DB_MAX_STMTS, "more store statements than db.h caches");

@@ -205,7 +205,8 @@ static void test_migrates_empty_files(void **state)
 	hg_store_close(st);
 	assert_int_equal(sql_int(f->path, "PRAGMA user_version"), HG_STORE_SCHEMA_VERSION);
 	assert_int_equal(sql_int(f->path, "SELECT count(*) FROM sqlite_master WHERE name IN "
-				 "('reports','clusters','tree_nodes','rejected','meta','symbols','tree')"), 7);
+				 "('reports','clusters','tree_nodes','rejected','meta','symbols','tree',"
+				 "'objects')"), 8);
 	assert_int_equal(sql_int(f->path, "SELECT count(*) FROM meta WHERE key = 'migrated_by'"), 1);
 
 	/* An SQLite database at version 0 with no tables (pages written). */
@@ -223,11 +224,13 @@ static void test_refuses_newer(void **state)
 	hg_store *st = NULL;
 	assert_int_equal(hg_store_open(&f->ctx, f->path, &st), 0);
 	hg_store_close(st);
-	sql_exec(f->path, "PRAGMA user_version = 3");
+	char sql[64];
+	snprintf(sql, sizeof sql, "PRAGMA user_version = %d", HG_STORE_SCHEMA_VERSION + 1);
+	sql_exec(f->path, sql);
 	assert_int_equal(hg_store_open(&f->ctx, f->path, &st), HG_EPARSE);
 	assert_null(st);
 	assert_contains(f->last_diag, "newer");
-	assert_int_equal(sql_int(f->path, "PRAGMA user_version"), 3);
+	assert_int_equal(sql_int(f->path, "PRAGMA user_version"), HG_STORE_SCHEMA_VERSION + 1);
 }
 
 static void test_refuses_foreign_and_garbage(void **state)
@@ -427,6 +430,48 @@ static void test_cluster_aggregates(void **state)
 	assert_int_equal(sql_int(f->path, "SELECT sum(count) FROM clusters"), 5);
 	assert_int_equal(sql_int(f->path, "SELECT count(*) FROM clusters WHERE first_seen = "
 				 "'2024-01-01T00:00:00.000Z' AND last_seen = '2024-01-05T00:00:00.000Z'"), 1);
+}
+
+/* Objects of remote sources: known only when ingested with the same ETag
+ * (or, without one, the same size and time); failures counted. */
+static int count_object(void *user, const hg_object_row *row)
+{
+	int *n = user;
+	(*n)++;
+	assert_string_equal(row->status, "failed");
+	assert_string_equal(row->error, "HTTP 503 after 5 attempts");
+	assert_int_equal(row->attempts, 2);
+	return 0;
+}
+
+static void test_objects(void **state)
+{
+	struct fx *f = *state;
+	hg_store *st = NULL;
+	assert_int_equal(hg_store_open(&f->ctx, f->path, &st), 0);
+	const char *src = "s3://reports/2024/";
+	assert_int_equal(hg_store_object_known(st, src, "a.json", "e1", 10, NULL), 0);
+	hg_object_row a = {src, "a.json", "e1", 10, "2024-01-01", "ingested", 3, NULL, 0, NULL};
+	assert_int_equal(hg_store_object_put(st, &a), 0);
+	assert_int_equal(hg_store_object_known(st, src, "a.json", "e1", 10, NULL), 1);
+	assert_int_equal(hg_store_object_known(st, src, "a.json", "e2", 10, NULL), 0); /* changed */
+	assert_int_equal(hg_store_object_known(st, "s3://other/", "a.json", "e1", 10, NULL), 0);
+	hg_object_row h = {src, "h.json", NULL, 7, "Mon, 01 Jan 2024", "ingested", 1, NULL, 0, NULL};
+	assert_int_equal(hg_store_object_put(st, &h), 0);
+	assert_int_equal(hg_store_object_known(st, src, "h.json", NULL, 7, "Mon, 01 Jan 2024"), 1);
+	assert_int_equal(hg_store_object_known(st, src, "h.json", NULL, 8, "Mon, 01 Jan 2024"), 0);
+	hg_object_row b = {src, "b.json", "e3", -1, NULL, "failed", 0, "HTTP 503 after 5 attempts",
+			   0, NULL};
+	assert_int_equal(hg_store_object_put(st, &b), 0);
+	assert_int_equal(hg_store_object_put(st, &b), 0);
+	assert_int_equal(hg_store_object_known(st, src, "b.json", "e3", -1, NULL), 0); /* retried */
+	int n = 0;
+	assert_int_equal(hg_store_objects(st, src, "failed", count_object, &n), 0);
+	assert_int_equal(n, 1);
+	hg_object_row bad = {src, "c.json", NULL, -1, NULL, "maybe", 0, NULL, 0, NULL};
+	assert_int_equal(hg_store_object_put(st, &bad), HG_EINVAL);
+	hg_store_close(st);
+	assert_int_equal(sql_int(f->path, "SELECT count(*) FROM objects"), 3);
 }
 
 /* Times written in different forms compare in one (STORE_TIME_SQL). */
@@ -811,6 +856,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_migrates_empty_files, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_migrates_schema_1, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_times_in_one_form, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_objects, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refuses_newer, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refuses_foreign_and_garbage, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_idempotent, setup, teardown),
