@@ -44,6 +44,17 @@ size_t hg_store_pending(const hg_store *store);
 int hg_store_add_report(hg_store *store, const hg_report *rep, const hg_signature *sig,
 			const char *text, size_t len, bool *duplicate);
 
+/* The same in two steps, so that the work that needs no store (the text's
+ * hash, the report's own call tree) can be done on another thread:
+ * hg_store_prepare makes *out (caller owns it; it borrows rep, which must
+ * outlive it), hg_store_add_prepared does the rest (prep is not consumed),
+ * hg_store_prep_destroy frees it (accepts NULL). */
+typedef struct hg_store_prep hg_store_prep;
+int hg_store_prepare(const hg_report *rep, const char *text, size_t len, hg_store_prep **out);
+int hg_store_add_prepared(hg_store *store, const hg_report *rep, const hg_signature *sig,
+			  const char *text, size_t len, const hg_store_prep *prep, bool *duplicate);
+void hg_store_prep_destroy(hg_store_prep *prep);
+
 /* Records an input that could not be read, with its reason and bytes
  * (the same source+line+bytes is recorded once). */
 int hg_store_add_rejected(hg_store *store, const char *source, long line, const char *reason,

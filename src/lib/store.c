@@ -459,16 +459,58 @@ static int exec_cached(hg_store *store, int slot, const char *sql)
 	return rc;
 }
 
-/* One report, all or nothing: a savepoint inside the caller's batch, or a
- * transaction of its own. */
+struct hg_store_prep {
+	char hash[65];                 /* SHA-256 of the text */
+	struct store_tree_prep *tree;  /* NULL: no tree */
+};
+
+int hg_store_prepare(const hg_report *rep, const char *text, size_t len, hg_store_prep **out)
+{
+	*out = NULL;
+	if (!rep || rep->error || !text)
+		return HG_EINVAL;
+	hg_store_prep *p = calloc(1, sizeof *p);
+	if (!p)
+		return HG_ENOMEM;
+	sha256_hex(text, len, p->hash);
+	int err = store_tree_prepare(rep, &p->tree);
+	if (err) {
+		free(p);
+		return err;
+	}
+	*out = p;
+	return 0;
+}
+
+void hg_store_prep_destroy(hg_store_prep *p)
+{
+	if (!p)
+		return;
+	store_tree_prep_destroy(p->tree);
+	free(p);
+}
+
 int hg_store_add_report(hg_store *store, const hg_report *rep, const hg_signature *sig,
 			const char *text, size_t len, bool *duplicate)
 {
 	*duplicate = false;
-	if (!rep || rep->error || !sig || !text)
+	hg_store_prep *prep;
+	int err = hg_store_prepare(rep, text, len, &prep);
+	if (!err)
+		err = hg_store_add_prepared(store, rep, sig, text, len, prep, duplicate);
+	hg_store_prep_destroy(prep);
+	return err;
+}
+
+/* One report, all or nothing: a savepoint inside the caller's batch, or a
+ * transaction of its own. */
+int hg_store_add_prepared(hg_store *store, const hg_report *rep, const hg_signature *sig,
+			  const char *text, size_t len, const hg_store_prep *prep, bool *duplicate)
+{
+	*duplicate = false;
+	if (!rep || rep->error || !sig || !text || !prep)
 		return HG_EINVAL;
-	char hash[65];
-	sha256_hex(text, len, hash);
+	const char *hash = prep->hash;
 	bool own = !store->in_batch;
 	int err = own ? hg_store_begin(store) : 0;
 	if (err)
@@ -488,7 +530,7 @@ int hg_store_add_report(hg_store *store, const hg_report *rep, const hg_signatur
 	if (rc >= 0 && !*duplicate) {
 		/* Both in memory until commit; the cluster last, as it cannot
 		 * fail but for ENOMEM (after which the batch is rolled back). */
-		err = store_tree_add(store, rep, sig->hash);
+		err = store_tree_add_prepared(store, prep->tree, sig->hash);
 		if (!err)
 			err = store_cluster_add(store, rep, sig, when);
 		rc = err ? DB_ERROR : 0;

@@ -102,6 +102,14 @@ bool store_scene_match(void *user, const char *text);
  * calls before COMMIT (so a batch stays one transaction); code that reads
  * tree_nodes inside a batch must flush first. */
 int store_tree_add(hg_store *store, const hg_report *rep, const char *cluster);
+/* The same in two steps: prepare needs no store (its work can be done on
+ * another thread; *out NULL when the report has no tree), add_prepared
+ * adds it to the batch (p may be NULL); destroy accepts NULL.  The
+ * prepared tree borrows rep's symbols: rep must outlive it. */
+struct store_tree_prep;
+int store_tree_prepare(const hg_report *rep, struct store_tree_prep **out);
+int store_tree_add_prepared(hg_store *store, struct store_tree_prep *p, const char *cluster);
+void store_tree_prep_destroy(struct store_tree_prep *p);
 /* Writes the pending additions (one upsert per distinct node); 0 or an hg
  * error.  The pending set is empty afterwards, written or not. */
 int store_tree_flush(hg_store *store);

@@ -325,22 +325,57 @@ int store_tree_flush(hg_store *store)
 	return err;
 }
 
-int store_tree_add(hg_store *store, const hg_report *rep, const char *cluster)
+/* A report's self-merged tree, made without the store (store_tree_prepare)
+ * and added to the batch later (store_tree_add_prepared). */
+struct store_tree_prep {
+	hg_arena *arena;   /* "#id" symbols */
+	struct ltree t;
+};
+
+void store_tree_prep_destroy(struct store_tree_prep *p)
 {
+	if (!p)
+		return;
+	ltree_release(&p->t);
+	hg_arena_destroy(p->arena);
+	free(p);
+}
+
+int store_tree_prepare(const hg_report *rep, struct store_tree_prep **out)
+{
+	*out = NULL;
 	bool method = rep->has_method_stack && rep->trimmed.len > 0;
 	bool thread = rep->threads.blamed >= 0 && (size_t)rep->threads.blamed < rep->threads.n &&
 		      rep->threads.items[rep->threads.blamed].n_frames > 0;
 	if (!method && !thread)
 		return 0;
-	hg_arena *arena = hg_arena_create();
-	if (!arena)
+	struct store_tree_prep *p = calloc(1, sizeof *p);
+	if (!p || !(p->arena = hg_arena_create())) {
+		free(p);
 		return HG_ENOMEM;
-	struct ltree t = {0};
+	}
 	int64_t cost = rep->stack_cost > rep->cost ? rep->stack_cost : rep->cost;
-	int err = method ? from_method_stack(rep, arena, &t) : from_thread(rep, cost, arena, &t);
+	int err = method ? from_method_stack(rep, p->arena, &p->t)
+			 : from_thread(rep, cost, p->arena, &p->t);
+	if (err) {
+		store_tree_prep_destroy(p);
+		return err;
+	}
+	*out = p;
+	return 0;
+}
+
+int store_tree_add_prepared(hg_store *store, struct store_tree_prep *p, const char *cluster)
+{
+	return p ? batch_add(store, &p->t, cluster) : 0;
+}
+
+int store_tree_add(hg_store *store, const hg_report *rep, const char *cluster)
+{
+	struct store_tree_prep *p;
+	int err = store_tree_prepare(rep, &p);
 	if (!err)
-		err = batch_add(store, &t, cluster);
-	ltree_release(&t);
-	hg_arena_destroy(arena);
+		err = store_tree_add_prepared(store, p, cluster);
+	store_tree_prep_destroy(p);
 	return err;
 }

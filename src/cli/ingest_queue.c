@@ -1,0 +1,94 @@
+/* The bounded queue between ingest's reader and writer threads. */
+#include <stdlib.h>
+
+#include "ingest_queue.h"
+
+int ingest_queue_init(struct ingest_queue *q)
+{
+	*q = (struct ingest_queue){0};
+	if (pthread_mutex_init(&q->lock, NULL) != 0)
+		return -1;
+	if (pthread_cond_init(&q->not_empty, NULL) != 0) {
+		pthread_mutex_destroy(&q->lock);
+		return -1;
+	}
+	if (pthread_cond_init(&q->not_full, NULL) != 0) {
+		pthread_cond_destroy(&q->not_empty);
+		pthread_mutex_destroy(&q->lock);
+		return -1;
+	}
+	return 0;
+}
+
+void ingest_item_release(struct ingest_item *item)
+{
+	hg_store_prep_destroy(item->prep);
+	hg_report_destroy(item->rep);
+	free(item->path);
+	free(item->reason);
+	*item = (struct ingest_item){0};
+}
+
+void ingest_queue_release(struct ingest_queue *q)
+{
+	for (; q->len; q->len--, q->head = (q->head + 1) % INGEST_QUEUE_LEN)
+		ingest_item_release(&q->items[q->head]);
+	pthread_cond_destroy(&q->not_full);
+	pthread_cond_destroy(&q->not_empty);
+	pthread_mutex_destroy(&q->lock);
+}
+
+bool ingest_queue_push(struct ingest_queue *q, const struct ingest_item *item)
+{
+	pthread_mutex_lock(&q->lock);
+	while (q->len == INGEST_QUEUE_LEN && !q->stopped)
+		pthread_cond_wait(&q->not_full, &q->lock);
+	bool ok = !q->stopped;
+	if (ok) {
+		q->items[(q->head + q->len) % INGEST_QUEUE_LEN] = *item;
+		q->len++;
+		pthread_cond_signal(&q->not_empty);
+	}
+	pthread_mutex_unlock(&q->lock);
+	return ok;
+}
+
+bool ingest_queue_pop(struct ingest_queue *q, struct ingest_item *item)
+{
+	pthread_mutex_lock(&q->lock);
+	while (q->len == 0 && !q->closed)
+		pthread_cond_wait(&q->not_empty, &q->lock);
+	bool ok = q->len > 0;
+	if (ok) {
+		*item = q->items[q->head];
+		q->head = (q->head + 1) % INGEST_QUEUE_LEN;
+		q->len--;
+		pthread_cond_signal(&q->not_full);
+	}
+	pthread_mutex_unlock(&q->lock);
+	return ok;
+}
+
+void ingest_queue_close(struct ingest_queue *q)
+{
+	pthread_mutex_lock(&q->lock);
+	q->closed = true;
+	pthread_cond_broadcast(&q->not_empty);
+	pthread_mutex_unlock(&q->lock);
+}
+
+void ingest_queue_stop(struct ingest_queue *q)
+{
+	pthread_mutex_lock(&q->lock);
+	q->stopped = true;
+	pthread_cond_broadcast(&q->not_full);
+	pthread_mutex_unlock(&q->lock);
+}
+
+bool ingest_queue_stopped(struct ingest_queue *q)
+{
+	pthread_mutex_lock(&q->lock);
+	bool stopped = q->stopped;
+	pthread_mutex_unlock(&q->lock);
+	return stopped;
+}

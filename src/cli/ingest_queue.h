@@ -1,0 +1,46 @@
+/* The queue between ingest's reader thread (parsing, naming, signing) and
+ * its writer (the store): bounded, so that a fast reader cannot fill the
+ * memory, and in input order. */
+#ifndef HANGAR_CLI_INGEST_QUEUE_H
+#define HANGAR_CLI_INGEST_QUEUE_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "hangar/cluster.h"
+#include "hangar/store.h"
+
+/* One read report, signed and prepared; or an input that could not be
+ * read (rep NULL: path and reason set). */
+struct ingest_item {
+	hg_report *rep;
+	hg_signature sig;       /* its strings live in rep's arena */
+	hg_store_prep *prep;
+	int err;                /* non-zero: signing or preparing failed */
+	char *path, *reason;    /* unreadable input */
+};
+
+#define INGEST_QUEUE_LEN 256
+
+struct ingest_queue {
+	pthread_mutex_t lock;
+	pthread_cond_t not_empty, not_full;
+	struct ingest_item items[INGEST_QUEUE_LEN];
+	size_t head, len;
+	bool closed;            /* the reader is done */
+	bool stopped;           /* the writer gave up: push refuses */
+};
+
+int ingest_queue_init(struct ingest_queue *q);
+void ingest_queue_release(struct ingest_queue *q);   /* frees items left */
+/* Waits for room; false (item left to the caller) when stopped. */
+bool ingest_queue_push(struct ingest_queue *q, const struct ingest_item *item);
+/* Waits for an item; false when closed and empty. */
+bool ingest_queue_pop(struct ingest_queue *q, struct ingest_item *item);
+void ingest_queue_close(struct ingest_queue *q);     /* reader: no more items */
+void ingest_queue_stop(struct ingest_queue *q);      /* writer: take no more */
+bool ingest_queue_stopped(struct ingest_queue *q);
+void ingest_item_release(struct ingest_item *item);
+
+#endif

@@ -1,0 +1,158 @@
+/* hangar ingest's writer: the items the reader prepared, into the store in
+ * batches; the clusters touched; progress and the summary line. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ingest.h"
+
+#define BATCH_SECONDS 4.0         /* a transaction at most this long, */
+#define BATCH_MAX 100000          /* with at most this many reports */
+#define BATCH_MAX_PENDING 100000  /* and this many tree nodes held in memory */
+
+double ingest_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static size_t hash_of(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return (size_t)(h ^ (h >> 29));
+}
+
+/* Adds hash to the set of clusters touched (open addressing, "" empty). */
+static void touch(struct ingest *in, const char *hash)
+{
+	if (2 * (in->n_touched + 1) > in->cap_touched) {
+		size_t cap = in->cap_touched ? in->cap_touched * 2 : 1024;
+		char (*t)[33] = calloc(cap, sizeof *t);
+		if (!t)
+			return;
+		for (size_t i = 0; i < in->cap_touched; i++) {
+			if (!in->touched[i][0])
+				continue;
+			size_t j = hash_of(in->touched[i]) & (cap - 1);
+			while (t[j][0])
+				j = (j + 1) & (cap - 1);
+			memcpy(t[j], in->touched[i], 33);
+		}
+		free(in->touched);
+		in->touched = t;
+		in->cap_touched = cap;
+	}
+	size_t i = hash_of(hash) & (in->cap_touched - 1);
+	for (; in->touched[i][0]; i = (i + 1) & (in->cap_touched - 1))
+		if (!strcmp(in->touched[i], hash))
+			return;
+	memcpy(in->touched[i], hash, 33);
+	in->n_touched++;
+}
+
+static void progress(struct ingest *in, bool final)
+{
+	if (!in->tty && !final)
+		return;
+	time_t now = time(NULL);
+	if (!final && now == in->last_progress)
+		return;
+	in->last_progress = now;
+	fprintf(stderr, "\ringest: %zu reports: %zu new, %zu duplicate, %zu rejected%s",
+		in->reports, in->fresh, in->duplicate, in->rejected, final ? "" : "   ");
+	fflush(stderr);
+}
+
+/* Whether to commit now.  Batches are cut by time and by the memory they
+ * hold, not by a small count: each commit rewrites every tree node and
+ * index page the batch touched, so frequent commits make a big ingest pay
+ * that over and over.  A killed run loses at most the batch at hand, which
+ * the rerun adds again. */
+static bool batch_full(struct ingest *in)
+{
+	if (++in->in_batch >= BATCH_MAX)
+		return true;
+	if (in->in_batch % 64 != 0)
+		return false;
+	return hg_store_pending(in->store) >= BATCH_MAX_PENDING ||
+	       ingest_now() - in->batch_started >= BATCH_SECONDS;
+}
+
+static int flush_batch(struct ingest *in, bool reopen)
+{
+	if (hg_store_commit(in->store) != 0 || (reopen && hg_store_begin(in->store) != 0)) {
+		in->failed++;
+		return -1;
+	}
+	in->in_batch = 0;
+	in->batch_started = ingest_now();
+	return 0;
+}
+
+static void store_item(struct ingest *in, const struct ingest_item *item)
+{
+	int rc = 0;
+	const hg_report *rep = item->rep;
+	in->reports++;
+	if (!rep) {
+		rc = hg_store_add_rejected(in->store, item->path, 0, item->reason, "", 0);
+		in->rejected++;
+	} else if (rep->error) {
+		rc = hg_store_add_rejected(in->store, rep->source, rep->line, rep->error,
+					   rep->text ? rep->text : "", rep->text ? rep->text_len : 0);
+		in->rejected++;
+	} else if (!(rc = item->err)) {
+		bool dup = false;
+		rc = hg_store_add_prepared(in->store, rep, &item->sig, rep->text ? rep->text : "",
+					   rep->text ? rep->text_len : 0, item->prep, &dup);
+		if (rc == 0) {
+			dup ? in->duplicate++ : in->fresh++;
+			touch(in, item->sig.hash);
+		}
+	}
+	if (rc != 0) {
+		fprintf(stderr, "hangar ingest: %s: cannot store a report: %s\n",
+			rep ? rep->source : item->path, hg_strerror(rc));
+		in->failed++;
+		return;
+	}
+	if (batch_full(in) && flush_batch(in, true) != 0)
+		return;
+	progress(in, false);
+}
+
+void ingest_write_all(struct ingest *in)
+{
+	in->batch_started = ingest_now();
+	in->tty = isatty(STDERR_FILENO);
+	struct ingest_item item;
+	while (ingest_queue_pop(&in->queue, &item)) {
+		if (!in->failed) {
+			store_item(in, &item);
+			if (in->failed)
+				ingest_queue_stop(&in->queue); /* the reader stops, the rest drains */
+		}
+		ingest_item_release(&item);
+	}
+}
+
+void ingest_finish(struct ingest *in)
+{
+	if (!in->failed)
+		flush_batch(in, false);
+	else
+		hg_store_rollback(in->store);
+}
+
+void ingest_summary(struct ingest *in, double seconds)
+{
+	if (in->tty)
+		fputc('\r', stderr);
+	fprintf(stderr, "ingest: %zu new, %zu duplicate, %zu rejected, %zu clusters touched, "
+		"%.0f reports/s\n", in->fresh, in->duplicate, in->rejected, in->n_touched,
+		seconds > 0 ? (double)in->reports / seconds : 0.0);
+}
