@@ -30,6 +30,9 @@ static void regroup_usage(FILE *out)
 		"      --mapping-dir DIR  per app version: DIR/<version>/methodMapping.txt and\n"
 		"                         DIR/<version>/mapping.txt\n"
 		"      --rules FILE       grouping rules (see hangar-formats(5))\n"
+		"      --input-format F   read stored texts as matrix, kscrash, anr, blockcanary\n"
+		"                         or java (default: detect, as ingest did)\n"
+		"      --stack-dir DIR    where APM reports' stack files are\n"
 		"  -h, --help             show this help\n"
 		"\n"
 		"Ends with one summary line on stderr.  Exit status: 0 fine, 1 error, 2 usage.\n");
@@ -39,6 +42,7 @@ struct regroup {
 	hg_ctx ctx;
 	hg_rules *rules;
 	struct namer names; /* -m, --proguard, --mapping-dir, as ingest */
+	enum hg_input_format format;
 	size_t unreadable;
 };
 
@@ -56,7 +60,8 @@ static int on_item(void *user, const hg_regroup_item *item, hg_report **out, hg_
 {
 	struct regroup *g = user;
 	hg_report *rep = NULL;
-	int rc = hg_reports_read(&g->ctx, item->source, item->text, item->len, keep_first, &rep);
+	int rc = hg_reports_read_as(&g->ctx, item->source, item->text, item->len, g->format,
+				    keep_first, &rep);
 	if (rc == HG_ENOMEM) {
 		hg_report_destroy(rep);
 		return rc;
@@ -84,6 +89,8 @@ static const struct option long_options[] = {
 	{"proguard", required_argument, NULL, 'P'},
 	{"mapping-dir", required_argument, NULL, 'M'},
 	{"rules", required_argument, NULL, 'r'},
+	{"input-format", required_argument, NULL, 'i'},
+	{"stack-dir", required_argument, NULL, 's'},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
@@ -138,6 +145,14 @@ static int run_regroup(int argc, char **argv)
 			break;
 		case 'M': g.names.mapping_dir = optarg; break;
 		case 'r': rules = optarg; break;
+		case 'i': {
+			int f = hg_input_format_from_name(optarg);
+			if (f < 0 || f == HG_FORMAT_RAW)
+				return cli_usage_error("regroup", "unknown input format '%s'", optarg);
+			g.format = (enum hg_input_format)f;
+			break;
+		}
+		case 's': g.ctx.stack_dir = optarg; break;
 		case 'h': regroup_usage(stdout); return EXIT_FINE;
 		case ':': return cli_usage_error("regroup", "option '%s' needs a value", argv[optind - 1]);
 		default: return cli_usage_error("regroup", "unknown option '%s'", argv[optind - 1]);

@@ -54,6 +54,41 @@ static struct namer_version *version_maps(struct namer *n, const char *version)
 	return v;
 }
 
+/* Without --mapping-dir or -m, as hangar stack does: methodMapping.txt
+ * beside the report file, else $HANGAR_MAPPING (each loaded once). */
+static hg_mapping *fallback_mapping(struct namer *n, const char *path)
+{
+	char dir[4096], file[4200];
+	if (path && strcmp(path, "-") != 0) {
+		snprintf(dir, sizeof dir, "%s", path);
+		const char *d = dirname(dir);
+		for (int i = 0; i < n->n_besides; i++)
+			if (!strcmp(n->besides[i].version, d))
+				return n->besides[i].mapping;
+		snprintf(file, sizeof file, "%s/methodMapping.txt", d);
+		struct stat st;
+		if (n->n_besides < NAMER_MAX_VERSIONS && stat(file, &st) == 0) {
+			struct namer_version *b = &n->besides[n->n_besides++];
+			memset(b, 0, sizeof *b);
+			b->version = strdup(d);
+			if (hg_mapping_open(n->ctx, file, &b->mapping) != 0) {
+				b->mapping = NULL;
+				n->bad_mappings++;
+			}
+			return b->mapping;
+		}
+	}
+	if (!n->env_tried) {
+		n->env_tried = true;
+		const char *env = getenv("HANGAR_MAPPING");
+		if (env && *env && hg_mapping_open(n->ctx, env, &n->env_mapping) != 0) {
+			n->env_mapping = NULL;
+			n->bad_mappings++;
+		}
+	}
+	return n->env_mapping;
+}
+
 void namer_name(struct namer *n, hg_report *rep, const char *version, const char *path)
 {
 	char buf[4096];
@@ -64,7 +99,10 @@ void namer_name(struct namer *n, hg_report *rep, const char *version, const char
 	if (version && !rep->app_version)
 		rep->app_version = hg_arena_strdup(rep->arena, version);
 	struct namer_version *v = version_maps(n, version);
-	hg_report_symbolicate(rep, v && v->mapping ? v->mapping : n->mapping);
+	const hg_mapping *m = v && v->mapping ? v->mapping : n->mapping;
+	if (!m && !n->mapping_dir)
+		m = fallback_mapping(n, path);
+	hg_report_symbolicate(rep, m);
 	if (v && v->proguard)
 		hg_report_retrace(rep, (const hg_proguard *const *)&v->proguard, 1);
 	else if (n->n_proguard)
@@ -81,4 +119,9 @@ void namer_release(struct namer *n)
 		hg_mapping_destroy(n->versions[i].mapping);
 		hg_proguard_destroy(n->versions[i].proguard);
 	}
+	for (int i = 0; i < n->n_besides; i++) {
+		free(n->besides[i].version);
+		hg_mapping_destroy(n->besides[i].mapping);
+	}
+	hg_mapping_destroy(n->env_mapping);
 }

@@ -1,9 +1,13 @@
 /* Naming a stored report's frames, as ingest and regroup both do: its app
  * version (the report's own, else a default, else the version folder its
  * path lies in), then that version's mappings from --mapping-dir, else the
- * ones given for every report (-m, --proguard). */
+ * ones given for every report (-m, --proguard), else (without
+ * --mapping-dir) methodMapping.txt beside the report file or
+ * $HANGAR_MAPPING, as hangar stack does. */
 #ifndef HANGAR_NAMER_H
 #define HANGAR_NAMER_H
+
+#include <stdbool.h>
 
 #include "hangar/mapping.h"
 #include "hangar/proguard.h"
@@ -27,6 +31,12 @@ struct namer {
 	struct namer_version versions[NAMER_MAX_VERSIONS];
 	int n_versions;
 	int bad_mappings;                           /* in mapping_dir, that would not load */
+	/* without mapping_dir or -m: methodMapping.txt beside the report
+	 * (version = its folder), else $HANGAR_MAPPING */
+	struct namer_version besides[NAMER_MAX_VERSIONS];
+	int n_besides;
+	hg_mapping *env_mapping;
+	bool env_tried;
 };
 
 /* Names rep's frames.  version is the default when the report names none;
