@@ -155,15 +155,16 @@ int hg_reports_read(const hg_ctx *ctx, const char *source, const char *data, siz
 int hg_reports_read_as(const hg_ctx *ctx, const char *source, const char *data, size_t len,
 		       enum hg_input_format format, hg_report_sink sink, void *user);
 
-/* Reads every report of the file at path ("-": stdin) as
+/* Reads every report of the file at path ("-": stdin), named source in
+ * reports and diagnostics (NULL: path; e.g. the URL it was fetched from), as
  * hg_reports_read_as does, but a stream of JSON values (NDJSON, `jq .`
  * output, arrays) a few MiB at a time: memory is bounded by the largest
  * report (under ctx->limits.max_input_bytes), not by the file.  Other
  * inputs are read whole under the same cap.  A file that cannot be opened
  * or read, or a value over the cap, is a diagnostic naming path and
  * HG_EIO / HG_ELIMIT (reports before it were handed on). */
-int hg_reports_read_path(const hg_ctx *ctx, const char *path, enum hg_input_format format,
-			 hg_report_sink sink, void *user);
+int hg_reports_read_path(const hg_ctx *ctx, const char *path, const char *source,
+			 enum hg_input_format format, hg_report_sink sink, void *user);
 
 /* Appends a metadata field unless one named key exists: json is its exact
  * JSON text, text its plain form (NULL: json).  Strings are copied into the

@@ -31,6 +31,8 @@ static void ingest_usage(FILE *out)
 		"      --rules FILE       grouping rules (see hangar-formats(5))\n"
 		"      --input-format F   matrix, kscrash, anr, blockcanary, java (default: detect)\n"
 		"      --stack-dir DIR    where APM reports' stack files are\n"
+		"Remote sources (s3://bucket/prefix/, http(s):// folders or manifests):\n"
+		INGEST_REMOTE_USAGE
 		"  -h, --help             show this help\n"
 		"\n"
 		"Ends with one summary line on stderr.  Exit status: 0 nothing rejected,\n"
@@ -47,6 +49,7 @@ static const struct option long_options[] = {
 	{"input-format", required_argument, NULL, 'i'},
 	{"stack-dir", required_argument, NULL, 's'},
 	{"help", no_argument, NULL, 'h'},
+	INGEST_REMOTE_OPTIONS,
 	{NULL, 0, NULL, 0},
 };
 
@@ -115,7 +118,14 @@ static int run_ingest(int argc, char **argv)
 		case 's': in.ctx.stack_dir = optarg; break;
 		case 'h': ingest_usage(stdout); return EXIT_FINE;
 		case ':': return cli_usage_error("ingest", "option '%s' needs a value", argv[optind - 1]);
-		default: return cli_usage_error("ingest", "unknown option '%s'", argv[optind - 1]);
+		default:
+			if (c >= OPT_REMOTE && c < OPT_REMOTE_END) {
+				int bad = ingest_remote_option(&in, "ingest", c, optarg);
+				if (bad != EXIT_FINE)
+					return bad;
+				break;
+			}
+			return cli_usage_error("ingest", "unknown option '%s'", argv[optind - 1]);
 		}
 	}
 	if (optind >= argc)
@@ -133,7 +143,8 @@ static int run_ingest(int argc, char **argv)
 			in.names.n_proguard++;
 		else
 			status = EXIT_SOME_FAILED;
-	if (hg_store_open(&in.store_ctx, store_path(db), &in.store) != 0 ||
+	in.db_path = store_path(db);
+	if (hg_store_open(&in.store_ctx, in.db_path, &in.store) != 0 ||
 	    hg_store_begin(in.store) != 0) {
 		release(&in);
 		return EXIT_SOME_FAILED;
@@ -143,7 +154,8 @@ static int run_ingest(int argc, char **argv)
 	run_threads(&in);
 	ingest_finish(&in);
 	ingest_summary(&in, ingest_now() - t0);
-	if (in.rejected || in.failed || in.names.bad_mappings)
+	if (in.rejected || in.failed || in.names.bad_mappings || in.fetch_failed ||
+	    in.sources_failed)
 		status = EXIT_SOME_FAILED;
 	release(&in);
 	return status;

@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "hangar/cluster.h"
+#include "hangar/fetch.h"
 #include "ingest_queue.h"
 #include "namer.h"
 
@@ -25,12 +26,19 @@ struct ingest {
 	char **inputs;                       /* borrowed */
 	int n_inputs;
 	struct ingest_queue queue;
+	/* remote sources (ingest_remote.c) */
+	hg_fetch_opts fetch;
+	const char *db_path;                 /* the reader opens it too, to skip known objects */
+	size_t reports_of_object;            /* reports queued from the object at hand */
+	size_t listed, fetched, skipped, fetch_failed, sources_failed;
+	int64_t fetched_bytes;
 
 	/* the writer's */
 	hg_ctx store_ctx;
 	struct cli_diag_sink store_diags;
 	hg_store *store;
 	size_t reports, fresh, duplicate, rejected, in_batch;
+	size_t objects_recorded;
 	double batch_started;                /* ingest_now() at the batch's start */
 	char (*touched)[33];                 /* distinct cluster hashes: a hash set */
 	size_t n_touched, cap_touched;
@@ -39,8 +47,46 @@ struct ingest {
 	int failed;                          /* store errors */
 };
 
+/* The options of remote sources, shared by ingest and nightly: entries of
+ * a getopt_long table (a macro, as C cannot join two arrays statically)
+ * and their parser.  Codes from OPT_REMOTE up. */
+enum { OPT_REMOTE = 1000, OPT_ENDPOINT = OPT_REMOTE, OPT_REGION, OPT_ADDRESSING, OPT_CACERT,
+       OPT_JOBS, OPT_ATTEMPTS, OPT_TIMEOUT, OPT_MAX_OBJECT, OPT_SHARD, OPT_CACHE_DIR,
+       OPT_REMOTE_END };
+#define INGEST_REMOTE_OPTIONS                                                  \
+	{"endpoint", required_argument, NULL, OPT_ENDPOINT},                   \
+	{"region", required_argument, NULL, OPT_REGION},                       \
+	{"addressing", required_argument, NULL, OPT_ADDRESSING},               \
+	{"cacert", required_argument, NULL, OPT_CACERT},                       \
+	{"jobs", required_argument, NULL, OPT_JOBS},                           \
+	{"attempts", required_argument, NULL, OPT_ATTEMPTS},                   \
+	{"timeout", required_argument, NULL, OPT_TIMEOUT},                     \
+	{"max-object", required_argument, NULL, OPT_MAX_OBJECT},               \
+	{"shard", required_argument, NULL, OPT_SHARD},                         \
+	{"cache-dir", required_argument, NULL, OPT_CACHE_DIR}
+#define INGEST_REMOTE_USAGE                                                                \
+	"      --endpoint URL     S3-compatible server (default: AWS for the region)\n"     \
+	"      --region R         S3 region (default: $AWS_REGION, else us-east-1)\n"       \
+	"      --addressing A     S3 URLs path-style or virtual-host (default: auto)\n"     \
+	"      --cacert FILE      trust this CA too (TLS is always verified)\n"             \
+	"      --jobs N           parallel transfers (default 8)\n"                         \
+	"      --attempts N       tries per object before it counts as failed (default 5)\n" \
+	"      --timeout S        seconds one transfer may take (default 120)\n"           \
+	"      --max-object N     largest object, bytes after decompression (default 256 MiB)\n" \
+	"      --shard K/N        only objects whose key hashes to shard K of N\n"           \
+	"      --cache-dir DIR    where objects are staged (default: a private temp folder)\n"
+/* Applies one of those options: EXIT_FINE, or EXIT_USAGE (said on stderr). */
+int ingest_remote_option(struct ingest *in, const char *cmd, int code, const char *arg);
+
 /* The reader thread: reads every input into the queue, then closes it. */
 void *ingest_reader(void *ingest);
+/* Reads one remote source (s3://, http://, https://) into the queue: lists
+ * it, skips the objects already ingested, fetches the rest, queues their
+ * reports and then the object itself. */
+void ingest_remote(struct ingest *in, const char *url);
+bool ingest_is_url(const char *input);
+/* The reader's sink (ingest_read.c): names, signs, prepares, queues. */
+int ingest_on_report(void *ingest, hg_report *rep);
 
 /* The writer: takes items until the queue is closed and empty, storing
  * them in batches; on a store error it stops the queue and counts failed. */

@@ -26,6 +26,10 @@ void ingest_item_release(struct ingest_item *item)
 	hg_report_destroy(item->rep);
 	free(item->path);
 	free(item->reason);
+	free((char *)item->object.source);
+	free((char *)item->object.key);
+	free((char *)item->object.etag);
+	free((char *)item->object.last_modified);
 	*item = (struct ingest_item){0};
 }
 

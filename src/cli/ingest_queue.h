@@ -12,13 +12,16 @@
 #include "hangar/store.h"
 
 /* One read report, signed and prepared; or an input that could not be
- * read (rep NULL: path and reason set). */
+ * read (rep NULL, path and reason set); or a remote object whose reports
+ * were all queued before it (object.source set: record it as ingested, or
+ * failed when reason is set). */
 struct ingest_item {
 	hg_report *rep;
 	hg_signature sig;       /* its strings live in rep's arena */
 	hg_store_prep *prep;
 	int err;                /* non-zero: signing or preparing failed */
 	char *path, *reason;    /* unreadable input */
+	hg_object_row object;   /* strings owned (malloc'd) when source is set */
 };
 
 #define INGEST_QUEUE_LEN 256

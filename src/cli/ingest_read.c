@@ -9,9 +9,10 @@
 
 #include "ingest.h"
 
-static int on_report(void *user, hg_report *rep)
+int ingest_on_report(void *user, hg_report *rep)
 {
 	struct ingest *in = user;
+	in->reports_of_object++;
 	struct ingest_item item = {.rep = rep};
 	if (!rep->error) {
 		namer_name(&in->names, rep, in->app_version, in->path);
@@ -30,7 +31,7 @@ static int on_report(void *user, hg_report *rep)
 static void ingest_file(struct ingest *in, const char *path)
 {
 	in->path = path;
-	int rc = hg_reports_read_path(&in->ctx, path, in->format, on_report, in);
+	int rc = hg_reports_read_path(&in->ctx, path, NULL, in->format, ingest_on_report, in);
 	if (rc == HG_EIO || rc == HG_ELIMIT) {
 		/* Unreadable (or the rest of it): recorded too, so that nothing
 		 * is lost without a trace. */
@@ -103,7 +104,10 @@ void *ingest_reader(void *arg)
 {
 	struct ingest *in = arg;
 	for (int i = 0; i < in->n_inputs && !ingest_queue_stopped(&in->queue); i++)
-		ingest_input(in, in->inputs[i]);
+		if (ingest_is_url(in->inputs[i]))
+			ingest_remote(in, in->inputs[i]);
+		else
+			ingest_input(in, in->inputs[i]);
 	ingest_queue_close(&in->queue);
 	return NULL;
 }

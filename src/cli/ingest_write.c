@@ -97,6 +97,18 @@ static void store_item(struct ingest *in, const struct ingest_item *item)
 {
 	int rc = 0;
 	const hg_report *rep = item->rep;
+	if (item->object.source) {
+		hg_object_row row = item->object;
+		row.error = item->reason;
+		rc = hg_store_object_put(in->store, &row);
+		if (rc != 0) {
+			fprintf(stderr, "hangar ingest: %s: cannot record an object: %s\n", row.key,
+				hg_strerror(rc));
+			in->failed++;
+		}
+		in->objects_recorded++;
+		return;
+	}
 	in->reports++;
 	if (!rep) {
 		rc = hg_store_add_rejected(in->store, item->path, 0, item->reason, "", 0);
@@ -153,6 +165,11 @@ void ingest_summary(struct ingest *in, double seconds)
 	if (in->tty)
 		fputc('\r', stderr);
 	fprintf(stderr, "ingest: %zu new, %zu duplicate, %zu rejected, %zu clusters touched, "
-		"%.0f reports/s\n", in->fresh, in->duplicate, in->rejected, in->n_touched,
+		"%.0f reports/s", in->fresh, in->duplicate, in->rejected, in->n_touched,
 		seconds > 0 ? (double)in->reports / seconds : 0.0);
+	if (in->listed || in->sources_failed)
+		fprintf(stderr, "; objects: %zu listed, %zu fetched, %zu skipped, %zu failed, %.1f MB",
+			in->listed, in->fetched, in->skipped, in->fetch_failed,
+			(double)in->fetched_bytes / 1e6);
+	fputc('\n', stderr);
 }

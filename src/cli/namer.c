@@ -101,7 +101,7 @@ void namer_name(struct namer *n, hg_report *rep, const char *version, const char
 	struct namer_version *v = version_maps(n, version);
 	const hg_mapping *m = v && v->mapping ? v->mapping : n->mapping;
 	if (!m && !n->mapping_dir)
-		m = fallback_mapping(n, path);
+		m = fallback_mapping(n, n->no_beside ? NULL : path);
 	hg_report_symbolicate(rep, m);
 	if (v && v->proguard)
 		hg_report_retrace(rep, (const hg_proguard *const *)&v->proguard, 1);

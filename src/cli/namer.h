@@ -37,6 +37,7 @@ struct namer {
 	int n_besides;
 	hg_mapping *env_mapping;
 	bool env_tried;
+	bool no_beside;       /* paths are object keys, not files: no mapping beside them */
 };
 
 /* Names rep's frames.  version is the default when the report names none;

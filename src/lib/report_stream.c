@@ -112,19 +112,19 @@ static int read_parts(struct stream *s, enum hg_input_format format, hg_report_s
 	}
 }
 
-int hg_reports_read_path(const hg_ctx *ctx, const char *path, enum hg_input_format format,
-			 hg_report_sink sink, void *user)
+int hg_reports_read_path(const hg_ctx *ctx, const char *path, const char *source,
+			 enum hg_input_format format, hg_report_sink sink, void *user)
 {
 	bool is_stdin = strcmp(path, "-") == 0;
-	struct stream s = {ctx, path, is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC),
+	struct stream s = {ctx, source ? source : path, is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC),
 			   NULL, 0, 0, false};
 	if (s.fd < 0) {
-		hg_diagf(ctx, HG_DIAG_ERROR, path, 0, 0, 0, "cannot open: %s", strerror(errno));
+		hg_diagf(ctx, HG_DIAG_ERROR, s.path, 0, 0, 0, "cannot open: %s", strerror(errno));
 		return HG_EIO;
 	}
 	struct stat st;
 	if (!is_stdin && fstat(s.fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-		hg_diagf(ctx, HG_DIAG_ERROR, path, 0, 0, 0, "is a directory, not a report file");
+		hg_diagf(ctx, HG_DIAG_ERROR, s.path, 0, 0, 0, "is a directory, not a report file");
 		close(s.fd);
 		return HG_EIO;
 	}
@@ -141,7 +141,7 @@ int hg_reports_read_path(const hg_ctx *ctx, const char *path, enum hg_input_form
 			if ((rc = grow(&s)) == 0)
 				rc = fill(&s);
 		if (rc == 0)
-			rc = hg_reports_read_as(ctx, path, s.buf, s.len, format, sink, user);
+			rc = hg_reports_read_as(ctx, s.path, s.buf, s.len, format, sink, user);
 	}
 	free(s.buf);
 	if (!is_stdin)

@@ -262,6 +262,7 @@ static int check_identity(hg_store *store)
 			 "not a hangar store (an SQLite database of another application)");
 		return HG_EPARSE;
 	}
+	store->version = version;
 	if (version > HG_STORE_SCHEMA_VERSION) {
 		hg_diagf(store->ctx, HG_DIAG_ERROR, store->path, 0, 0, 0,
 			 "store schema version %lld is newer than this hangar's (%d): use a newer hangar",
@@ -297,7 +298,7 @@ int hg_store_open(const hg_ctx *ctx, const char *path, hg_store **out)
 		err = store_check(store, wal, "cannot switch the store to WAL mode");
 	}
 	if (!err)
-		err = migrate(store);
+		err = store->version < HG_STORE_SCHEMA_VERSION ? migrate(store) : 0;
 	if (!err && db_predicate(store->db, "hg_scene_match", store_scene_match, store) < 0)
 		err = store_fail(store, HG_ENOMEM, "cannot register hg_scene_match");
 	if (err) {

@@ -60,7 +60,7 @@ static char *transcript_of(const char *path, const char *text, size_t len, size_
 	int rc;
 	if (part) {
 		ctx.limits.max_input_bytes = part;
-		rc = hg_reports_read_path(&ctx, path, HG_FORMAT_AUTO, record_report, &t);
+		rc = hg_reports_read_path(&ctx, path, NULL, HG_FORMAT_AUTO, record_report, &t);
 	} else {
 		rc = hg_reports_read(&ctx, path, text, len, record_report, &t);
 	}
@@ -143,7 +143,7 @@ static void test_value_over_the_cap(void **state)
 	const char *path = write_temp(text, (size_t)n);
 	reset(f);
 	f->ctx.limits.max_input_bytes = 700;
-	assert_int_equal(hg_reports_read_path(&f->ctx, path, HG_FORMAT_AUTO, sink, f), HG_ELIMIT);
+	assert_int_equal(hg_reports_read_path(&f->ctx, path, NULL, HG_FORMAT_AUTO, sink, f), HG_ELIMIT);
 	assert_int_equal(f->delivered, 1); /* the report before it */
 	assert_null(f->rep[0]->error);
 	assert_contains(f->diag[f->n_diags - 1].message, "a report is larger than the 700-byte limit");
@@ -160,15 +160,15 @@ static void test_text_dump_read_whole(void **state)
 	const char *path = write_temp(dump, sizeof dump - 1);
 	reset(f);
 	f->ctx.limits.max_input_bytes = 40; /* smaller than the dump: one piece, refused */
-	assert_int_equal(hg_reports_read_path(&f->ctx, path, HG_FORMAT_AUTO, sink, f), HG_ELIMIT);
+	assert_int_equal(hg_reports_read_path(&f->ctx, path, NULL, HG_FORMAT_AUTO, sink, f), HG_ELIMIT);
 	assert_contains(f->diag[0].message, "input is larger than the 40-byte limit");
 	reset(f);
 	f->ctx.limits.max_input_bytes = 1 << 20;
-	assert_true(hg_reports_read_path(&f->ctx, path, HG_FORMAT_AUTO, sink, f) >= 0);
+	assert_true(hg_reports_read_path(&f->ctx, path, NULL, HG_FORMAT_AUTO, sink, f) >= 0);
 	assert_int_equal(f->delivered, 1);
 	unlink(path);
 	reset(f);
-	assert_int_equal(hg_reports_read_path(&f->ctx, "/nonexistent/r.json", HG_FORMAT_AUTO, sink, f),
+	assert_int_equal(hg_reports_read_path(&f->ctx, "/nonexistent/r.json", NULL, HG_FORMAT_AUTO, sink, f),
 			 HG_EIO);
 	assert_contains(f->diag[0].message, "cannot open");
 }

@@ -1,0 +1,208 @@
+/* hangar ingest of remote sources: an S3 prefix, an HTTP folder or a
+ * manifest.  Objects already ingested (same ETag, or size and time) are
+ * not fetched again; the others are fetched in parallel, their reports
+ * queued, then the object itself, so that the writer records it after its
+ * reports.  A batch cut in between costs nothing: the rerun fetches the
+ * object again and its reports are duplicates. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ingest.h"
+#include "store_cli.h"
+
+bool ingest_is_url(const char *input)
+{
+	return !strncmp(input, "s3://", 5) || !strncmp(input, "http://", 7) ||
+	       !strncmp(input, "https://", 8);
+}
+
+struct listing {
+	struct ingest *in;
+	hg_store *known;              /* a second connection, for reading only */
+	const char *source;           /* the source's redacted name */
+	const hg_object **todo;
+	size_t n, cap;
+	int err;
+};
+
+static int on_listed(void *user, const hg_object *obj)
+{
+	struct listing *l = user;
+	l->in->listed++;
+	int known = l->known ? hg_store_object_known(l->known, l->source, obj->key, obj->etag,
+						     obj->size, obj->last_modified)
+			     : 0;
+	if (known > 0) {
+		l->in->skipped++;
+		return 0;
+	}
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 256;
+		const hg_object **t = realloc(l->todo, cap * sizeof *t);
+		if (!t)
+			return l->err = HG_ENOMEM;
+		l->todo = t;
+		l->cap = cap;
+	}
+	l->todo[l->n++] = obj;
+	return 0;
+}
+
+static char *dup_or_null(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+/* Queues the object's row after its reports (reason: why it failed). */
+static int queue_object(struct ingest *in, const char *source, const hg_object *obj,
+			const char *reason, int64_t reports)
+{
+	struct ingest_item item = {0};
+	item.object = (hg_object_row){dup_or_null(source), dup_or_null(obj->key),
+				      dup_or_null(obj->etag), obj->size,
+				      dup_or_null(obj->last_modified),
+				      reason ? "failed" : "ingested", reports, NULL, 0, NULL};
+	item.reason = dup_or_null(reason);
+	if (!item.object.source || !item.object.key || (reason && !item.reason)) {
+		ingest_item_release(&item);
+		return HG_ENOMEM;
+	}
+	if (!ingest_queue_push(&in->queue, &item)) {
+		ingest_item_release(&item);
+		return HG_EIO;
+	}
+	return 0;
+}
+
+static int on_fetched(void *user, const hg_object *obj, const char *path, int64_t len)
+{
+	struct listing *l = user;
+	struct ingest *in = l->in;
+	in->fetched++;
+	in->fetched_bytes += len;
+	in->reports_of_object = 0;
+	in->path = obj->key; /* for the version folder of the key */
+	int rc = hg_reports_read_path(&in->ctx, path, obj->url, in->format, ingest_on_report, in);
+	if (ingest_queue_stopped(&in->queue))
+		return HG_EIO;
+	if (rc == HG_EIO || rc == HG_ELIMIT) /* the fetched file could not be read: retry later */
+		return queue_object(in, l->source, obj, in->diags.last, 0);
+	return queue_object(in, l->source, obj, NULL, (int64_t)in->reports_of_object);
+}
+
+static int on_failed(void *user, const hg_object *obj, const char *reason)
+{
+	struct listing *l = user;
+	l->in->fetch_failed++;
+	fprintf(stderr, "hangar ingest: %s: %s\n", obj->url, reason);
+	return queue_object(l->in, l->source, obj, reason, 0);
+}
+
+static void on_progress(void *user, const hg_fetch_progress *p)
+{
+	struct listing *l = user;
+	if (!l->in->tty)
+		return;
+	fprintf(stderr, "\rfetch: %zu listed, %zu/%zu fetched, %zu failed, %zu active, %.1f MB   ",
+		l->in->listed, p->done, p->total, p->failed, p->active, (double)p->bytes / 1e6);
+	fflush(stderr);
+}
+
+void ingest_remote(struct ingest *in, const char *url)
+{
+	hg_source *src = NULL;
+	if (hg_source_open(&in->ctx, url, &in->fetch, &src) != 0) {
+		in->sources_failed++;
+		return;
+	}
+	struct listing l = {.in = in, .source = hg_source_name(src)};
+	/* The writer's connection belongs to its thread: the reader asks its
+	 * own (it sees what earlier runs committed, which is what counts). */
+	hg_ctx quiet;
+	hg_ctx_init(&quiet);
+	quiet.diag = in->ctx.diag;
+	quiet.diag_user = in->ctx.diag_user;
+	if (hg_store_open(&quiet, in->db_path, &l.known) != 0)
+		l.known = NULL;
+	int rc = hg_source_list(src, on_listed, &l);
+	hg_store_close(l.known);
+	if (rc != 0 || l.err) {
+		fprintf(stderr, "hangar ingest: %s: cannot list: %s\n", l.source,
+			hg_strerror(rc ? rc : l.err));
+		in->sources_failed++;
+	}
+	/* Objects listed before a listing error are still fetched: the next
+	 * run lists again and skips them. */
+	hg_object *objs = l.n ? malloc(l.n * sizeof *objs) : NULL;
+	if (l.n && !objs) {
+		in->sources_failed++;
+	} else if (l.n) {
+		for (size_t i = 0; i < l.n; i++)
+			objs[i] = *l.todo[i];
+		in->names.no_beside = true;
+		hg_fetch_callbacks cb = {on_fetched, on_failed, on_progress};
+		rc = hg_source_fetch(src, objs, l.n, &cb, &l);
+		in->names.no_beside = false;
+		if (in->tty)
+			fputc('\n', stderr);
+		if (rc != 0 && !ingest_queue_stopped(&in->queue)) {
+			fprintf(stderr, "hangar ingest: %s: cannot fetch: %s\n", l.source, hg_strerror(rc));
+			in->sources_failed++;
+		}
+	}
+	free(objs);
+	free(l.todo);
+	hg_source_destroy(src);
+}
+
+int ingest_remote_option(struct ingest *in, const char *cmd, int code, const char *arg)
+{
+	int64_t v = 0;
+	hg_fetch_opts *o = &in->fetch;
+	switch (code) {
+	case OPT_ENDPOINT: o->endpoint = arg; return EXIT_FINE;
+	case OPT_REGION: o->region = arg; return EXIT_FINE;
+	case OPT_CACERT: o->cacert = arg; return EXIT_FINE;
+	case OPT_CACHE_DIR: o->cache_dir = arg; return EXIT_FINE;
+	case OPT_ADDRESSING:
+		if (!strcmp(arg, "path"))
+			o->addressing = HG_ADDR_PATH;
+		else if (!strcmp(arg, "virtual"))
+			o->addressing = HG_ADDR_VIRTUAL;
+		else if (!strcmp(arg, "auto"))
+			o->addressing = HG_ADDR_AUTO;
+		else
+			return cli_usage_error(cmd, "--addressing wants path, virtual or auto, not '%s'",
+					       arg);
+		return EXIT_FINE;
+	case OPT_JOBS:
+	case OPT_ATTEMPTS:
+	case OPT_TIMEOUT:
+		if (!cli_parse_int64(arg, &v) || v < 1 || v > 10000)
+			return cli_usage_error(cmd, "a number from 1 to 10000, not '%s'", arg);
+		if (code == OPT_JOBS)
+			o->jobs = (int)v;
+		else if (code == OPT_ATTEMPTS)
+			o->attempts = (int)v;
+		else
+			o->timeout_ms = (long)v * 1000;
+		return EXIT_FINE;
+	case OPT_MAX_OBJECT:
+		if (!cli_parse_int64(arg, &v) || v < 1)
+			return cli_usage_error(cmd, "--max-object wants a size in bytes, not '%s'", arg);
+		o->max_object = v;
+		return EXIT_FINE;
+	case OPT_SHARD: {
+		unsigned k = 0, n = 0;
+		char end = 0;
+		if (sscanf(arg, "%u/%u%c", &k, &n, &end) != 2 || n == 0 || k >= n)
+			return cli_usage_error(cmd, "--shard wants K/N with 0 <= K < N, not '%s'", arg);
+		o->shard = k;
+		o->shards = n;
+		return EXIT_FINE;
+	}
+	default:
+		return cli_usage_error(cmd, "unknown option");
+	}
+}
