@@ -119,12 +119,32 @@ static int parse(int argc, char **argv, struct merge_opts *o, struct namer *name
 	return EXIT_FINE;
 }
 
+/* Errors about the shard being merged are kept, to be said in one line
+ * "hangar merge: SHARD: reason"; the rest is printed as usual. */
+struct merge_diag {
+	const char *shard;
+	char reason[512];
+};
+
+static void on_diag(void *user, const hg_diag *d)
+{
+	struct merge_diag *m = user;
+	if (m->shard && d->severity == HG_DIAG_ERROR && d->source && !strcmp(d->source, m->shard) &&
+	    !m->reason[0])
+		snprintf(m->reason, sizeof m->reason, "%s", d->message);
+	else
+		cli_print_diag(NULL, d);
+}
+
 static int run_merge(int argc, char **argv)
 {
 	/* The store keeps its context for its whole life. */
 	static hg_ctx ctx;
+	static struct merge_diag diag;
 	hg_ctx_init(&ctx);
-	ctx.diag = cli_print_diag;
+	ctx.diag = on_diag;
+	ctx.diag_user = &diag;
+	memset(&diag, 0, sizeof diag);
 	struct namer names = {.ctx = &ctx};
 	struct merge_opts o = {.format = ROWS_TABLE};
 	struct namer_reread reread = {&ctx, NULL, &names, NULL, 0};
@@ -146,9 +166,13 @@ static int run_merge(int argc, char **argv)
 	bool first = true;
 	for (int i = optind; i < argc; i++) {
 		hg_merge_stats s;
+		diag.shard = argv[i];
+		diag.reason[0] = '\0';
 		int rc = hg_store_merge(store, argv[i], named ? namer_reread : NULL, &reread, &s);
+		diag.shard = NULL;
 		if (rc != 0) {
-			fprintf(stderr, "hangar merge: %s: %s\n", argv[i], hg_strerror(rc));
+			fprintf(stderr, "hangar merge: %s: %s\n", argv[i],
+				diag.reason[0] ? diag.reason : hg_strerror(rc));
 			status = EXIT_SOME_FAILED;
 			continue;
 		}

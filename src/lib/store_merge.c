@@ -4,9 +4,11 @@
  * merged trees add where the shard's reports were all new.  The shard is
  * ATTACHed read-only as hg_shard; everything else is set-based SQL in one
  * transaction, but for the trees that must be rebuilt from report texts. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "store_internal.h"
 
@@ -430,6 +432,11 @@ int hg_store_merge(hg_store *store, const char *shard_path, hg_regroup_fn fn, vo
 	if (store->in_batch || !shard_path)
 		return HG_EINVAL;
 	struct merge m = {store, shard_path, fn, user, stats};
+	struct stat st;
+	if (stat(shard_path, &st) != 0)
+		return shard_error(&m, HG_EIO, "cannot open: %s", strerror(errno));
+	if (S_ISDIR(st.st_mode))
+		return shard_error(&m, HG_EIO, "cannot open: %s", "a folder, not a store");
 	int rc = db_attach_ro(store->db, shard_path, SHARD);
 	if (rc < 0) {
 		int err = rc == DB_ENOMEM ? HG_ENOMEM : rc == DB_EBAD ? HG_EPARSE : HG_EIO;
