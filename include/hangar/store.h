@@ -257,4 +257,43 @@ typedef struct hg_regroup_stats {
  * checked to be the same before and after (else rolled back, HG_EIO). */
 int hg_store_regroup(hg_store *store, hg_regroup_fn fn, void *user, hg_regroup_stats *stats);
 
+/* ---- merging shards (store_merge.c) ---- */
+
+typedef struct hg_merge_stats {
+	int64_t reports_added;     /* reports of the shard the store lacked */
+	int64_t reports_present;   /* reports of the shard it had already (same text) */
+	int64_t clusters_created, clusters_touched; /* touched: counts recomputed */
+	int64_t trees_added;       /* clusters whose shard tree was added node by node */
+	int64_t trees_rebuilt;     /* clusters whose tree was rebuilt from report texts */
+	int64_t rejected_added;
+	int64_t objects_added;     /* objects added, or replaced by the shard's */
+} hg_merge_stats;
+
+/* Adds the store at shard_path (another hangar store of this schema
+ * version, e.g. from one machine of a sharded ingest; opened read-only and
+ * never written) into store, in one transaction (not inside a batch:
+ * HG_EINVAL): a failed or killed merge leaves store as it was.
+ *   - reports whose content hash the store lacks are copied (all columns;
+ *     ids are the store's own); the others count once;
+ *   - their clusters are created when missing, and every cluster that got
+ *     a report has its count, first/last seen and symbolicated recomputed
+ *     from its reports;
+ *   - a shard cluster whose reports were all new has its merged tree added
+ *     to the store's (sums add, max takes the max, on_key_path ORs); one
+ *     whose reports were all present adds nothing; one with some of each
+ *     has its tree rebuilt from all its stored reports' texts, read again
+ *     by fn (see hg_regroup_fn; its signature is not used).  fn NULL: they
+ *     are read again without mappings, with a warning naming the cluster
+ *     (its tree may lack the symbols that mappings gave at ingest);
+ *   - rejected inputs are added unless (source, line, text_hash) is there;
+ *     objects of remote sources are added, and where both stores have
+ *     (source, key) the ingested one wins, else the later `at`.
+ *   The meta table (ingest-run marks) is left as the store's.
+ * Merging is idempotent and associative (as far as fn gives the trees
+ * ingest gave).  A shard that cannot be opened, is not a hangar store, is
+ * corrupt or has another schema version: HG_EPARSE or HG_EIO with a
+ * diagnostic naming shard_path, store untouched.  stats may be NULL. */
+int hg_store_merge(hg_store *store, const char *shard_path, hg_regroup_fn fn, void *user,
+		   hg_merge_stats *stats);
+
 #endif

@@ -4,7 +4,6 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "hangar/cluster.h"
 #include "hangar/mapping.h"
@@ -43,45 +42,7 @@ struct regroup {
 	hg_rules *rules;
 	struct namer names; /* -m, --proguard, --mapping-dir, as ingest */
 	enum hg_input_format format;
-	size_t unreadable;
 };
-
-static int keep_first(void *user, hg_report *rep)
-{
-	hg_report **out = user;
-	if (!*out && !rep->error)
-		*out = rep;
-	else
-		hg_report_destroy(rep);
-	return 0;
-}
-
-static int on_item(void *user, const hg_regroup_item *item, hg_report **out, hg_signature *sig)
-{
-	struct regroup *g = user;
-	hg_report *rep = NULL;
-	int rc = hg_reports_read_as(&g->ctx, item->source, item->text, item->len, g->format,
-				    keep_first, &rep);
-	if (rc == HG_ENOMEM) {
-		hg_report_destroy(rep);
-		return rc;
-	}
-	if (!rep || (!rep->has_method_stack && rep->threads.n == 0)) {
-		/* Not readable now, or its stack was outside its text (an APM
-		 * report's --stack-dir): left where it is. */
-		hg_report_destroy(rep);
-		g->unreadable++;
-		return 0;
-	}
-	namer_name(&g->names, rep, item->version, item->source);
-	rc = hg_signature_compute(rep, g->rules, rep->arena, sig);
-	if (rc != 0) {
-		hg_report_destroy(rep);
-		return rc == HG_ENOMEM ? rc : 0;
-	}
-	*out = rep;
-	return 0;
-}
 
 static const struct option long_options[] = {
 	{"db", required_argument, NULL, 'D'},
@@ -106,21 +67,9 @@ static void release(struct regroup *g)
 static bool load(struct regroup *g, const char *rules, const char *mapping,
 		 const char *const *proguard, int n_pg)
 {
-	if ((rules && hg_rules_load(&g->ctx, rules, &g->rules) != 0) ||
-	    (mapping && hg_mapping_open(&g->ctx, mapping, &g->names.mapping) != 0))
+	if (rules && hg_rules_load(&g->ctx, rules, &g->rules) != 0)
 		return false;
-	for (int i = 0; i < n_pg; i++) {
-		if (hg_proguard_open(&g->ctx, proguard[i], &g->names.proguard[g->names.n_proguard]) != 0)
-			return false;
-		g->names.n_proguard++;
-	}
-	struct stat st;
-	const char *dir = g->names.mapping_dir;
-	if (dir && (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))) {
-		fprintf(stderr, "hangar regroup: %s: not a folder\n", dir);
-		return false;
-	}
-	return true;
+	return namer_load(&g->names, "regroup", mapping, proguard, n_pg);
 }
 
 static int run_regroup(int argc, char **argv)
@@ -167,7 +116,8 @@ static int run_regroup(int argc, char **argv)
 		return EXIT_SOME_FAILED;
 	}
 	hg_regroup_stats s;
-	int rc = hg_store_regroup(store, on_item, &g, &s);
+	struct namer_reread reread = {&g.ctx, g.rules, &g.names, NULL, g.format, 0};
+	int rc = hg_store_regroup(store, namer_reread, &reread, &s);
 	hg_store_close(store);
 	release(&g);
 	if (rc != 0) {

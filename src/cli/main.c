@@ -9,6 +9,7 @@
 static const struct command *const commands[] = {
 	&cmd_diff,
 	&cmd_ingest,
+	&cmd_merge,
 	&cmd_regroup,
 	&cmd_rejected,
 	&cmd_reports,

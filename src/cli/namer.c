@@ -125,3 +125,57 @@ void namer_release(struct namer *n)
 	}
 	hg_mapping_destroy(n->env_mapping);
 }
+
+bool namer_load(struct namer *n, const char *cmd, const char *mapping,
+		const char *const *proguard, int n_pg)
+{
+	if (mapping && hg_mapping_open(n->ctx, mapping, &n->mapping) != 0)
+		return false;
+	for (int i = 0; i < n_pg && n->n_proguard < NAMER_MAX_PROGUARD; i++) {
+		if (hg_proguard_open(n->ctx, proguard[i], &n->proguard[n->n_proguard]) != 0)
+			return false;
+		n->n_proguard++;
+	}
+	struct stat st;
+	const char *dir = n->mapping_dir;
+	if (dir && (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))) {
+		fprintf(stderr, "hangar %s: %s: not a folder\n", cmd, dir);
+		return false;
+	}
+	return true;
+}
+
+static int keep_first(void *user, hg_report *rep)
+{
+	hg_report **out = user;
+	if (!*out && !rep->error)
+		*out = rep;
+	else
+		hg_report_destroy(rep);
+	return 0;
+}
+
+int namer_reread(void *user, const hg_regroup_item *item, hg_report **out, hg_signature *sig)
+{
+	struct namer_reread *r = user;
+	hg_report *rep = NULL;
+	int rc = hg_reports_read_as(r->ctx, item->source, item->text, item->len, r->format,
+				    keep_first, &rep);
+	if (rc == HG_ENOMEM) {
+		hg_report_destroy(rep);
+		return rc;
+	}
+	if (!rep || (!rep->has_method_stack && rep->threads.n == 0)) {
+		hg_report_destroy(rep);
+		r->unreadable++;
+		return 0;
+	}
+	namer_name(r->names, rep, item->version ? item->version : r->app_version, item->source);
+	rc = hg_signature_compute(rep, r->rules, rep->arena, sig);
+	if (rc != 0) {
+		hg_report_destroy(rep);
+		return rc == HG_ENOMEM ? rc : 0;
+	}
+	*out = rep;
+	return 0;
+}

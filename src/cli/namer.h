@@ -9,9 +9,11 @@
 
 #include <stdbool.h>
 
+#include "hangar/cluster.h"
 #include "hangar/mapping.h"
 #include "hangar/proguard.h"
 #include "hangar/report.h"
+#include "hangar/store.h"
 
 #define NAMER_MAX_PROGUARD 16
 #define NAMER_MAX_VERSIONS 64 /* versions whose mappings stay loaded */
@@ -46,5 +48,26 @@ void namer_name(struct namer *n, hg_report *rep, const char *version, const char
 
 /* Frees every mapping the namer holds. */
 void namer_release(struct namer *n);
+
+/* Loads -m (mapping, may be NULL) and the n_pg --proguard files into n and
+ * checks that n->mapping_dir is a folder: false (said on stderr as
+ * "hangar CMD: ...") when one fails. */
+bool namer_load(struct namer *n, const char *cmd, const char *mapping,
+		const char *const *proguard, int n_pg);
+
+/* Reading a stored report again, named and signed as ingest would (regroup
+ * and merge): an hg_regroup_fn whose user is a struct namer_reread. */
+struct namer_reread {
+	const hg_ctx *ctx;
+	const hg_rules *rules;     /* may be NULL */
+	struct namer *names;
+	const char *app_version;   /* for reports that name none; may be NULL */
+	enum hg_input_format format; /* HG_FORMAT_AUTO: detect */
+	size_t unreadable;         /* reports that could not be read again */
+};
+
+/* Reports it cannot read again now (or whose stack was outside its text:
+ * an APM report's --stack-dir) are left where they are (*out NULL). */
+int namer_reread(void *user, const hg_regroup_item *item, hg_report **out, hg_signature *sig);
 
 #endif

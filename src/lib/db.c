@@ -1,4 +1,5 @@
 /* The SQLite wrapper (db.h): the only file that includes sqlite3.h. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,9 +42,23 @@ int db_open(const char *path, int busy_ms, hg_db **out)
 	hg_db *db = calloc(1, sizeof *db);
 	if (!db)
 		return DB_ENOMEM;
-	int rc = sqlite3_open_v2(path, &db->conn,
-				 SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
+	/* URIs are on so that db_attach can ask for a read-only file; a plain
+	 * path that happens to begin with "file:" stays a path. */
+	char *dotted = NULL;
+	if (strncmp(path, "file:", 5) == 0) {
+		size_t n = strlen(path);
+		if (!(dotted = malloc(n + 3))) {
+			free(db);
+			return DB_ENOMEM;
+		}
+		memcpy(dotted, "./", 2);
+		memcpy(dotted + 2, path, n + 1);
+	}
+	int rc = sqlite3_open_v2(dotted ? dotted : path, &db->conn,
+				 SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX |
+					 SQLITE_OPEN_URI,
 				 NULL);
+	free(dotted);
 	if (!db->conn) {
 		free(db);
 		return DB_ENOMEM;
@@ -64,6 +79,48 @@ void db_close(hg_db *db)
 		sqlite3_finalize(db->stmts[i]);
 	sqlite3_close_v2(db->conn);
 	free(db);
+}
+
+/* "file:" + path with the characters a URI gives a meaning escaped, +
+ * "?mode=ro"; an absolute path gets the empty authority ("file:///..."). */
+static char *ro_uri(const char *path)
+{
+	size_t n = strlen(path), cap = 3 * n + 32, at = 0;
+	char *uri = malloc(cap);
+	if (!uri)
+		return NULL;
+	at += (size_t)snprintf(uri, cap, "%s", path[0] == '/' ? "file://" : "file:");
+	for (const unsigned char *s = (const unsigned char *)path; *s; s++) {
+		if (*s == '%' || *s == '?' || *s == '#' || *s < 0x20 || *s == 0x7f)
+			at += (size_t)snprintf(uri + at, cap - at, "%%%02X", *s);
+		else
+			uri[at++] = (char)*s;
+	}
+	snprintf(uri + at, cap - at, "?mode=ro");
+	return uri;
+}
+
+int db_attach_ro(hg_db *db, const char *path, const char *schema)
+{
+	char *uri = ro_uri(path);
+	char sql[96];
+	snprintf(sql, sizeof sql, "ATTACH DATABASE ?1 AS \"%s\"", schema);
+	sqlite3_stmt *st = NULL;
+	int rc = uri ? sqlite3_prepare_v2(db->conn, sql, -1, &st, NULL) : SQLITE_NOMEM;
+	if (rc == SQLITE_OK)
+		rc = sqlite3_bind_text(st, 1, uri, -1, SQLITE_TRANSIENT);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	free(uri);
+	return map_rc(rc);
+}
+
+int db_detach(hg_db *db, const char *schema)
+{
+	char sql[96];
+	snprintf(sql, sizeof sql, "DETACH DATABASE \"%s\"", schema);
+	return db_exec(db, sql);
 }
 
 const char *db_errmsg(const hg_db *db)

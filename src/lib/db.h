@@ -21,7 +21,7 @@ enum {
 	DB_ENOMEM = -1,  /* same value as HG_ENOMEM */
 };
 
-#define DB_MAX_STMTS 48
+#define DB_MAX_STMTS 64
 
 /* Opens (creating) path read-write.  *out is set whenever a handle was
  * allocated, even on failure, so that db_errmsg() can tell why; the caller
@@ -30,6 +30,12 @@ int db_open(const char *path, int busy_ms, hg_db **out);
 /* Finalizes every cached statement and closes.  Accepts NULL. */
 void db_close(hg_db *db);
 const char *db_errmsg(const hg_db *db);
+
+/* ATTACHes the database file at path, read-only (never created), as schema
+ * (a plain name, not quoted).  Not inside a transaction.  db_detach undoes
+ * it; cached statements that use the schema must be reset first. */
+int db_attach_ro(hg_db *db, const char *path, const char *schema);
+int db_detach(hg_db *db, const char *schema);
 
 /* Runs one or more statements without parameters (schema, pragmas). */
 int db_exec(hg_db *db, const char *sql);

@@ -71,6 +71,18 @@ enum store_slot {
 	S_OBJECT_KNOWN,
 	S_OBJECT_PUT,
 	S_OBJECTS,
+	/* store_merge.c */
+	S_MG_APP_ID,
+	S_MG_USER_VERSION,
+	S_MG_N_TABLES,
+	S_MG_CHECK,
+	S_MG_COUNT,
+	S_MG_COUNT_NEW,
+	S_MG_ORPHANS,
+	S_MG_DEPTH,
+	S_MG_FULL,
+	S_MG_PARTIAL,
+	S_MG_CLUSTER_REPORTS,
 	S_COUNT
 };
 _Static_assert(S_COUNT <= DB_MAX_STMTS, "more store statements than db.h caches");
@@ -128,6 +140,12 @@ int store_symbol_id(hg_store *store, const char *text, int64_t *id);
 void store_symbols_forget(hg_store *store);
 /* The id of the cluster with this hash (which must exist); 0 or an hg error. */
 int store_cluster_id(hg_store *store, const char *hash, int64_t *id);
+
+/* Reads stored report id (a db.h result) and hands it to fn; the
+ * report's current cluster is copied into cluster.  *rep NULL: fn kept it
+ * where it is (store_regroup.c). */
+int store_reread(hg_store *store, int64_t id, hg_regroup_fn fn, void *user, char cluster[33],
+		 hg_report **rep, hg_signature *sig);
 
 /* The batch's cluster updates (count, first/last seen, symbolicated),
  * summed in memory (when: the report's time in the store's form) and

@@ -55,8 +55,7 @@ static int collect_ids(hg_store *store, int slot, const char *sql, struct ids *o
 	return rc < 0 ? rc : 0;
 }
 
-/* Reads report id and hands it to fn.  *rep NULL: kept where it is. */
-static int reread(hg_store *store, int64_t id, hg_regroup_fn fn, void *user, char cluster[33],
+int store_reread(hg_store *store, int64_t id, hg_regroup_fn fn, void *user, char cluster[33],
 		  hg_report **rep, hg_signature *sig)
 {
 	*rep = NULL;
@@ -178,7 +177,7 @@ static int regroup_reports(hg_store *store, hg_regroup_fn fn, void *user, hg_reg
 		char old[33];
 		hg_report *rep;
 		hg_signature sig;
-		rc = reread(store, all.v[i], fn, user, old, &rep, &sig);
+		rc = store_reread(store, all.v[i], fn, user, old, &rep, &sig);
 		if (rc < 0)
 			break;
 		if (!rep) {
@@ -226,7 +225,7 @@ static int rebuild(hg_store *store, hg_regroup_fn fn, void *user)
 		char cluster[33];
 		hg_report *rep;
 		hg_signature sig;
-		rc = reread(store, ids.v[i], fn, user, cluster, &rep, &sig);
+		rc = store_reread(store, ids.v[i], fn, user, cluster, &rep, &sig);
 		if (rc >= 0 && rep) {
 			int err = store_tree_add(store, rep, cluster);
 			rc = err == HG_ENOMEM ? DB_ENOMEM : err ? DB_ERROR : 0;
