@@ -58,6 +58,8 @@ enum store_slot {
 	S_MAX_REPORT_ID,
 	/* store_diff.c */
 	S_DIFF,
+	S_KIND_TOTALS,
+	S_COUNT_AFTER,
 	/* store_regroup.c */
 	S_RG_COUNT_REPORTS,
 	S_RG_COUNT_CLUSTERS,
