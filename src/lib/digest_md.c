@@ -32,7 +32,7 @@ static void md_text(hg_buf *b, const char *s, size_t max)
 			hg_buf_puts(b, "\xef\xbf\xbd");
 			i++;
 		} else if (c < 0x80) {
-			if (strchr("\\`*_[]<>|&~#!", c))
+			if (strchr("\\`*_[]<>|&~", c))
 				hg_buf_putc(b, '\\');
 			hg_buf_putc(b, (char)c);
 			i++;
