@@ -29,6 +29,7 @@ struct fx {
 	hg_store *store;
 	int n;                 /* reports added: each text unique */
 	char started[32];      /* the second run's start, store time form */
+	const char *key;       /* when set, the StackKey symbol of the next reports */
 };
 
 static int setup(void **state)
@@ -101,6 +102,8 @@ static void add(struct fx *f, int which, const char *detail, const char *version
 	assert_int_equal(hg_signature_compute(rep, NULL, rep->arena, &sig), 0);
 	snprintf(sig.hash, sizeof sig.hash, "d%d%030d", which, 0);
 	sig.title = title;
+	if (f->key)
+		sig.key_symbol = f->key;
 	bool dup = true;
 	assert_int_equal(hg_store_add_report(f->store, rep, &sig, text, strlen(text), &dup), 0);
 	assert_false(dup);
@@ -220,10 +223,292 @@ static void test_markdown(void **state)
 	free(md);
 }
 
+/* ---- JSON ---- */
+
+struct json {
+	hg_json_doc *doc;
+	char *text;
+};
+
+static struct json parse(char *text)
+{
+	struct json j = {NULL, text};
+	size_t end = 0;
+	if (hg_json_parse(text, strlen(text), &j.doc, &end) != 0)
+		fail_msg("not JSON at %zu:\n%s", end, text);
+	assert_int_equal(hg_json_type(hg_json_root(j.doc)), HG_JSON_OBJECT);
+	return j;
+}
+
+static void release(struct json *j)
+{
+	hg_json_doc_destroy(j->doc);
+	free(j->text);
+}
+
+/* The node at a path of keys and [indexes]: "top.0.hash". */
+static const hg_json *at(const struct json *j, const char *path)
+{
+	const hg_json *n = hg_json_root(j->doc);
+	char buf[256];
+	snprintf(buf, sizeof buf, "%s", path);
+	for (char *save = NULL, *part = strtok_r(buf, ".", &save); part;
+	     part = strtok_r(NULL, ".", &save)) {
+		if (hg_json_type(n) == HG_JSON_ARRAY) {
+			long i = strtol(part, NULL, 10);
+			n = hg_json_first(n);
+			while (n && i-- > 0)
+				n = hg_json_next(n);
+		} else {
+			n = hg_json_get(n, part);
+		}
+		if (!n)
+			fail_msg("no %s (at %s)", path, part);
+	}
+	return n;
+}
+
+static int64_t num(const struct json *j, const char *path)
+{
+	int64_t v = 0;
+	if (hg_json_int64(j->doc, at(j, path), &v) != 0)
+		fail_msg("%s is not an integer", path);
+	return v;
+}
+
+static const char *str(const struct json *j, const char *path)
+{
+	const char *s = hg_json_string(at(j, path));
+	if (!s)
+		fail_msg("%s is not a string", path);
+	return s;
+}
+
+static size_t count(const struct json *j, const char *path)
+{
+	return hg_json_count(at(j, path));
+}
+
+static void test_json(void **state)
+{
+	struct fx *f = *state;
+	hg_digest_run run = run_of(f, two_runs(f));
+	int64_t fresh = -1;
+	struct json j = parse(write_digest(f, &run, HG_DIGEST_JSON, &fresh));
+	assert_int_equal(fresh, 1);
+	assert_int_equal(num(&j, "digest_version"), 1);
+	assert_string_equal(str(&j, "source"), "s3://bucket/prefix/");
+	assert_string_equal(str(&j, "started"), f->started);
+	assert_string_equal(str(&j, "finished"), "2999-01-01T00:00:00.000Z");
+	assert_int_equal(num(&j, "first_report_id"), 6);
+	assert_int_equal(num(&j, "top_limit"), 3);
+	assert_int_equal(num(&j, "threshold"), 50);
+	assert_int_equal(num(&j, "run.new_reports"), 6);
+	assert_int_equal(num(&j, "run.duplicates"), 2);
+	assert_int_equal(num(&j, "run.rejected"), 1);
+	assert_int_equal(num(&j, "run.objects.listed"), 9);
+	assert_int_equal(num(&j, "run.objects.fetched"), 3);
+	assert_int_equal(num(&j, "run.objects.skipped"), 5);
+	assert_int_equal(num(&j, "run.objects.failed"), 1);
+
+	assert_int_equal(num(&j, "totals.run"), 6);
+	assert_int_equal(num(&j, "totals.all"), 12);
+	assert_int_equal(count(&j, "totals.by_kind"), 3);
+	assert_string_equal(str(&j, "totals.by_kind.0.kind"), "slow_method");
+	assert_int_equal(num(&j, "totals.by_kind.0.run"), 4);
+	assert_int_equal(num(&j, "totals.by_kind.0.all"), 9);
+	assert_string_equal(str(&j, "totals.by_kind.2.kind"), "anr");
+	assert_int_equal(num(&j, "totals.by_kind.2.run"), 0);
+
+	assert_int_equal(count(&j, "top.clusters"), 3);
+	assert_int_equal(num(&j, "top.total"), 3);
+	char hash[33];
+	snprintf(hash, sizeof hash, "d1%030d", 0);
+	assert_string_equal(str(&j, "top.clusters.0.hash"), hash);
+	assert_string_equal(str(&j, "top.clusters.0.kind"), "slow_method");
+	assert_string_equal(str(&j, "top.clusters.0.title"), "deep one");
+	assert_string_equal(str(&j, "top.clusters.0.stack_key"), "#12");
+	assert_int_equal(num(&j, "top.clusters.0.count"), 5);
+	assert_int_equal(num(&j, "top.clusters.0.run_count"), 1);
+	int64_t v = 0;
+	const hg_json *versions = at(&j, "top.clusters.0.versions");
+	assert_int_equal(hg_json_count(versions), 2);
+	assert_int_equal(hg_json_int64(j.doc, hg_json_get(versions, "1.0"), &v), 0);
+	assert_int_equal(v, 4);
+	assert_int_equal(hg_json_int64(j.doc, hg_json_get(versions, "1.1"), &v), 0);
+	assert_int_equal(v, 1);
+	assert_int_equal(num(&j, "top.clusters.0.versions_other"), 0);
+	assert_string_equal(str(&j, "top.clusters.0.first_seen"), "2026-11-28T10:00:00.000Z");
+	assert_int_equal(num(&j, "top.clusters.0.cost.p50"), 100);
+	assert_int_equal(num(&j, "top.clusters.0.cost.p90"), 100);
+	assert_int_equal(num(&j, "top.clusters.0.key_path.depth"), 12);
+	assert_int_equal(count(&j, "top.clusters.0.key_path.nodes"), 7);
+	assert_int_equal(num(&j, "top.clusters.0.key_path.nodes.3.depth"), 3);
+	assert_int_equal(num(&j, "top.clusters.0.key_path.nodes.4.depth"), 9);
+	assert_string_equal(str(&j, "top.clusters.0.key_path.nodes.6.symbol"), "#12");
+	assert_int_equal(num(&j, "top.clusters.0.key_path.nodes.6.reports"), 5);
+	assert_int_equal(num(&j, "top.clusters.0.key_path.nodes.6.total_cost"), 445);
+	assert_true(hg_json_true(at(&j, "top.clusters.0.key_path.ends_at_stack_key")));
+	assert_int_equal(num(&j, "top.clusters.1.versions.unknown"), 1);
+	assert_null(hg_json_get(at(&j, "top.clusters.0"), "old"));
+
+	assert_int_equal(num(&j, "new.total"), 1);
+	snprintf(hash, sizeof hash, "d4%030d", 0);
+	assert_string_equal(str(&j, "new.clusters.0.hash"), hash);
+	assert_int_equal(num(&j, "new.clusters.0.count"), 2);
+	assert_int_equal(num(&j, "new.clusters.0.run_count"), 2);
+	assert_int_equal(num(&j, "new.clusters.0.cost.p90"), 900);
+	assert_int_equal(num(&j, "regressed.total"), 1);
+	snprintf(hash, sizeof hash, "d2%030d", 0);
+	assert_string_equal(str(&j, "regressed.clusters.0.hash"), hash);
+	assert_int_equal(num(&j, "regressed.clusters.0.old.count"), 1);
+	assert_int_equal(num(&j, "regressed.clusters.0.new.count"), 3);
+	assert_int_equal(num(&j, "regressed.clusters.0.old.p90"), 200);
+	assert_int_equal(num(&j, "regressed.clusters.0.new.p90"), 220);
+
+	assert_int_equal(num(&j, "failed_objects.total"), 1);
+	assert_string_equal(str(&j, "failed_objects.objects.0.key"), "2026/11/28/x.json.gz");
+	assert_string_equal(str(&j, "failed_objects.objects.0.error"), "HTTP 503 | slow down");
+	assert_int_equal(num(&j, "failed_objects.objects.0.attempts"), 1);
+	assert_int_equal(num(&j, "rejected.total"), 1);
+	assert_string_equal(str(&j, "rejected.inputs.0.source"), "s3://bucket/prefix/y.json");
+	assert_int_equal(num(&j, "rejected.inputs.0.line"), 7);
+	assert_string_equal(str(&j, "rejected.inputs.0.reason"), "expected a value");
+	release(&j);
+}
+
+/* ---- nothing to tell ---- */
+
+static void test_empty_store(void **state)
+{
+	struct fx *f = *state;
+	hg_digest_run run = {.first_report_id = 0};
+	int64_t fresh = -1;
+	char *md = write_digest(f, &run, HG_DIGEST_MARKDOWN, &fresh);
+	assert_int_equal(fresh, 0);
+	has(md, "- **Source:** (none)\n");
+	has(md, "No new reports in this run.\n");
+	has(md, "The store holds no reports yet.\n");
+	has(md, "## Top 10 clusters (all time, by count)\n\nNo clusters yet.\n");
+	has(md, "## New clusters\n\nNo new clusters in this run.\n");
+	has(md, "No regressions in this run.\n");
+	has(md, "## Failed fetches\n\nNone.\n");
+	has(md, "## Rejected inputs\n\nNone.\n");
+	free(md);
+
+	struct json j = parse(write_digest(f, &run, HG_DIGEST_JSON, NULL));
+	assert_int_equal(hg_json_type(at(&j, "source")), HG_JSON_NULL);
+	assert_int_equal(num(&j, "top_limit"), 10);
+	assert_int_equal(num(&j, "totals.all"), 0);
+	assert_int_equal(count(&j, "totals.by_kind"), 0);
+	assert_int_equal(count(&j, "top.clusters"), 0);
+	assert_int_equal(num(&j, "new.total"), 0);
+	assert_int_equal(num(&j, "regressed.total"), 0);
+	assert_int_equal(num(&j, "failed_objects.total"), 0);
+	assert_int_equal(num(&j, "rejected.total"), 0);
+	release(&j);
+
+	hg_buf b;
+	hg_buf_init(&b);
+	run.first_report_id = -1;
+	assert_int_equal(hg_digest_write(f->store, &run, HG_DIGEST_JSON, &b, NULL), HG_EINVAL);
+	run.first_report_id = 0;
+	run.threshold = -1;
+	assert_int_equal(hg_digest_write(f->store, &run, HG_DIGEST_JSON, &b, NULL), HG_EINVAL);
+	run.threshold = 0;
+	assert_int_equal(hg_digest_write(f->store, &run, (enum hg_digest_format)7, &b, NULL),
+			 HG_EINVAL);
+	hg_buf_release(&b);
+}
+
+/* A run that stored nothing new: first_report_id is the last id. */
+static void test_nothing_new(void **state)
+{
+	struct fx *f = *state;
+	two_runs(f);
+	hg_digest_run run = run_of(f, 12);
+	run.new_reports = 0;
+	int64_t fresh = -1;
+	char *md = write_digest(f, &run, HG_DIGEST_MARKDOWN, &fresh);
+	assert_int_equal(fresh, 0);
+	has(md, "No new reports in this run.\n");
+	has(md, "| **total** | 0 | 12 |\n");
+	has(md, "| 1 | `d10000000000` |"); /* the top list is all time */
+	has(md, "No new clusters in this run.\n");
+	has(md, "No regressions in this run.\n");
+	free(md);
+	struct json j = parse(write_digest(f, &run, HG_DIGEST_JSON, NULL));
+	assert_int_equal(num(&j, "totals.run"), 0);
+	assert_int_equal(num(&j, "top.clusters.0.run_count"), 0);
+	assert_int_equal(num(&j, "new.total"), 0);
+	release(&j);
+}
+
+/* ---- hostile text ---- */
+
+static const char hostile[] = "a|b`c\nd\"e\\f\x01g<h>*i_[j]\r\t\x7f\xff end";
+
+static void test_hostile(void **state)
+{
+	struct fx *f = *state;
+	f->key = hostile;
+	add(f, 1, "NORMAL", "1.0", 100, 2, hostile);
+	f->key = NULL;
+	assert_int_equal(hg_store_add_rejected(f->store, "x|y`\n.json", 1, hostile, "z", 1), 0);
+	hg_object_row o = {.source = "s3://b/", .key = hostile, .size = -1, .status = "failed",
+			   .error = hostile};
+	assert_int_equal(hg_store_object_put(f->store, &o), 0);
+	hg_digest_run run = {.source = "s3://b/|`x`", .first_report_id = 0, .threshold = 50};
+
+	char *md = write_digest(f, &run, HG_DIGEST_MARKDOWN, NULL);
+	const char escaped[] = "a\\|b\\`c d\"e\\\\f\xef\xbf\xbdg\\<h\\>\\*i\\_\\[j\\]  "
+			       "\xef\xbf\xbd\xef\xbf\xbd end";
+	has(md, "- **Source:** s3://b/\\|\\`x\\`\n");
+	has(md, escaped);
+	has(md, "| x\\|y\\` .json | 1 | ");
+	/* Every table row has its header's columns: no cell leaks a | or a
+	 * line break.  A header is a table line after a line that is not. */
+	size_t expect = 0;
+	for (const char *line = md; *line;) {
+		const char *eol = strchr(line, '\n');
+		assert_non_null(eol);
+		size_t bars = 0;
+		for (const char *p = line; p < eol; p++)
+			bars += *p == '|' && (p == line || p[-1] != '\\');
+		if (*line != '|')
+			expect = 0;
+		else if (!expect)
+			expect = bars;
+		else
+			assert_int_equal(bars, expect);
+		line = eol + 1;
+	}
+	for (const char *p = md; *p; p++)
+		assert_true((unsigned char)*p >= 0x20 || *p == '\n');
+	free(md);
+
+	struct json j = parse(write_digest(f, &run, HG_DIGEST_JSON, NULL));
+	/* Read back as written but for the bytes that are not UTF-8. */
+	const char back[] = "a|b`c\nd\"e\\f\x01g<h>*i_[j]\r\t\x7f\xef\xbf\xbd end";
+	assert_string_equal(str(&j, "top.clusters.0.title"), back);
+	assert_string_equal(str(&j, "top.clusters.0.stack_key"), back);
+	assert_string_equal(str(&j, "new.clusters.0.title"), back);
+	assert_string_equal(str(&j, "failed_objects.objects.0.key"), back);
+	assert_string_equal(str(&j, "failed_objects.objects.0.error"), back);
+	assert_string_equal(str(&j, "rejected.inputs.0.reason"), back);
+	assert_string_equal(str(&j, "rejected.inputs.0.source"), "x|y`\n.json");
+	assert_string_equal(str(&j, "source"), "s3://b/|`x`");
+	release(&j);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_markdown, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_json, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_empty_store, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_nothing_new, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_hostile, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
