@@ -167,10 +167,15 @@ int hg_store_meta_get(hg_store *store, const char *key, char *buf, size_t size);
  * < until when given; old: before since; times as hg_store_time reads
  * them); else by ingest run (new: the reports of the last
  * ingest run, see hg_store_mark_ingest; old: everything before it; no run
- * recorded: HG_EINVAL with a diagnostic).  All strings borrowed. */
+ * recorded: HG_EINVAL with a diagnostic).  by_report_id comes before
+ * all of these: new, the reports with id > after_report_id; old, the rest
+ * (a nightly run that knows where its reports start).  All strings
+ * borrowed. */
 typedef struct hg_diff_query {
 	const char *since, *until;
 	const char *baseline_version, *version;
+	bool by_report_id;
+	int64_t after_report_id;   /* >= 0, with by_report_id */
 	double threshold;          /* percent; regressed when count or p90 grew by more */
 } hg_diff_query;
 
@@ -187,6 +192,18 @@ typedef int (*hg_diff_fn)(void *user, const hg_diff_row *row);
  * count, most first); clusters that did not change beyond the threshold are
  * left out.  0, a negative error, or fn's non-zero value. */
 int hg_store_diff(hg_store *store, const hg_diff_query *q, hg_diff_fn fn, void *user);
+
+/* Reports of each kind (reports.kind, see hangar-formats(5) KINDS): all of
+ * them and those with id > after_report_id, the most first (kind borrowed,
+ * valid during the call).  0, a negative error, or fn's non-zero value. */
+typedef int (*hg_kind_total_fn)(void *user, const char *kind, int64_t all, int64_t after);
+int hg_store_kind_totals(hg_store *store, int64_t after_report_id, hg_kind_total_fn fn,
+			 void *user);
+
+/* How many reports of the cluster hash have id > after_report_id: 0 or an
+ * error; *count 0 for an unknown hash. */
+int hg_store_cluster_count_after(hg_store *store, const char *hash, int64_t after_report_id,
+				 int64_t *count);
 
 /* ---- objects of remote sources (store_objects.c) ---- */
 

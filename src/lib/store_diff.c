@@ -1,6 +1,8 @@
 /* hangar diff's query: two sets of reports (two versions, two time windows,
- * or the last ingest run against everything before it), compared cluster
- * by cluster: counts and cost p90 of each set. */
+ * the last ingest run or the reports after an id against everything before
+ * it), compared cluster by cluster: counts and cost p90 of each set.  Also
+ * the counts a run's digest needs: reports by kind and by cluster after an
+ * id. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,11 +59,12 @@ static const char *status_of(const hg_diff_row *r, double pct)
 int hg_store_diff(hg_store *store, const hg_diff_query *q, hg_diff_fn fn, void *user)
 {
 	if (!q || (!q->baseline_version != !q->version) || (q->until && !q->since) ||
-	    q->threshold < 0)
+	    q->threshold < 0 || (q->by_report_id && q->after_report_id < 0))
 		return HG_EINVAL;
-	enum diff_mode mode = q->version ? BY_VERSION : q->since ? BY_TIME : BY_RUN;
-	int64_t first = 0;
-	if (mode == BY_RUN) {
+	enum diff_mode mode = q->by_report_id ? BY_RUN : q->version ? BY_VERSION
+			    : q->since ? BY_TIME : BY_RUN;
+	int64_t first = q->by_report_id ? q->after_report_id : 0;
+	if (mode == BY_RUN && !q->by_report_id) {
 		char buf[32];
 		int err = hg_store_meta_get(store, "last_ingest_report_id", buf, sizeof buf);
 		if (err == HG_EINVAL)
@@ -96,4 +99,38 @@ int hg_store_diff(hg_store *store, const hg_diff_query *q, hg_diff_fn fn, void *
 	}
 	db_reset(st);
 	return ret ? ret : store_check(store, rc, "cannot compare clusters");
+}
+
+int hg_store_kind_totals(hg_store *store, int64_t after_report_id, hg_kind_total_fn fn,
+			 void *user)
+{
+	hg_db_stmt *st = db_stmt(store->db, S_KIND_TOTALS,
+		"SELECT kind, count(*), sum(id > ?1) FROM reports GROUP BY kind"
+		" ORDER BY 3 DESC, 2 DESC, kind");
+	if (!st)
+		return store_fail(store, HG_EIO, "cannot count reports");
+	db_bind_int(st, 1, after_report_id);
+	int rc, ret = 0;
+	while ((rc = db_step(st)) == DB_ROW)
+		if ((ret = fn(user, db_col_text(st, 0), db_col_int(st, 1), db_col_int(st, 2))) != 0)
+			break;
+	db_reset(st);
+	return ret ? ret : store_check(store, rc, "cannot count reports");
+}
+
+int hg_store_cluster_count_after(hg_store *store, const char *hash, int64_t after_report_id,
+				 int64_t *count)
+{
+	*count = 0;
+	hg_db_stmt *st = db_stmt(store->db, S_COUNT_AFTER,
+		"SELECT count(*) FROM reports WHERE cluster = ?1 AND id > ?2");
+	if (!st)
+		return store_fail(store, HG_EIO, "cannot count reports");
+	db_bind_text(st, 1, hash);
+	db_bind_int(st, 2, after_report_id);
+	int rc = db_step(st);
+	if (rc == DB_ROW)
+		*count = db_col_int(st, 0);
+	db_reset(st);
+	return store_check(store, rc, "cannot count reports");
 }

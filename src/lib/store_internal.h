@@ -31,6 +31,7 @@ enum store_slot {
 	S_INSERT_REJECTED,
 	S_UPSERT_NODE,
 	S_TOP,
+	S_CLUSTER_ONE,
 	S_RESOLVE,
 	S_COUNTS_VERSION,
 	S_COUNTS_DEVICE,
@@ -58,6 +59,8 @@ enum store_slot {
 	S_MAX_REPORT_ID,
 	/* store_diff.c */
 	S_DIFF,
+	S_KIND_TOTALS,
+	S_COUNT_AFTER,
 	/* store_regroup.c */
 	S_RG_COUNT_REPORTS,
 	S_RG_COUNT_CLUSTERS,

@@ -17,47 +17,54 @@ bool store_scene_match(void *user, const char *text)
 	return text && hg_regex_match(store->scene_re, text, strlen(text)) == 1;
 }
 
-static const char top_sql[] =
-	"WITH f AS ("
-	"  SELECT r.cluster, r.cost, r.device, r.version, coalesce(r.time, r.ingested_at) AS t"
-	"  FROM reports r JOIN clusters c ON c.hash = r.cluster"
-	"  WHERE (?8 IS NULL OR r.cluster = ?8)"
-	"    AND (?1 IS NULL OR c.kind = ?1)"
-	"    AND (?2 IS NULL OR r.version = ?2)"
-	"    AND (?3 IS NULL OR coalesce(r.time, r.ingested_at) >= " STORE_TIME_SQL("?3") ")"
-	"    AND (?4 IS NULL OR coalesce(r.time, r.ingested_at) <= " STORE_TIME_SQL("?4") ")),"
-	" ranked AS ("
-	"  SELECT cluster, cost, row_number() OVER (PARTITION BY cluster ORDER BY cost) AS rn,"
-	"         count(*) OVER (PARTITION BY cluster) AS n FROM f),"
-	" pct AS ("
-	"  SELECT cluster,"
-	"    max(CASE WHEN rn = (n * 50 + 99) / 100 THEN cost END) AS p50,"
-	"    max(CASE WHEN rn = (n * 90 + 99) / 100 THEN cost END) AS p90,"
-	"    max(CASE WHEN rn = (n * 99 + 99) / 100 THEN cost END) AS p99,"
-	"    max(cost) AS pmax"
-	"  FROM ranked GROUP BY cluster),"
-	" agg AS ("
-	"  SELECT cluster, count(*) AS cnt, count(DISTINCT device) AS devices,"
-	"         min(t) AS first_seen, max(t) AS last_seen FROM f GROUP BY cluster),"
-	" ver AS ("
-	"  SELECT cluster, json_group_object(v, n) AS versions FROM"
-	"   (SELECT cluster, coalesce(version, 'unknown') AS v, count(*) AS n FROM f"
-	"    GROUP BY cluster, v ORDER BY cluster, n DESC, v)"
-	"  GROUP BY cluster)"
-	" SELECT c.hash, c.kind, c.title, c.key_symbol, agg.cnt, agg.devices, agg.first_seen,"
-	"  agg.last_seen, pct.p50, pct.p90, pct.p99, pct.pmax, ver.versions, c.frames, c.symbolicated"
-	" FROM agg JOIN clusters c ON c.hash = agg.cluster JOIN pct ON pct.cluster = agg.cluster"
-	"  JOIN ver ON ver.cluster = agg.cluster"
-	" WHERE (?5 IS NULL OR EXISTS (SELECT 1 FROM reports s"
-	"        WHERE s.cluster = c.hash AND hg_scene_match(s.scene)))"
-	" ORDER BY CASE ?6 WHEN 'cost' THEN pct.p90 WHEN 'devices' THEN agg.devices"
-	"  WHEN 'recent' THEN agg.last_seen ELSE agg.cnt END DESC, agg.cnt DESC, c.hash"
-	" LIMIT ?7";
+/* The clusters' query, over every cluster (?8 NULL) or one: the one
+ * cluster's statement says so plainly, so that SQLite reads only its
+ * reports (by reports_by_cluster) rather than scanning the table. */
+#define TOP_SQL(cluster_filter)                                                          \
+	"WITH f AS ("                                                                     \
+	"  SELECT r.cluster, r.cost, r.device, r.version, coalesce(r.time, r.ingested_at) AS t" \
+	"  FROM reports r JOIN clusters c ON c.hash = r.cluster"                          \
+	"  WHERE " cluster_filter                                                         \
+	"    AND (?1 IS NULL OR c.kind = ?1)" \
+	"    AND (?2 IS NULL OR r.version = ?2)" \
+	"    AND (?3 IS NULL OR coalesce(r.time, r.ingested_at) >= " STORE_TIME_SQL("?3") ")" \
+	"    AND (?4 IS NULL OR coalesce(r.time, r.ingested_at) <= " STORE_TIME_SQL("?4") "))," \
+	" ranked AS (" \
+	"  SELECT cluster, cost, row_number() OVER (PARTITION BY cluster ORDER BY cost) AS rn," \
+	"         count(*) OVER (PARTITION BY cluster) AS n FROM f)," \
+	" pct AS (" \
+	"  SELECT cluster," \
+	"    max(CASE WHEN rn = (n * 50 + 99) / 100 THEN cost END) AS p50," \
+	"    max(CASE WHEN rn = (n * 90 + 99) / 100 THEN cost END) AS p90," \
+	"    max(CASE WHEN rn = (n * 99 + 99) / 100 THEN cost END) AS p99," \
+	"    max(cost) AS pmax" \
+	"  FROM ranked GROUP BY cluster)," \
+	" agg AS (" \
+	"  SELECT cluster, count(*) AS cnt, count(DISTINCT device) AS devices," \
+	"         min(t) AS first_seen, max(t) AS last_seen FROM f GROUP BY cluster)," \
+	" ver AS (" \
+	"  SELECT cluster, json_group_object(v, n) AS versions FROM" \
+	"   (SELECT cluster, coalesce(version, 'unknown') AS v, count(*) AS n FROM f" \
+	"    GROUP BY cluster, v ORDER BY cluster, n DESC, v)" \
+	"  GROUP BY cluster)" \
+	" SELECT c.hash, c.kind, c.title, c.key_symbol, agg.cnt, agg.devices, agg.first_seen," \
+	"  agg.last_seen, pct.p50, pct.p90, pct.p99, pct.pmax, ver.versions, c.frames, c.symbolicated" \
+	" FROM agg JOIN clusters c ON c.hash = agg.cluster JOIN pct ON pct.cluster = agg.cluster" \
+	"  JOIN ver ON ver.cluster = agg.cluster" \
+	" WHERE (?5 IS NULL OR EXISTS (SELECT 1 FROM reports s" \
+	"        WHERE s.cluster = c.hash AND hg_scene_match(s.scene)))" \
+	" ORDER BY CASE ?6 WHEN 'cost' THEN pct.p90 WHEN 'devices' THEN agg.devices" \
+	"  WHEN 'recent' THEN agg.last_seen ELSE agg.cnt END DESC, agg.cnt DESC, c.hash" \
+	" LIMIT ?7"
+
+static const char top_sql[] = TOP_SQL("(?8 IS NULL OR r.cluster = ?8)");
+static const char one_sql[] = TOP_SQL("r.cluster = ?8");
 
 static int run_clusters(hg_store *store, const hg_top_query *q, const char *hash,
 			hg_cluster_fn fn, void *user)
 {
-	hg_db_stmt *st = db_stmt(store->db, S_TOP, top_sql);
+	hg_db_stmt *st = hash ? db_stmt(store->db, S_CLUSTER_ONE, one_sql)
+			      : db_stmt(store->db, S_TOP, top_sql);
 	if (!st)
 		return store_fail(store, HG_EIO, "cannot query clusters");
 	if (q) {

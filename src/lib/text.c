@@ -82,9 +82,9 @@ void hg_buf_printf(hg_buf *buf, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* Length of the valid UTF-8 sequence at s (1..4), or 0 if invalid. */
-static size_t utf8_len(const unsigned char *s, size_t avail)
+size_t hg_utf8_len(const char *text, size_t avail)
 {
+	const unsigned char *s = (const unsigned char *)text;
 	unsigned c = s[0];
 	size_t n;
 	unsigned min;
@@ -139,7 +139,7 @@ void hg_buf_json_string(hg_buf *buf, const char *s, size_t len)
 			}
 			i++;
 		} else {
-			size_t n = utf8_len(p + i, len - i);
+			size_t n = hg_utf8_len(s + i, len - i);
 			if (n == 0) {
 				hg_buf_add(buf, "\\ufffd", 6);
 				i++;

@@ -1,6 +1,7 @@
 /* hangar diff and hangar regroup in the store: new, regressed and gone
- * clusters by version, by time window and by ingest run (with the
- * threshold); regrouping reports ingested without mappings into one
+ * clusters by version, by time window, by ingest run (with the
+ * threshold) and after a report id; counts by kind and by cluster after an
+ * id; regrouping reports ingested without mappings into one
  * cluster with them, without losing a report, and a regroup that changes
  * nothing.  argv[1] is the testdata/ folder (testdata/regroup/). */
 #include <setjmp.h>
@@ -258,6 +259,55 @@ static void test_by_ingest_run(void **state)
 	assert_true(r.hash[2][1] == '1');
 }
 
+static int take_kind(void *user, const char *kind, int64_t all, int64_t after)
+{
+	int64_t *n = user;
+	assert_string_equal(kind, "slow_method");
+	n[0] += all;
+	n[1] += after;
+	return 0;
+}
+
+static void test_by_report_id(void **state)
+{
+	struct fx *f = *state;
+	add_two_versions(f); /* ids 1..7: 1 and 2 in cluster 1, 3..6 in 2, 7 in 3 */
+	struct rows r = {0};
+	/* After id 3: cluster 2 has 1 report before and 3 after (regressed),
+	 * 3 only after (new), 1 only before (gone): no ingest run needed. */
+	hg_diff_query q = {.by_report_id = true, .after_report_id = 3, .threshold = 50};
+	assert_int_equal(hg_store_diff(f->store, &q, take, &r), 0);
+	assert_three(&r);
+
+	/* After 0: everything is new. */
+	memset(&r, 0, sizeof r);
+	q.after_report_id = 0;
+	assert_int_equal(hg_store_diff(f->store, &q, take, &r), 0);
+	assert_int_equal(r.n, 3);
+	for (size_t i = 0; i < r.n; i++)
+		assert_string_equal(r.status[i], "new");
+	/* After the last: nothing new, everything gone. */
+	memset(&r, 0, sizeof r);
+	q.after_report_id = 7;
+	assert_int_equal(hg_store_diff(f->store, &q, take, &r), 0);
+	assert_int_equal(r.n, 3);
+	assert_string_equal(r.status[0], "gone");
+	q.after_report_id = -1;
+	assert_int_equal(hg_store_diff(f->store, &q, take, &r), HG_EINVAL);
+
+	int64_t n[2] = {0};
+	assert_int_equal(hg_store_kind_totals(f->store, 3, take_kind, n), 0);
+	assert_int_equal(n[0], 7);
+	assert_int_equal(n[1], 4);
+	int64_t count = -1;
+	char hash[33];
+	snprintf(hash, sizeof hash, "c2%030d", 0);
+	assert_int_equal(hg_store_cluster_count_after(f->store, hash, 3, &count), 0);
+	assert_int_equal(count, 3);
+	assert_int_equal(hg_store_cluster_count_after(f->store, "nope", 0, &count), 0);
+	assert_int_equal(count, 0);
+}
+
 /* ---- regroup: reports ingested without mappings ---- */
 
 struct mappings {
@@ -400,6 +450,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_by_version, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_by_time, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_by_ingest_run, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_by_report_id, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_regroup_merges, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,38 @@
+/* The nightly digest: what one ingest run brought into the store, written
+ * for people (GitHub-flavoured Markdown) or for machines (one JSON object,
+ * documented in hangar-formats(5) DIGEST).  Both formats hold the same
+ * data: the run's counts, report totals by kind, the top clusters, the
+ * clusters new in this run, the regressed ones, failed fetches and the
+ * inputs this run rejected. */
+#ifndef HANGAR_DIGEST_H
+#define HANGAR_DIGEST_H
+
+#include <stdint.h>
+
+#include "store.h"
+#include "text.h"
+
+/* What the nightly run did.  Strings borrowed; times in the store's form
+ * (hg_store_time), e.g. 2026-11-29T02:00:00.000Z. */
+typedef struct hg_digest_run {
+	const char *source;           /* the source URL(s) read, redacted; NULL: none */
+	const char *started, *finished; /* NULL: unknown (then every rejected input is listed) */
+	int64_t first_report_id;      /* >= 0: reports with a larger id were stored by this run */
+	int64_t new_reports, duplicates, rejected;
+	int64_t objects_listed, objects_fetched, objects_skipped, objects_failed;
+	int top;                      /* clusters in the top list; <= 0: 10 */
+	double threshold;             /* regression threshold, percent, >= 0 (the CLI's default: 50) */
+} hg_digest_run;
+
+enum hg_digest_format { HG_DIGEST_MARKDOWN, HG_DIGEST_JSON };
+
+/* Appends the digest of run to out (caller-owned; on an error out may hold
+ * part of it).  *new_clusters (may be NULL) gets the number of clusters all
+ * of whose reports came from this run (the CLI's --fail-on-new exits 3
+ * when > 0).  0, HG_EINVAL (bad run fields or format), HG_ENOMEM, or the
+ * store's error.  An empty store or a run that stored nothing gives a
+ * digest saying so, not an error. */
+int hg_digest_write(hg_store *store, const hg_digest_run *run, enum hg_digest_format fmt,
+		    hg_buf *out, int64_t *new_clusters);
+
+#endif

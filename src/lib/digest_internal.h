@@ -1,0 +1,85 @@
+/* The nightly digest's data, gathered once from the store (digest.c) and
+ * written by each format (digest_md.c, digest_json.c), so that both hold
+ * the same.  Everything lives in the digest's arena. */
+#ifndef HANGAR_DIGEST_INTERNAL_H
+#define HANGAR_DIGEST_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hangar/arena.h"
+#include "hangar/digest.h"
+
+#define DIGEST_LIST_CAP 50    /* rows of each list (new, regressed, failed, rejected) */
+#define DIGEST_VERSIONS 10    /* versions shown per cluster */
+#define DIGEST_PATH_LINES 8   /* lines of a StackKey path excerpt, the elision included */
+#define DIGEST_PATH_HEAD 4    /* nodes shown from the root before the elision */
+
+/* One node of a StackKey path excerpt: depth from the root (0), so that a
+ * gap in depths is the elided middle. */
+struct dg_node {
+	const char *symbol;
+	int64_t depth, reports, total_cost;
+};
+
+struct dg_version {
+	const char *version;  /* "unknown" for reports without one */
+	int64_t count;
+};
+
+struct dg_cluster {
+	const char *hash, *kind, *title, *key_symbol; /* key_symbol may be NULL */
+	const char *first_seen, *last_seen;
+	int64_t count, run_count, p50, p90;
+	struct dg_version *versions;
+	size_t n_versions;
+	int64_t versions_other;     /* reports in versions not listed */
+	struct dg_node *path;       /* the excerpt */
+	size_t n_path;
+	int64_t path_depth;         /* nodes on the whole path */
+	bool key_at_end;            /* the last node is the StackKey symbol */
+	int64_t old_count, new_count, old_p90, new_p90; /* regressed clusters */
+};
+
+struct dg_list {
+	struct dg_cluster *items;
+	size_t n;
+	int64_t total;              /* may be more than n: capped */
+};
+
+struct dg_kind {
+	const char *kind;
+	int64_t all, run;
+};
+
+struct dg_object {
+	const char *source, *key, *error, *at;
+	int64_t attempts;
+};
+
+struct dg_rejected {
+	const char *source, *reason, *at;
+	long line;
+};
+
+struct digest {
+	hg_arena *arena;
+	const hg_digest_run *run;
+	int top_limit;
+	struct dg_kind *kinds;
+	size_t n_kinds;
+	int64_t all_total, run_total;
+	struct dg_list top, fresh, regressed;
+	struct dg_object *failed;
+	size_t n_failed;
+	int64_t failed_total;
+	struct dg_rejected *rejected;
+	size_t n_rejected;
+	int64_t rejected_total;
+};
+
+void digest_markdown(const struct digest *d, hg_buf *out);
+void digest_json(const struct digest *d, hg_buf *out);
+
+#endif

@@ -1,0 +1,144 @@
+/* The digest as one JSON object (hangar-formats(5), DIGEST): keys in a
+ * fixed order, counts as integers, every string escaped by
+ * hg_buf_json_string. */
+#include <inttypes.h>
+#include <string.h>
+
+#include "digest_internal.h"
+
+/* ,"key":"value" (or null); the first member of an object passes no comma. */
+static void str(hg_buf *b, const char *key, const char *value)
+{
+	hg_buf_printf(b, "\"%s\":", key);
+	if (value)
+		hg_buf_json_string(b, value, strlen(value));
+	else
+		hg_buf_puts(b, "null");
+}
+
+static void num(hg_buf *b, const char *key, int64_t value)
+{
+	hg_buf_printf(b, "\"%s\":%" PRId64, key, value);
+}
+
+static void cluster(hg_buf *b, const struct dg_cluster *c, bool regressed)
+{
+	hg_buf_putc(b, '{');
+	str(b, "hash", c->hash);
+	hg_buf_putc(b, ',');
+	str(b, "kind", c->kind);
+	hg_buf_putc(b, ',');
+	str(b, "title", c->title);
+	hg_buf_putc(b, ',');
+	str(b, "stack_key", c->key_symbol);
+	hg_buf_putc(b, ',');
+	num(b, "count", c->count);
+	hg_buf_putc(b, ',');
+	num(b, "run_count", c->run_count);
+	hg_buf_puts(b, ",\"versions\":{");
+	for (size_t i = 0; i < c->n_versions; i++) {
+		if (i)
+			hg_buf_putc(b, ',');
+		hg_buf_json_string(b, c->versions[i].version, strlen(c->versions[i].version));
+		hg_buf_printf(b, ":%" PRId64, c->versions[i].count);
+	}
+	hg_buf_puts(b, "},");
+	num(b, "versions_other", c->versions_other);
+	hg_buf_putc(b, ',');
+	str(b, "first_seen", c->first_seen);
+	hg_buf_putc(b, ',');
+	str(b, "last_seen", c->last_seen);
+	hg_buf_printf(b, ",\"cost\":{\"p50\":%" PRId64 ",\"p90\":%" PRId64 "}", c->p50, c->p90);
+	if (regressed)
+		hg_buf_printf(b, ",\"old\":{\"count\":%" PRId64 ",\"p90\":%" PRId64 "}"
+			      ",\"new\":{\"count\":%" PRId64 ",\"p90\":%" PRId64 "}",
+			      c->old_count, c->old_p90, c->new_count, c->new_p90);
+	hg_buf_printf(b, ",\"key_path\":{\"depth\":%" PRId64 ",\"nodes\":[", c->path_depth);
+	for (size_t i = 0; i < c->n_path; i++) {
+		const struct dg_node *n = &c->path[i];
+		hg_buf_puts(b, i ? ",{" : "{");
+		num(b, "depth", n->depth);
+		hg_buf_putc(b, ',');
+		str(b, "symbol", n->symbol);
+		hg_buf_putc(b, ',');
+		num(b, "reports", n->reports);
+		hg_buf_putc(b, ',');
+		num(b, "total_cost", n->total_cost);
+		hg_buf_putc(b, '}');
+	}
+	hg_buf_printf(b, "],\"ends_at_stack_key\":%s}}", c->key_at_end ? "true" : "false");
+}
+
+static void clusters(hg_buf *b, const char *key, const struct dg_list *l, bool regressed)
+{
+	hg_buf_printf(b, ",\"%s\":{\"total\":%" PRId64 ",\"clusters\":[", key, l->total);
+	for (size_t i = 0; i < l->n; i++) {
+		if (i)
+			hg_buf_putc(b, ',');
+		cluster(b, &l->items[i], regressed);
+	}
+	hg_buf_puts(b, "]}");
+}
+
+static void heading(hg_buf *b, const struct digest *d)
+{
+	const hg_digest_run *r = d->run;
+	hg_buf_puts(b, "{\"digest_version\":1,");
+	str(b, "source", r->source);
+	hg_buf_putc(b, ',');
+	str(b, "started", r->started);
+	hg_buf_putc(b, ',');
+	str(b, "finished", r->finished);
+	hg_buf_putc(b, ',');
+	num(b, "first_report_id", r->first_report_id);
+	hg_buf_printf(b, ",\"top_limit\":%d,\"threshold\":%.15g", d->top_limit, r->threshold);
+	hg_buf_printf(b, ",\"run\":{\"new_reports\":%" PRId64 ",\"duplicates\":%" PRId64
+		      ",\"rejected\":%" PRId64 ",\"objects\":{\"listed\":%" PRId64
+		      ",\"fetched\":%" PRId64 ",\"skipped\":%" PRId64 ",\"failed\":%" PRId64 "}}",
+		      r->new_reports, r->duplicates, r->rejected, r->objects_listed,
+		      r->objects_fetched, r->objects_skipped, r->objects_failed);
+}
+
+void digest_json(const struct digest *d, hg_buf *b)
+{
+	heading(b, d);
+	hg_buf_printf(b, ",\"totals\":{\"run\":%" PRId64 ",\"all\":%" PRId64 ",\"by_kind\":[",
+		      d->run_total, d->all_total);
+	for (size_t i = 0; i < d->n_kinds; i++) {
+		hg_buf_puts(b, i ? ",{" : "{");
+		str(b, "kind", d->kinds[i].kind);
+		hg_buf_printf(b, ",\"run\":%" PRId64 ",\"all\":%" PRId64 "}", d->kinds[i].run,
+			      d->kinds[i].all);
+	}
+	hg_buf_puts(b, "]}");
+	clusters(b, "top", &d->top, false);
+	clusters(b, "new", &d->fresh, false);
+	clusters(b, "regressed", &d->regressed, true);
+	hg_buf_printf(b, ",\"failed_objects\":{\"total\":%" PRId64 ",\"objects\":[", d->failed_total);
+	for (size_t i = 0; i < d->n_failed; i++) {
+		const struct dg_object *o = &d->failed[i];
+		hg_buf_puts(b, i ? ",{" : "{");
+		str(b, "source", o->source);
+		hg_buf_putc(b, ',');
+		str(b, "key", o->key);
+		hg_buf_putc(b, ',');
+		str(b, "error", o->error);
+		hg_buf_putc(b, ',');
+		num(b, "attempts", o->attempts);
+		hg_buf_putc(b, ',');
+		str(b, "at", o->at);
+		hg_buf_putc(b, '}');
+	}
+	hg_buf_printf(b, "]},\"rejected\":{\"total\":%" PRId64 ",\"inputs\":[", d->rejected_total);
+	for (size_t i = 0; i < d->n_rejected; i++) {
+		const struct dg_rejected *r = &d->rejected[i];
+		hg_buf_puts(b, i ? ",{" : "{");
+		str(b, "source", r->source);
+		hg_buf_printf(b, ",\"line\":%ld,", r->line);
+		str(b, "reason", r->reason);
+		hg_buf_putc(b, ',');
+		str(b, "at", r->at);
+		hg_buf_putc(b, '}');
+	}
+	hg_buf_puts(b, "]}}\n");
+}

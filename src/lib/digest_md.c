@@ -1,0 +1,251 @@
+/* The digest in GitHub-flavoured Markdown, for people: a heading with the
+ * run's counts, then tables (totals by kind, top, new and regressed
+ * clusters, failed fetches, rejected inputs), each cluster list followed by
+ * the StackKey paths in fenced code blocks.  Text from reports is escaped
+ * so that it cannot break a table or turn into markup. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "digest_internal.h"
+
+#define CELL_MAX 160  /* bytes of a cell's text before it is cut with … */
+
+/* Appends s as inline text: Markdown punctuation that could start markup
+ * or end a table cell backslash-escaped, line breaks and tabs as spaces,
+ * other control bytes and invalid UTF-8 as U+FFFD, cut after max bytes. */
+static void md_text(hg_buf *b, const char *s, size_t max)
+{
+	if (!s)
+		return;
+	size_t len = strlen(s);
+	for (size_t i = 0; i < len;) {
+		if (i >= max) {
+			hg_buf_puts(b, "…");
+			return;
+		}
+		unsigned char c = (unsigned char)s[i];
+		if (c == '\n' || c == '\r' || c == '\t') {
+			hg_buf_putc(b, ' ');
+			i++;
+		} else if (c < 0x20 || c == 0x7f) {
+			hg_buf_puts(b, "\xef\xbf\xbd");
+			i++;
+		} else if (c < 0x80) {
+			if (strchr("\\`*_[]<>|&~", c))
+				hg_buf_putc(b, '\\');
+			hg_buf_putc(b, (char)c);
+			i++;
+		} else {
+			size_t n = hg_utf8_len(s + i, len - i);
+			if (n)
+				hg_buf_add(b, s + i, n);
+			else
+				hg_buf_puts(b, "\xef\xbf\xbd");
+			i += n ? n : 1;
+		}
+	}
+}
+
+/* Appends s as a line of a fenced code block: no markup there, so only
+ * what would break the line (control bytes) or the encoding is replaced.
+ * A line cannot close the fence: each starts with digits or spaces and
+ * a symbol. */
+static void md_code(hg_buf *b, const char *s)
+{
+	size_t len = strlen(s);
+	for (size_t i = 0; i < len;) {
+		unsigned char c = (unsigned char)s[i];
+		size_t n = c < 0x80 ? 1 : hg_utf8_len(s + i, len - i);
+		if (c < 0x20 || c == 0x7f || n == 0)
+			hg_buf_puts(b, "\xef\xbf\xbd");
+		else
+			hg_buf_add(b, s + i, n);
+		i += n ? n : 1;
+	}
+}
+
+static void versions(hg_buf *b, const struct dg_cluster *c)
+{
+	for (size_t i = 0; i < c->n_versions; i++) {
+		if (i)
+			hg_buf_puts(b, ", ");
+		md_text(b, c->versions[i].version, 40);
+		hg_buf_printf(b, ": %" PRId64, c->versions[i].count);
+	}
+	if (c->versions_other)
+		hg_buf_printf(b, ", other: %" PRId64, c->versions_other);
+}
+
+static void table_head(hg_buf *b, bool regressed)
+{
+	hg_buf_puts(b, "| # | cluster | kind | title | StackKey | count | this run |");
+	if (regressed)
+		hg_buf_puts(b, " before → now | p90 before → now ms |");
+	hg_buf_puts(b, " versions | first seen | last seen | p50 ms | p90 ms |\n");
+	hg_buf_puts(b, "|--:|---|---|---|---|--:|--:|");
+	if (regressed)
+		hg_buf_puts(b, "--:|--:|");
+	hg_buf_puts(b, "---|---|---|--:|--:|\n");
+}
+
+static void table_row(hg_buf *b, size_t i, const struct dg_cluster *c, bool regressed)
+{
+	hg_buf_printf(b, "| %zu | `%.12s` | ", i + 1, c->hash);
+	md_text(b, c->kind, CELL_MAX);
+	hg_buf_puts(b, " | ");
+	md_text(b, c->title, CELL_MAX);
+	hg_buf_puts(b, " | ");
+	md_text(b, c->key_symbol ? c->key_symbol : "—", CELL_MAX);
+	hg_buf_printf(b, " | %" PRId64 " | %" PRId64 " |", c->count, c->run_count);
+	if (regressed)
+		hg_buf_printf(b, " %" PRId64 " → %" PRId64 " | %" PRId64 " → %" PRId64 " |",
+			      c->old_count, c->new_count, c->old_p90, c->new_p90);
+	hg_buf_putc(b, ' ');
+	versions(b, c);
+	hg_buf_puts(b, " | ");
+	md_text(b, c->first_seen, CELL_MAX);
+	hg_buf_puts(b, " | ");
+	md_text(b, c->last_seen, CELL_MAX);
+	hg_buf_printf(b, " | %" PRId64 " | %" PRId64 " |\n", c->p50, c->p90);
+}
+
+/* The StackKey path: reports through each node, total ms, the frame
+ * indented by depth; "…" where the middle is left out. */
+static void excerpt(hg_buf *b, size_t i, const struct dg_cluster *c)
+{
+	hg_buf_printf(b, "\n**%zu. `%.12s`** StackKey path", i + 1, c->hash);
+	if (!c->n_path) {
+		hg_buf_puts(b, ": none recorded\n");
+		return;
+	}
+	hg_buf_printf(b, " (%" PRId64 " frame%s):\n\n```\n%8s %10s  %s\n", c->path_depth,
+		      c->path_depth == 1 ? "" : "s", "reports", "total ms", "frame");
+	for (size_t k = 0; k < c->n_path; k++) {
+		const struct dg_node *n = &c->path[k];
+		if (k && n->depth > c->path[k - 1].depth + 1)
+			hg_buf_printf(b, "%8s %10s  %*s… %" PRId64 " more\n", "", "",
+				      (int)(2 * (DIGEST_PATH_HEAD < 20 ? DIGEST_PATH_HEAD : 20)), "",
+				      n->depth - c->path[k - 1].depth - 1);
+		int64_t indent = 2 * (n->depth < 20 ? n->depth : 20);
+		hg_buf_printf(b, "%8" PRId64 " %10" PRId64 "  %*s", n->reports, n->total_cost,
+			      (int)indent, "");
+		md_code(b, n->symbol);
+		if (k + 1 == c->n_path && c->key_at_end)
+			hg_buf_puts(b, "   <- StackKey");
+		hg_buf_putc(b, '\n');
+	}
+	hg_buf_puts(b, "```\n");
+}
+
+static void more(hg_buf *b, int64_t total, size_t shown)
+{
+	if (total > (int64_t)shown)
+		hg_buf_printf(b, "\n…and %" PRId64 " more.\n", total - (int64_t)shown);
+}
+
+static void cluster_section(hg_buf *b, const char *title, const char *none,
+			    const struct dg_list *l, bool regressed)
+{
+	hg_buf_printf(b, "\n## %s\n\n", title);
+	if (!l->n) {
+		hg_buf_printf(b, "%s\n", none);
+		return;
+	}
+	table_head(b, regressed);
+	for (size_t i = 0; i < l->n; i++)
+		table_row(b, i, &l->items[i], regressed);
+	more(b, l->total, l->n);
+	for (size_t i = 0; i < l->n; i++)
+		excerpt(b, i, &l->items[i]);
+}
+
+static void heading(hg_buf *b, const struct digest *d)
+{
+	const hg_digest_run *r = d->run;
+	hg_buf_puts(b, "# hangar nightly digest\n\n- **Source:** ");
+	md_text(b, r->source ? r->source : "(none)", 1000);
+	hg_buf_puts(b, "\n- **Run:** ");
+	md_text(b, r->started ? r->started : "?", 64);
+	hg_buf_puts(b, " → ");
+	md_text(b, r->finished ? r->finished : "?", 64);
+	hg_buf_printf(b, "\n- **This run:** %" PRId64 " new reports, %" PRId64 " duplicates, %" PRId64
+		      " rejected\n", r->new_reports, r->duplicates, r->rejected);
+	hg_buf_printf(b, "- **Objects:** %" PRId64 " listed, %" PRId64 " fetched, %" PRId64
+		      " skipped, %" PRId64 " failed\n", r->objects_listed, r->objects_fetched,
+		      r->objects_skipped, r->objects_failed);
+}
+
+static void totals(hg_buf *b, const struct digest *d)
+{
+	hg_buf_puts(b, "\n## Totals by kind\n\n");
+	if (d->run_total == 0)
+		hg_buf_puts(b, "No new reports in this run.\n\n");
+	if (d->n_kinds == 0) {
+		hg_buf_puts(b, "The store holds no reports yet.\n");
+		return;
+	}
+	hg_buf_puts(b, "| kind | this run | all time |\n|---|--:|--:|\n");
+	for (size_t i = 0; i < d->n_kinds; i++) {
+		hg_buf_puts(b, "| ");
+		md_text(b, d->kinds[i].kind, CELL_MAX);
+		hg_buf_printf(b, " | %" PRId64 " | %" PRId64 " |\n", d->kinds[i].run, d->kinds[i].all);
+	}
+	hg_buf_printf(b, "| **total** | %" PRId64 " | %" PRId64 " |\n", d->run_total, d->all_total);
+}
+
+static void failed(hg_buf *b, const struct digest *d)
+{
+	hg_buf_puts(b, "\n## Failed fetches\n\n");
+	if (!d->n_failed) {
+		hg_buf_puts(b, "None.\n");
+		return;
+	}
+	hg_buf_puts(b, "| source | key | error | attempts |\n|---|---|---|--:|\n");
+	for (size_t i = 0; i < d->n_failed; i++) {
+		const struct dg_object *o = &d->failed[i];
+		hg_buf_puts(b, "| ");
+		md_text(b, o->source, CELL_MAX);
+		hg_buf_puts(b, " | ");
+		md_text(b, o->key, CELL_MAX);
+		hg_buf_puts(b, " | ");
+		md_text(b, o->error, CELL_MAX);
+		hg_buf_printf(b, " | %" PRId64 " |\n", o->attempts);
+	}
+	more(b, d->failed_total, d->n_failed);
+}
+
+static void rejected(hg_buf *b, const struct digest *d)
+{
+	hg_buf_puts(b, "\n## Rejected inputs\n\n");
+	if (!d->n_rejected) {
+		hg_buf_puts(b, "None.\n");
+		return;
+	}
+	hg_buf_puts(b, "| source | line | reason |\n|---|--:|---|\n");
+	for (size_t i = 0; i < d->n_rejected; i++) {
+		const struct dg_rejected *r = &d->rejected[i];
+		hg_buf_puts(b, "| ");
+		md_text(b, r->source, CELL_MAX);
+		hg_buf_printf(b, " | %ld | ", r->line);
+		md_text(b, r->reason, CELL_MAX);
+		hg_buf_puts(b, " |\n");
+	}
+	more(b, d->rejected_total, d->n_rejected);
+}
+
+void digest_markdown(const struct digest *d, hg_buf *b)
+{
+	heading(b, d);
+	totals(b, d);
+	char title[64];
+	snprintf(title, sizeof title, "Top %d clusters (all time, by count)", d->top_limit);
+	cluster_section(b, title, "No clusters yet.", &d->top, false);
+	cluster_section(b, "New clusters", "No new clusters in this run.", &d->fresh, false);
+	char reg[80];
+	snprintf(reg, sizeof reg, "Regressed clusters (count or p90 up more than %g%%)",
+		 d->run->threshold);
+	cluster_section(b, reg, "No regressions in this run.", &d->regressed, true);
+	failed(b, d);
+	rejected(b, d);
+}

@@ -1,0 +1,514 @@
+/* The nightly digest: a store filled in two runs (the second's reports
+ * after first_report_id), checked in Markdown (sections, counts, the new
+ * and the regressed cluster, the StackKey path excerpt) and in JSON
+ * (parsed back, fields and numbers exact); an empty store; a run that
+ * stored nothing; hostile text escaped in both formats. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "hangar/digest.h"
+#include "hangar/store.h"
+#include "json.h"
+
+/* ---- fixture ---- */
+
+struct fx {
+	hg_ctx ctx;
+	char dir[64];
+	char path[96];
+	hg_store *store;
+	int n;                 /* reports added: each text unique */
+	char started[32];      /* the second run's start, store time form */
+	const char *key;       /* when set, the StackKey symbol of the next reports */
+};
+
+static int setup(void **state)
+{
+	struct fx *f = calloc(1, sizeof *f);
+	if (!f)
+		return -1;
+	hg_ctx_init(&f->ctx);
+	snprintf(f->dir, sizeof f->dir, "/tmp/hg-digest-XXXXXX");
+	if (!mkdtemp(f->dir))
+		return -1;
+	snprintf(f->path, sizeof f->path, "%s/h.db", f->dir);
+	if (hg_store_open(&f->ctx, f->path, &f->store) != 0)
+		return -1;
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fx *f = *state;
+	hg_store_close(f->store);
+	const char *suffix[] = {"", "-wal", "-shm", "-journal"};
+	char p[128];
+	for (size_t i = 0; i < 4; i++) {
+		snprintf(p, sizeof p, "%s%s", f->path, suffix[i]);
+		unlink(p);
+	}
+	rmdir(f->dir);
+	free(f);
+	return 0;
+}
+
+static int keep_first(void *user, hg_report *rep)
+{
+	hg_report **out = user;
+	if (!*out && !rep->error)
+		*out = rep;
+	else
+		hg_report_destroy(rep);
+	return 0;
+}
+
+/* One report of cluster `which` (hash "d<which>000..."): Matrix detail
+ * (NORMAL, LAG, ANR), a method stack `depth` frames deep (method ids 1..),
+ * the signature's title as given, its StackKey as computed. */
+static void add(struct fx *f, int which, const char *detail, const char *version, int cost,
+		int depth, const char *title)
+{
+	char stack[1024] = "", text[2048];
+	size_t used = 0;
+	for (int i = 0; i < depth; i++)
+		used += (size_t)snprintf(stack + used, sizeof stack - used, "%d,%d,1,%d\\n", i, i + 1,
+					 cost - i);
+	char ver[64] = "";
+	if (version)
+		snprintf(ver, sizeof ver, "\"appVersion\":\"%s\",", version);
+	snprintf(text, sizeof text,
+		 "{\"tag\":\"Trace_EvilMethod\",\"content\":{\"detail\":\"%s\",\"cost\":%d,"
+		 "\"stack\":\"%s\",\"process\":\"a.app\",%s"
+		 "\"time\":\"2026-11-28 10:00:%02d\",\"n\":%d}}",
+		 detail, cost, stack, ver, f->n % 60, f->n);
+	f->n++;
+	hg_ctx ctx;
+	hg_ctx_init(&ctx);
+	hg_report *rep = NULL;
+	assert_true(hg_reports_read(&ctx, "mem.json", text, strlen(text), keep_first, &rep) >= 0);
+	assert_non_null(rep);
+	hg_signature sig;
+	assert_int_equal(hg_signature_compute(rep, NULL, rep->arena, &sig), 0);
+	snprintf(sig.hash, sizeof sig.hash, "d%d%030d", which, 0);
+	sig.title = title;
+	if (f->key)
+		sig.key_symbol = f->key;
+	bool dup = true;
+	assert_int_equal(hg_store_add_report(f->store, rep, &sig, text, strlen(text), &dup), 0);
+	assert_false(dup);
+	hg_report_destroy(rep);
+}
+
+static void now_ms(char out[32])
+{
+	time_t t = time(NULL);
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	strftime(out, 32, "%Y-%m-%dT%H:%M:%S.000Z", &tm);
+}
+
+/* Run 1: cluster 1 (4 reports, 12 frames deep), 2 (1 report), 3 (an ANR).
+ * Run 2 (after id 6): 1 once more, 2 three times (regressed), 4 new (two
+ * LAG reports), a failed object and a rejected input.  Returns the first
+ * run's last id. */
+static int64_t two_runs(struct fx *f)
+{
+	for (int i = 0; i < 4; i++)
+		add(f, 1, "NORMAL", "1.0", 100, 12, "deep one");
+	add(f, 2, "NORMAL", "1.0", 200, 2, "two");
+	add(f, 3, "ANR", "1.0", 5000, 3, "three");
+	now_ms(f->started);
+	assert_int_equal(hg_store_begin(f->store), 0);
+	add(f, 1, "NORMAL", "1.1", 100, 12, "deep one");
+	add(f, 2, "NORMAL", "1.1", 200, 2, "two");
+	add(f, 2, "NORMAL", "1.1", 210, 2, "two");
+	add(f, 2, "NORMAL", NULL, 220, 2, "two");
+	add(f, 4, "LAG", "1.1", 700, 3, "four");
+	add(f, 4, "LAG", "1.1", 900, 3, "four");
+	hg_object_row o = {.source = "s3://bucket/prefix/", .key = "2026/11/28/x.json.gz",
+			   .size = 10, .status = "failed", .error = "HTTP 503 | slow down"};
+	assert_int_equal(hg_store_object_put(f->store, &o), 0);
+	assert_int_equal(hg_store_commit(f->store), 0);
+	const char bad[] = "{not json";
+	assert_int_equal(hg_store_add_rejected(f->store, "s3://bucket/prefix/y.json", 7,
+					       "expected a value", bad, sizeof bad - 1), 0);
+	return 6;
+}
+
+static hg_digest_run run_of(struct fx *f, int64_t first)
+{
+	hg_digest_run run = {.source = "s3://bucket/prefix/", .started = f->started,
+			     .finished = "2999-01-01T00:00:00.000Z", .first_report_id = first,
+			     .new_reports = 6, .duplicates = 2, .rejected = 1,
+			     .objects_listed = 9, .objects_fetched = 3, .objects_skipped = 5,
+			     .objects_failed = 1, .top = 3, .threshold = 50};
+	return run;
+}
+
+static char *write_digest(struct fx *f, const hg_digest_run *run, enum hg_digest_format fmt,
+			  int64_t *fresh)
+{
+	hg_buf b;
+	hg_buf_init(&b);
+	assert_int_equal(hg_digest_write(f->store, run, fmt, &b, fresh), 0);
+	assert_false(b.failed);
+	assert_non_null(b.data);
+	if (getenv("HG_TEST_SHOW"))
+		fputs(b.data, stderr);
+	return b.data;
+}
+
+/* ---- Markdown ---- */
+
+static void has(const char *text, const char *what)
+{
+	if (!strstr(text, what))
+		fail_msg("missing \"%s\" in:\n%s", what, text);
+}
+
+static void test_markdown(void **state)
+{
+	struct fx *f = *state;
+	hg_digest_run run = run_of(f, two_runs(f));
+	int64_t fresh = -1;
+	char *md = write_digest(f, &run, HG_DIGEST_MARKDOWN, &fresh);
+	assert_int_equal(fresh, 1);
+	has(md, "# hangar nightly digest\n");
+	has(md, "- **Source:** s3://bucket/prefix/\n");
+	has(md, "- **This run:** 6 new reports, 2 duplicates, 1 rejected\n");
+	has(md, "- **Objects:** 9 listed, 3 fetched, 5 skipped, 1 failed\n");
+	has(md, "## Totals by kind\n\n| kind | this run | all time |\n");
+	has(md, "| slow\\_method | 4 | 9 |\n");
+	has(md, "| lag | 2 | 2 |\n");
+	has(md, "| anr | 0 | 1 |\n");
+	has(md, "| **total** | 6 | 12 |\n");
+	has(md, "## Top 3 clusters (all time, by count)\n");
+	/* Cluster 1 leads (5), 2 next (4), then 4 (2); 3 is left out. */
+	has(md, "| 1 | `d10000000000` | slow\\_method | deep one |");
+	has(md, "| 5 | 1 | 1.0: 4, 1.1: 1 |");
+	has(md, "| 2 | `d20000000000` |");
+	has(md, "| 4 | 3 | 1.1: 2, unknown: 1, 1.0: 1 |");
+	has(md, "| 3 | `d40000000000` |");
+	assert_null(strstr(md, "`d30000000000`"));
+	has(md, "## New clusters\n\n");
+	has(md, "| 1 | `d40000000000` | lag | four |");
+	has(md, "## Regressed clusters (count or p90 up more than 50%)\n");
+	has(md, "| 1 | `d20000000000` | slow\\_method | two |");
+	has(md, "| 1 → 3 | 200 → 220 |");
+	/* The 12-frame path: 4 from the root, the elision, the last 3. */
+	has(md, "**1. `d10000000000`** StackKey path (12 frames):\n\n```\n");
+	has(md, "… 5 more\n");
+	has(md, "   <- StackKey\n```\n");
+	has(md, "## Failed fetches\n\n| source | key | error | attempts |\n");
+	has(md, "| s3://bucket/prefix/ | 2026/11/28/x.json.gz | HTTP 503 \\| slow down | 1 |\n");
+	has(md, "## Rejected inputs\n\n| source | line | reason |\n");
+	has(md, "| s3://bucket/prefix/y.json | 7 | expected a value |\n");
+	free(md);
+
+	/* A run that started later: none of the rejections are its own. */
+	run.started = "2999-01-01T00:00:00.000Z";
+	md = write_digest(f, &run, HG_DIGEST_MARKDOWN, NULL);
+	has(md, "## Rejected inputs\n\nNone.\n");
+	free(md);
+}
+
+/* ---- JSON ---- */
+
+struct json {
+	hg_json_doc *doc;
+	char *text;
+};
+
+static struct json parse(char *text)
+{
+	struct json j = {NULL, text};
+	size_t end = 0;
+	if (hg_json_parse(text, strlen(text), &j.doc, &end) != 0)
+		fail_msg("not JSON at %zu:\n%s", end, text);
+	assert_int_equal(hg_json_type(hg_json_root(j.doc)), HG_JSON_OBJECT);
+	return j;
+}
+
+static void release(struct json *j)
+{
+	hg_json_doc_destroy(j->doc);
+	free(j->text);
+}
+
+/* The node at a path of keys and [indexes]: "top.0.hash". */
+static const hg_json *at(const struct json *j, const char *path)
+{
+	const hg_json *n = hg_json_root(j->doc);
+	char buf[256];
+	snprintf(buf, sizeof buf, "%s", path);
+	for (char *save = NULL, *part = strtok_r(buf, ".", &save); part;
+	     part = strtok_r(NULL, ".", &save)) {
+		if (hg_json_type(n) == HG_JSON_ARRAY) {
+			long i = strtol(part, NULL, 10);
+			n = hg_json_first(n);
+			while (n && i-- > 0)
+				n = hg_json_next(n);
+		} else {
+			n = hg_json_get(n, part);
+		}
+		if (!n)
+			fail_msg("no %s (at %s)", path, part);
+	}
+	return n;
+}
+
+static int64_t num(const struct json *j, const char *path)
+{
+	int64_t v = 0;
+	if (hg_json_int64(j->doc, at(j, path), &v) != 0)
+		fail_msg("%s is not an integer", path);
+	return v;
+}
+
+static const char *str(const struct json *j, const char *path)
+{
+	const char *s = hg_json_string(at(j, path));
+	if (!s)
+		fail_msg("%s is not a string", path);
+	return s;
+}
+
+static size_t count(const struct json *j, const char *path)
+{
+	return hg_json_count(at(j, path));
+}
+
+static void test_json(void **state)
+{
+	struct fx *f = *state;
+	hg_digest_run run = run_of(f, two_runs(f));
+	int64_t fresh = -1;
+	struct json j = parse(write_digest(f, &run, HG_DIGEST_JSON, &fresh));
+	assert_int_equal(fresh, 1);
+	assert_int_equal(num(&j, "digest_version"), 1);
+	assert_string_equal(str(&j, "source"), "s3://bucket/prefix/");
+	assert_string_equal(str(&j, "started"), f->started);
+	assert_string_equal(str(&j, "finished"), "2999-01-01T00:00:00.000Z");
+	assert_int_equal(num(&j, "first_report_id"), 6);
+	assert_int_equal(num(&j, "top_limit"), 3);
+	assert_int_equal(num(&j, "threshold"), 50);
+	assert_int_equal(num(&j, "run.new_reports"), 6);
+	assert_int_equal(num(&j, "run.duplicates"), 2);
+	assert_int_equal(num(&j, "run.rejected"), 1);
+	assert_int_equal(num(&j, "run.objects.listed"), 9);
+	assert_int_equal(num(&j, "run.objects.fetched"), 3);
+	assert_int_equal(num(&j, "run.objects.skipped"), 5);
+	assert_int_equal(num(&j, "run.objects.failed"), 1);
+
+	assert_int_equal(num(&j, "totals.run"), 6);
+	assert_int_equal(num(&j, "totals.all"), 12);
+	assert_int_equal(count(&j, "totals.by_kind"), 3);
+	assert_string_equal(str(&j, "totals.by_kind.0.kind"), "slow_method");
+	assert_int_equal(num(&j, "totals.by_kind.0.run"), 4);
+	assert_int_equal(num(&j, "totals.by_kind.0.all"), 9);
+	assert_string_equal(str(&j, "totals.by_kind.2.kind"), "anr");
+	assert_int_equal(num(&j, "totals.by_kind.2.run"), 0);
+
+	assert_int_equal(count(&j, "top.clusters"), 3);
+	assert_int_equal(num(&j, "top.total"), 3);
+	char hash[33];
+	snprintf(hash, sizeof hash, "d1%030d", 0);
+	assert_string_equal(str(&j, "top.clusters.0.hash"), hash);
+	assert_string_equal(str(&j, "top.clusters.0.kind"), "slow_method");
+	assert_string_equal(str(&j, "top.clusters.0.title"), "deep one");
+	assert_string_equal(str(&j, "top.clusters.0.stack_key"), "#12");
+	assert_int_equal(num(&j, "top.clusters.0.count"), 5);
+	assert_int_equal(num(&j, "top.clusters.0.run_count"), 1);
+	int64_t v = 0;
+	const hg_json *versions = at(&j, "top.clusters.0.versions");
+	assert_int_equal(hg_json_count(versions), 2);
+	assert_int_equal(hg_json_int64(j.doc, hg_json_get(versions, "1.0"), &v), 0);
+	assert_int_equal(v, 4);
+	assert_int_equal(hg_json_int64(j.doc, hg_json_get(versions, "1.1"), &v), 0);
+	assert_int_equal(v, 1);
+	assert_int_equal(num(&j, "top.clusters.0.versions_other"), 0);
+	assert_string_equal(str(&j, "top.clusters.0.first_seen"), "2026-11-28T10:00:00.000Z");
+	assert_int_equal(num(&j, "top.clusters.0.cost.p50"), 100);
+	assert_int_equal(num(&j, "top.clusters.0.cost.p90"), 100);
+	assert_int_equal(num(&j, "top.clusters.0.key_path.depth"), 12);
+	assert_int_equal(count(&j, "top.clusters.0.key_path.nodes"), 7);
+	assert_int_equal(num(&j, "top.clusters.0.key_path.nodes.3.depth"), 3);
+	assert_int_equal(num(&j, "top.clusters.0.key_path.nodes.4.depth"), 9);
+	assert_string_equal(str(&j, "top.clusters.0.key_path.nodes.6.symbol"), "#12");
+	assert_int_equal(num(&j, "top.clusters.0.key_path.nodes.6.reports"), 5);
+	assert_int_equal(num(&j, "top.clusters.0.key_path.nodes.6.total_cost"), 445);
+	assert_true(hg_json_true(at(&j, "top.clusters.0.key_path.ends_at_stack_key")));
+	assert_int_equal(num(&j, "top.clusters.1.versions.unknown"), 1);
+	assert_null(hg_json_get(at(&j, "top.clusters.0"), "old"));
+
+	assert_int_equal(num(&j, "new.total"), 1);
+	snprintf(hash, sizeof hash, "d4%030d", 0);
+	assert_string_equal(str(&j, "new.clusters.0.hash"), hash);
+	assert_int_equal(num(&j, "new.clusters.0.count"), 2);
+	assert_int_equal(num(&j, "new.clusters.0.run_count"), 2);
+	assert_int_equal(num(&j, "new.clusters.0.cost.p90"), 900);
+	assert_int_equal(num(&j, "regressed.total"), 1);
+	snprintf(hash, sizeof hash, "d2%030d", 0);
+	assert_string_equal(str(&j, "regressed.clusters.0.hash"), hash);
+	assert_int_equal(num(&j, "regressed.clusters.0.old.count"), 1);
+	assert_int_equal(num(&j, "regressed.clusters.0.new.count"), 3);
+	assert_int_equal(num(&j, "regressed.clusters.0.old.p90"), 200);
+	assert_int_equal(num(&j, "regressed.clusters.0.new.p90"), 220);
+
+	assert_int_equal(num(&j, "failed_objects.total"), 1);
+	assert_string_equal(str(&j, "failed_objects.objects.0.key"), "2026/11/28/x.json.gz");
+	assert_string_equal(str(&j, "failed_objects.objects.0.error"), "HTTP 503 | slow down");
+	assert_int_equal(num(&j, "failed_objects.objects.0.attempts"), 1);
+	assert_int_equal(num(&j, "rejected.total"), 1);
+	assert_string_equal(str(&j, "rejected.inputs.0.source"), "s3://bucket/prefix/y.json");
+	assert_int_equal(num(&j, "rejected.inputs.0.line"), 7);
+	assert_string_equal(str(&j, "rejected.inputs.0.reason"), "expected a value");
+	release(&j);
+}
+
+/* ---- nothing to tell ---- */
+
+static void test_empty_store(void **state)
+{
+	struct fx *f = *state;
+	hg_digest_run run = {.first_report_id = 0};
+	int64_t fresh = -1;
+	char *md = write_digest(f, &run, HG_DIGEST_MARKDOWN, &fresh);
+	assert_int_equal(fresh, 0);
+	has(md, "- **Source:** (none)\n");
+	has(md, "No new reports in this run.\n");
+	has(md, "The store holds no reports yet.\n");
+	has(md, "## Top 10 clusters (all time, by count)\n\nNo clusters yet.\n");
+	has(md, "## New clusters\n\nNo new clusters in this run.\n");
+	has(md, "No regressions in this run.\n");
+	has(md, "## Failed fetches\n\nNone.\n");
+	has(md, "## Rejected inputs\n\nNone.\n");
+	free(md);
+
+	struct json j = parse(write_digest(f, &run, HG_DIGEST_JSON, NULL));
+	assert_int_equal(hg_json_type(at(&j, "source")), HG_JSON_NULL);
+	assert_int_equal(num(&j, "top_limit"), 10);
+	assert_int_equal(num(&j, "totals.all"), 0);
+	assert_int_equal(count(&j, "totals.by_kind"), 0);
+	assert_int_equal(count(&j, "top.clusters"), 0);
+	assert_int_equal(num(&j, "new.total"), 0);
+	assert_int_equal(num(&j, "regressed.total"), 0);
+	assert_int_equal(num(&j, "failed_objects.total"), 0);
+	assert_int_equal(num(&j, "rejected.total"), 0);
+	release(&j);
+
+	hg_buf b;
+	hg_buf_init(&b);
+	run.first_report_id = -1;
+	assert_int_equal(hg_digest_write(f->store, &run, HG_DIGEST_JSON, &b, NULL), HG_EINVAL);
+	run.first_report_id = 0;
+	run.threshold = -1;
+	assert_int_equal(hg_digest_write(f->store, &run, HG_DIGEST_JSON, &b, NULL), HG_EINVAL);
+	run.threshold = 0;
+	assert_int_equal(hg_digest_write(f->store, &run, (enum hg_digest_format)7, &b, NULL),
+			 HG_EINVAL);
+	hg_buf_release(&b);
+}
+
+/* A run that stored nothing new: first_report_id is the last id. */
+static void test_nothing_new(void **state)
+{
+	struct fx *f = *state;
+	two_runs(f);
+	hg_digest_run run = run_of(f, 12);
+	run.new_reports = 0;
+	int64_t fresh = -1;
+	char *md = write_digest(f, &run, HG_DIGEST_MARKDOWN, &fresh);
+	assert_int_equal(fresh, 0);
+	has(md, "No new reports in this run.\n");
+	has(md, "| **total** | 0 | 12 |\n");
+	has(md, "| 1 | `d10000000000` |"); /* the top list is all time */
+	has(md, "No new clusters in this run.\n");
+	has(md, "No regressions in this run.\n");
+	free(md);
+	struct json j = parse(write_digest(f, &run, HG_DIGEST_JSON, NULL));
+	assert_int_equal(num(&j, "totals.run"), 0);
+	assert_int_equal(num(&j, "top.clusters.0.run_count"), 0);
+	assert_int_equal(num(&j, "new.total"), 0);
+	release(&j);
+}
+
+/* ---- hostile text ---- */
+
+static const char hostile[] = "a|b`c\nd\"e\\f\x01g<h>*i_[j]\r\t\x7f\xff end";
+
+static void test_hostile(void **state)
+{
+	struct fx *f = *state;
+	f->key = hostile;
+	add(f, 1, "NORMAL", "1.0", 100, 2, hostile);
+	f->key = NULL;
+	assert_int_equal(hg_store_add_rejected(f->store, "x|y`\n.json", 1, hostile, "z", 1), 0);
+	hg_object_row o = {.source = "s3://b/", .key = hostile, .size = -1, .status = "failed",
+			   .error = hostile};
+	assert_int_equal(hg_store_object_put(f->store, &o), 0);
+	hg_digest_run run = {.source = "s3://b/|`x`", .first_report_id = 0, .threshold = 50};
+
+	char *md = write_digest(f, &run, HG_DIGEST_MARKDOWN, NULL);
+	const char escaped[] = "a\\|b\\`c d\"e\\\\f\xef\xbf\xbdg\\<h\\>\\*i\\_\\[j\\]  "
+			       "\xef\xbf\xbd\xef\xbf\xbd end";
+	has(md, "- **Source:** s3://b/\\|\\`x\\`\n");
+	has(md, escaped);
+	has(md, "| x\\|y\\` .json | 1 | ");
+	/* Every table row has its header's columns: no cell leaks a | or a
+	 * line break.  A header is a table line after a line that is not. */
+	size_t expect = 0;
+	for (const char *line = md; *line;) {
+		const char *eol = strchr(line, '\n');
+		assert_non_null(eol);
+		size_t bars = 0;
+		for (const char *p = line; p < eol; p++)
+			bars += *p == '|' && (p == line || p[-1] != '\\');
+		if (*line != '|')
+			expect = 0;
+		else if (!expect)
+			expect = bars;
+		else
+			assert_int_equal(bars, expect);
+		line = eol + 1;
+	}
+	for (const char *p = md; *p; p++)
+		assert_true((unsigned char)*p >= 0x20 || *p == '\n');
+	free(md);
+
+	struct json j = parse(write_digest(f, &run, HG_DIGEST_JSON, NULL));
+	/* Read back as written but for the bytes that are not UTF-8. */
+	const char back[] = "a|b`c\nd\"e\\f\x01g<h>*i_[j]\r\t\x7f\xef\xbf\xbd end";
+	assert_string_equal(str(&j, "top.clusters.0.title"), back);
+	assert_string_equal(str(&j, "top.clusters.0.stack_key"), back);
+	assert_string_equal(str(&j, "new.clusters.0.title"), back);
+	assert_string_equal(str(&j, "failed_objects.objects.0.key"), back);
+	assert_string_equal(str(&j, "failed_objects.objects.0.error"), back);
+	assert_string_equal(str(&j, "rejected.inputs.0.reason"), back);
+	assert_string_equal(str(&j, "rejected.inputs.0.source"), "x|y`\n.json");
+	assert_string_equal(str(&j, "source"), "s3://b/|`x`");
+	release(&j);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_markdown, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_json, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_empty_store, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_nothing_new, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_hostile, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
