@@ -234,6 +234,10 @@ int hg_store_object_known(hg_store *store, const char *source, const char *key,
  * a killed run leaves both or neither. */
 int hg_store_object_put(hg_store *store, const hg_object_row *row);
 
+/* The largest report id (0 for an empty store): reports stored later have
+ * larger ids (a nightly run's first_report_id). */
+int hg_store_last_report_id(hg_store *store, int64_t *id);
+
 typedef int (*hg_object_fn)(void *user, const hg_object_row *row);
 /* The objects of a source (NULL: all) with this status (NULL: any), by key. */
 int hg_store_objects(hg_store *store, const char *source, const char *status, hg_object_fn fn,

@@ -25,6 +25,7 @@ struct command {
 extern const struct command cmd_diff;
 extern const struct command cmd_ingest;
 extern const struct command cmd_merge;
+extern const struct command cmd_nightly;
 extern const struct command cmd_regroup;
 extern const struct command cmd_rejected;
 extern const struct command cmd_reports;

@@ -15,6 +15,11 @@
 #include "namer.h"
 
 struct ingest {
+	/* the options (ingest_option) */
+	const char *db_option, *mapping, *rules_path;
+	const char *proguard_paths[NAMER_MAX_PROGUARD];
+	int n_proguard_paths;
+
 	/* the reader's */
 	hg_ctx ctx;                          /* reading and naming */
 	struct cli_diag_sink diags;
@@ -47,9 +52,33 @@ struct ingest {
 	int failed;                          /* store errors */
 };
 
-/* The options of remote sources, shared by ingest and nightly: entries of
- * a getopt_long table (a macro, as C cannot join two arrays statically)
- * and their parser.  Codes from OPT_REMOTE up. */
+/* The options of ingest that nightly shares: entries of a getopt_long
+ * table (macros, as C cannot join two arrays statically), parsed by
+ * ingest_option.  -m is 'm'; the rest have codes of their own. */
+enum { OPT_DB = 900, OPT_PROGUARD, OPT_MAPPING_DIR, OPT_APP_VERSION, OPT_RULES,
+       OPT_INPUT_FORMAT, OPT_STACK_DIR };
+#define INGEST_READ_OPTIONS                                                    \
+	{"db", required_argument, NULL, OPT_DB},                               \
+	{"mapping", required_argument, NULL, 'm'},                             \
+	{"proguard", required_argument, NULL, OPT_PROGUARD},                   \
+	{"mapping-dir", required_argument, NULL, OPT_MAPPING_DIR},             \
+	{"app-version", required_argument, NULL, OPT_APP_VERSION},             \
+	{"rules", required_argument, NULL, OPT_RULES},                         \
+	{"input-format", required_argument, NULL, OPT_INPUT_FORMAT},           \
+	{"stack-dir", required_argument, NULL, OPT_STACK_DIR}
+#define INGEST_READ_USAGE                                                                  \
+	"      --db FILE          the store (default: $HANGAR_DB, else ./hangar.db)\n"      \
+	"  -m, --mapping FILE     methodMapping.txt for every report\n"                      \
+	"      --proguard FILE    ProGuard/R8 mapping.txt for every report (repeatable)\n"   \
+	"      --mapping-dir DIR  per app version: DIR/<version>/methodMapping.txt and\n"    \
+	"                         DIR/<version>/mapping.txt\n"                               \
+	"      --app-version V    the version of reports that do not say\n"                  \
+	"      --rules FILE       grouping rules (see hangar-formats(5))\n"                  \
+	"      --input-format F   matrix, kscrash, anr, blockcanary, java (default: detect)\n" \
+	"      --stack-dir DIR    where APM reports' stack files are\n"
+
+/* The options of remote sources, shared the same way.  Codes from
+ * OPT_REMOTE up. */
 enum { OPT_REMOTE = 1000, OPT_ENDPOINT = OPT_REMOTE, OPT_REGION, OPT_ADDRESSING, OPT_CACERT,
        OPT_JOBS, OPT_ATTEMPTS, OPT_TIMEOUT, OPT_MAX_OBJECT, OPT_SHARD, OPT_CACHE_DIR,
        OPT_REMOTE_END };
@@ -77,6 +106,16 @@ enum { OPT_REMOTE = 1000, OPT_ENDPOINT = OPT_REMOTE, OPT_REGION, OPT_ADDRESSING,
 	"      --cache-dir DIR    where objects are staged (default: a private temp folder)\n"
 /* Applies one of those options: EXIT_FINE, or EXIT_USAGE (said on stderr). */
 int ingest_remote_option(struct ingest *in, const char *cmd, int code, const char *arg);
+/* Applies any of the options above (read or remote). */
+int ingest_option(struct ingest *in, const char *cmd, int code, const char *arg);
+
+/* ingest_run.c: a zeroed run with its diagnostics set up; one whole run
+ * (mappings, rules, store, threads, summary) returning the exit status
+ * (EXIT_FINE, or EXIT_SOME_FAILED when anything was rejected or failed);
+ * release frees what the run holds (the store too).  inputs borrowed. */
+void ingest_init(struct ingest *in);
+int ingest_run(struct ingest *in, char **inputs, int n_inputs);
+void ingest_release(struct ingest *in);
 
 /* The reader thread: reads every input into the queue, then closes it. */
 void *ingest_reader(void *ingest);

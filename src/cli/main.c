@@ -10,6 +10,7 @@ static const struct command *const commands[] = {
 	&cmd_diff,
 	&cmd_ingest,
 	&cmd_merge,
+	&cmd_nightly,
 	&cmd_regroup,
 	&cmd_rejected,
 	&cmd_reports,

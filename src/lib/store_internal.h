@@ -72,6 +72,7 @@ enum store_slot {
 	S_RG_AFFECTED_IDS,
 	/* store_objects.c */
 	S_OBJECT_KNOWN,
+	S_LAST_REPORT_ID,
 	S_OBJECT_PUT,
 	S_OBJECTS,
 	/* store_merge.c */

@@ -81,3 +81,17 @@ int hg_store_objects(hg_store *store, const char *source, const char *status, hg
 	db_reset(st);
 	return ret ? ret : store_check(store, rc, "cannot query objects");
 }
+
+int hg_store_last_report_id(hg_store *store, int64_t *id)
+{
+	*id = 0;
+	hg_db_stmt *st = db_stmt(store->db, S_LAST_REPORT_ID,
+				 "SELECT coalesce(max(id), 0) FROM reports");
+	if (!st)
+		return store_fail(store, HG_EIO, "cannot query reports");
+	int rc = db_step(st);
+	if (rc == DB_ROW)
+		*id = db_col_int(st, 0);
+	db_reset(st);
+	return store_check(store, rc, "cannot query reports");
+}

@@ -1,0 +1,113 @@
+/* What ingest and nightly share: the options that say how reports are read
+ * and named, and one whole run (load mappings and rules, open the store,
+ * read on one thread and write on this one, commit, say the summary). */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hangar/mapping.h"
+#include "hangar/proguard.h"
+#include "ingest.h"
+#include "store_cli.h"
+
+void ingest_init(struct ingest *in)
+{
+	*in = (struct ingest){0};
+	hg_ctx_init(&in->ctx);
+	in->ctx.diag = cli_print_diag;
+	in->ctx.diag_user = &in->diags;
+	in->ctx.keep_text = 1;
+	hg_ctx_init(&in->store_ctx);
+	in->store_ctx.diag = cli_print_diag;
+	in->store_ctx.diag_user = &in->store_diags;
+	in->names.ctx = &in->ctx;
+}
+
+int ingest_option(struct ingest *in, const char *cmd, int code, const char *arg)
+{
+	switch (code) {
+	case OPT_DB: in->db_option = arg; return EXIT_FINE;
+	case 'm': in->mapping = arg; return EXIT_FINE;
+	case OPT_PROGUARD:
+		if (in->n_proguard_paths == NAMER_MAX_PROGUARD)
+			return cli_usage_error(cmd, "at most %d --proguard files", NAMER_MAX_PROGUARD);
+		in->proguard_paths[in->n_proguard_paths++] = arg;
+		return EXIT_FINE;
+	case OPT_MAPPING_DIR: in->names.mapping_dir = arg; return EXIT_FINE;
+	case OPT_APP_VERSION: in->app_version = arg; return EXIT_FINE;
+	case OPT_RULES: in->rules_path = arg; return EXIT_FINE;
+	case OPT_INPUT_FORMAT: {
+		int f = hg_input_format_from_name(arg);
+		if (f < 0 || f == HG_FORMAT_RAW)
+			return cli_usage_error(cmd, "unknown input format '%s'", arg);
+		in->format = (enum hg_input_format)f;
+		return EXIT_FINE;
+	}
+	case OPT_STACK_DIR: in->ctx.stack_dir = arg; return EXIT_FINE;
+	default:
+		if (code >= OPT_REMOTE && code < OPT_REMOTE_END)
+			return ingest_remote_option(in, cmd, code, arg);
+		return cli_usage_error(cmd, "unknown option");
+	}
+}
+
+void ingest_release(struct ingest *in)
+{
+	hg_store_close(in->store);
+	in->store = NULL;
+	hg_rules_destroy(in->rules);
+	in->rules = NULL;
+	namer_release(&in->names);
+	free(in->touched);
+	in->touched = NULL;
+}
+
+/* Reads on one thread (parse, name, sign) and writes on this one (the
+ * store): on a machine with two cores the two halves overlap. */
+static void run_threads(struct ingest *in)
+{
+	pthread_t reader;
+	if (ingest_queue_init(&in->queue) != 0) {
+		in->failed++;
+		return;
+	}
+	if (pthread_create(&reader, NULL, ingest_reader, in) != 0) {
+		ingest_reader(in); /* no thread: read everything first, then write */
+		ingest_write_all(in);
+	} else {
+		ingest_write_all(in);
+		pthread_join(reader, NULL);
+	}
+	ingest_queue_release(&in->queue);
+}
+
+int ingest_run(struct ingest *in, char **inputs, int n_inputs)
+{
+	in->inputs = inputs;
+	in->n_inputs = n_inputs;
+	int status = EXIT_FINE;
+	/* A file that fails is said on stderr; the run goes on without it. */
+	if (in->rules_path && hg_rules_load(&in->ctx, in->rules_path, &in->rules) != 0)
+		status = EXIT_SOME_FAILED;
+	if (in->mapping && hg_mapping_open(&in->ctx, in->mapping, &in->names.mapping) != 0)
+		status = EXIT_SOME_FAILED;
+	for (int i = 0; i < in->n_proguard_paths; i++)
+		if (hg_proguard_open(&in->ctx, in->proguard_paths[i],
+				     &in->names.proguard[in->names.n_proguard]) == 0)
+			in->names.n_proguard++;
+		else
+			status = EXIT_SOME_FAILED;
+	in->db_path = store_path(in->db_option);
+	if (hg_store_open(&in->store_ctx, in->db_path, &in->store) != 0 ||
+	    hg_store_begin(in->store) != 0)
+		return EXIT_SOME_FAILED;
+	hg_store_mark_ingest(in->store); /* written with the first new report, in its batch */
+	double t0 = ingest_now();
+	run_threads(in);
+	ingest_finish(in);
+	ingest_summary(in, ingest_now() - t0);
+	if (in->rejected || in->failed || in->names.bad_mappings || in->fetch_failed ||
+	    in->sources_failed)
+		status = EXIT_SOME_FAILED;
+	return status;
+}
