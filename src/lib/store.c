@@ -544,6 +544,7 @@ int hg_store_add_prepared(hg_store *store, const hg_report *rep, const hg_signat
 		if (!err)
 			err = store_check(store, rc, "cannot add a report");
 		exec_cached(store, S_ROLLBACK_TO, "ROLLBACK TO hg_add");
+		store_symbols_forget(store); /* ids it gave may be rolled back */
 		exec_cached(store, S_RELEASE, "RELEASE hg_add");
 		*duplicate = false;
 	}

@@ -135,7 +135,7 @@ static int from_thread(const hg_report *rep, int64_t cost, hg_arena *arena, stru
 struct bnode {
 	const char *cluster;   /* in the batch arena */
 	long parent;           /* batch index, -1 for a root */
-	const char *symbol;    /* in the batch arena */
+	int64_t symbol;        /* symbols.id: interned, so nodes hold no text */
 	int64_t reports, total, max, self;
 	bool key;
 	int64_t db_id;
@@ -150,14 +150,17 @@ struct tree_batch {
 	const char *cluster;   /* the last cluster interned */
 };
 
-static size_t hash_bkey(const char *cluster, long parent, const char *s)
+/* A child is known by its parent (which fixes the cluster) and symbol; a
+ * root by its cluster and symbol. */
+static size_t hash_bkey(const char *cluster, long parent, int64_t symbol)
 {
 	uint64_t h = 1469598103934665603ULL ^ (uint64_t)(parent + 1);
-	for (; *cluster; cluster++)
-		h = (h ^ (unsigned char)*cluster) * 1099511628211ULL;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return (size_t)(h ^ (h >> 29));
+	if (parent < 0)
+		for (; *cluster; cluster++)
+			h = (h ^ (unsigned char)*cluster) * 1099511628211ULL;
+	h = (h ^ (uint64_t)symbol) * 1099511628211ULL;
+	h ^= h >> 32;
+	return (size_t)(h * 0x9E3779B97F4A7C15ULL >> 17);
 }
 
 static int batch_grow(struct tree_batch *b)
@@ -185,21 +188,18 @@ static int batch_grow(struct tree_batch *b)
 }
 
 /* The batch node (cluster, parent, symbol), added if new; -1 on ENOMEM. */
-static long batch_node(struct tree_batch *b, const char *cluster, long parent, const char *symbol)
+static long batch_node(struct tree_batch *b, const char *cluster, long parent, int64_t symbol)
 {
 	if (b->len == b->cap && batch_grow(b))
 		return -1;
 	size_t i = hash_bkey(cluster, parent, symbol) & b->mask;
 	for (; b->slots[i]; i = (i + 1) & b->mask) {
 		struct bnode *n = &b->nodes[b->slots[i] - 1];
-		if (n->parent == parent && strcmp(n->symbol, symbol) == 0 &&
-		    (n->cluster == cluster || strcmp(n->cluster, cluster) == 0))
+		if (n->parent == parent && n->symbol == symbol &&
+		    (parent >= 0 || n->cluster == cluster || strcmp(n->cluster, cluster) == 0))
 			return (long)(b->slots[i] - 1);
 	}
-	const char *sym = hg_arena_strdup(b->arena, symbol);
-	if (!sym)
-		return -1;
-	b->nodes[b->len] = (struct bnode){cluster, parent, sym, 0, 0, 0, 0, false, 0};
+	b->nodes[b->len] = (struct bnode){cluster, parent, symbol, 0, 0, 0, 0, false, 0};
 	b->slots[i] = ++b->len;
 	return (long)(b->len - 1);
 }
@@ -244,7 +244,11 @@ static int batch_add(hg_store *store, struct ltree *t, const char *cluster)
 	for (size_t i = 0; i < t->len; i++) {
 		struct lnode *n = &t->nodes[i];
 		long parent = n->parent < 0 ? -1 : (long)t->nodes[n->parent].db_id;
-		long k = batch_node(b, b->cluster, parent, n->symbol);
+		int64_t symbol;
+		int err = store_symbol_id(store, n->symbol, &symbol);
+		if (err)
+			return err;
+		long k = batch_node(b, b->cluster, parent, symbol);
 		if (k < 0)
 			return HG_ENOMEM;
 		n->db_id = k;
@@ -266,10 +270,7 @@ static int batch_add(hg_store *store, struct ltree *t, const char *cluster)
  * by id, so that the UNIQUE index compares three integers. */
 static int flush_node(hg_store *store, struct bnode *n, int64_t cluster_id, int64_t parent)
 {
-	int64_t symbol = 0;
-	int err = store_symbol_id(store, n->symbol, &symbol);
-	if (err)
-		return err;
+	int64_t symbol = n->symbol;
 	hg_db_stmt *st = db_stmt(store->db, S_UPSERT_NODE,
 		"INSERT INTO tree_nodes(cluster, parent, symbol, reports, total_cost, max_cost,"
 		" self_cost, on_key_path) VALUES(?1, ?2, ?3, ?7, ?4, ?8, ?5, ?6)"
