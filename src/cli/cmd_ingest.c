@@ -19,6 +19,8 @@ static void ingest_usage(FILE *out)
 		"again ends as one clean run; remote objects already read are not fetched.\n"
 		"\n"
 		"Options:\n"
+		"  -f, --format F         the summary: table (a line on stderr, default), or\n"
+		"                         json / csv on stdout\n"
 		INGEST_READ_USAGE
 		"Remote sources (s3://bucket/prefix/, http(s):// folders or manifests):\n"
 		INGEST_REMOTE_USAGE
@@ -30,6 +32,7 @@ static void ingest_usage(FILE *out)
 }
 
 static const struct option long_options[] = {
+	{"format", required_argument, NULL, OPT_SUMMARY_FORMAT},
 	INGEST_READ_OPTIONS,
 	INGEST_REMOTE_OPTIONS,
 	{"help", no_argument, NULL, 'h'},
@@ -43,9 +46,17 @@ static int run_ingest(int argc, char **argv)
 	int c;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":m:h", long_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":m:f:h", long_options, NULL)) != -1) {
 		switch (c) {
 		case 'h': ingest_usage(stdout); return EXIT_FINE;
+		case 'f':
+		case OPT_SUMMARY_FORMAT: {
+			enum row_format f;
+			if (!parse_row_format("ingest", optarg, &f))
+				return EXIT_USAGE;
+			in.summary_format = (int)f;
+			break;
+		}
 		case ':': return cli_usage_error("ingest", "option '%s' needs a value", argv[optind - 1]);
 		case '?': return cli_usage_error("ingest", "unknown option '%s'", argv[optind - 1]);
 		default: {

@@ -17,6 +17,7 @@
 struct ingest {
 	/* the options (ingest_option) */
 	const char *db_option, *mapping, *rules_path;
+	int summary_format;                  /* enum row_format: table on stderr, json/csv on stdout */
 	const char *proguard_paths[NAMER_MAX_PROGUARD];
 	int n_proguard_paths;
 
@@ -56,7 +57,7 @@ struct ingest {
  * table (macros, as C cannot join two arrays statically), parsed by
  * ingest_option.  -m is 'm'; the rest have codes of their own. */
 enum { OPT_DB = 900, OPT_PROGUARD, OPT_MAPPING_DIR, OPT_APP_VERSION, OPT_RULES,
-       OPT_INPUT_FORMAT, OPT_STACK_DIR };
+       OPT_INPUT_FORMAT, OPT_STACK_DIR, OPT_SUMMARY_FORMAT };
 #define INGEST_READ_OPTIONS                                                    \
 	{"db", required_argument, NULL, OPT_DB},                               \
 	{"mapping", required_argument, NULL, 'm'},                             \

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "ingest.h"
+#include "store_cli.h"
 
 #define BATCH_SECONDS 4.0         /* a transaction at most this long, */
 #define BATCH_MAX 100000          /* with at most this many reports */
@@ -162,11 +163,29 @@ void ingest_finish(struct ingest *in)
 
 void ingest_summary(struct ingest *in, double seconds)
 {
+	double rate = seconds > 0 ? (double)in->reports / seconds : 0.0;
 	if (in->tty)
 		fputc('\r', stderr);
+	if (in->summary_format == ROWS_JSON) {
+		printf("{\"new\":%zu,\"duplicate\":%zu,\"rejected\":%zu,\"clusters_touched\":%zu,"
+		       "\"reports_per_second\":%.0f,\"objects\":{\"listed\":%zu,\"fetched\":%zu,"
+		       "\"skipped\":%zu,\"failed\":%zu,\"bytes\":%lld},\"failed_sources\":%zu,"
+		       "\"store_errors\":%d}\n",
+		       in->fresh, in->duplicate, in->rejected, in->n_touched, rate, in->listed,
+		       in->fetched, in->skipped, in->fetch_failed, (long long)in->fetched_bytes,
+		       in->sources_failed, in->failed);
+		return;
+	}
+	if (in->summary_format == ROWS_CSV) {
+		printf("new,duplicate,rejected,clusters_touched,reports_per_second,objects_listed,"
+		       "objects_fetched,objects_skipped,objects_failed,bytes\n"
+		       "%zu,%zu,%zu,%zu,%.0f,%zu,%zu,%zu,%zu,%lld\n",
+		       in->fresh, in->duplicate, in->rejected, in->n_touched, rate, in->listed,
+		       in->fetched, in->skipped, in->fetch_failed, (long long)in->fetched_bytes);
+		return;
+	}
 	fprintf(stderr, "ingest: %zu new, %zu duplicate, %zu rejected, %zu clusters touched, "
-		"%.0f reports/s", in->fresh, in->duplicate, in->rejected, in->n_touched,
-		seconds > 0 ? (double)in->reports / seconds : 0.0);
+		"%.0f reports/s", in->fresh, in->duplicate, in->rejected, in->n_touched, rate);
 	if (in->listed || in->sources_failed)
 		fprintf(stderr, "; objects: %zu listed, %zu fetched, %zu skipped, %zu failed, %.1f MB",
 			in->listed, in->fetched, in->skipped, in->fetch_failed,
