@@ -33,6 +33,12 @@ int hg_store_check(hg_store *store);
 int hg_store_begin(hg_store *store);
 int hg_store_commit(hg_store *store);
 int hg_store_rollback(hg_store *store);
+/* Bulk mode, for a caller that rolls the whole batch back on any error (as
+ * ingest does): hg_store_add_report in a batch no longer wraps each report
+ * in a savepoint of its own, so after an error the batch holds part of
+ * that report and must be rolled back.  Off by default. */
+void hg_store_set_bulk(hg_store *store, bool bulk);
+
 /* How many merged-tree nodes the batch holds in memory until commit (the
  * batch's memory grows with it: callers cut batches by it). */
 size_t hg_store_pending(const hg_store *store);

@@ -35,6 +35,9 @@ void ingest_item_release(struct ingest_item *item)
 
 void ingest_queue_release(struct ingest_queue *q)
 {
+	for (size_t i = 0; i < q->n_spent; i++)
+		ingest_item_release(&q->spent[i]);
+	q->n_spent = 0;
 	for (; q->len; q->len--, q->head = (q->head + 1) % INGEST_QUEUE_LEN)
 		ingest_item_release(&q->items[q->head]);
 	pthread_cond_destroy(&q->not_full);
@@ -95,4 +98,29 @@ bool ingest_queue_stopped(struct ingest_queue *q)
 	bool stopped = q->stopped;
 	pthread_mutex_unlock(&q->lock);
 	return stopped;
+}
+
+void ingest_queue_recycle(struct ingest_queue *q, struct ingest_item *item)
+{
+	pthread_mutex_lock(&q->lock);
+	bool kept = !q->closed && q->n_spent < INGEST_QUEUE_LEN;
+	if (kept)
+		q->spent[q->n_spent++] = *item;
+	pthread_mutex_unlock(&q->lock);
+	if (!kept)
+		ingest_item_release(item);
+	*item = (struct ingest_item){0};
+}
+
+void ingest_queue_free_spent(struct ingest_queue *q)
+{
+	struct ingest_item local[INGEST_QUEUE_LEN];
+	pthread_mutex_lock(&q->lock);
+	size_t n = q->n_spent;
+	for (size_t i = 0; i < n; i++)
+		local[i] = q->spent[i];
+	q->n_spent = 0;
+	pthread_mutex_unlock(&q->lock);
+	for (size_t i = 0; i < n; i++)
+		ingest_item_release(&local[i]);
 }

@@ -33,6 +33,11 @@ struct ingest_queue {
 	size_t head, len;
 	bool closed;            /* the reader is done */
 	bool stopped;           /* the writer gave up: push refuses */
+	/* Items the writer is done with, freed by the reader: memory goes back
+	 * to the thread that took it (cheaper for malloc), and off the writer,
+	 * the busier of the two. */
+	struct ingest_item spent[INGEST_QUEUE_LEN];
+	size_t n_spent;
 };
 
 int ingest_queue_init(struct ingest_queue *q);
@@ -45,5 +50,10 @@ void ingest_queue_close(struct ingest_queue *q);     /* reader: no more items */
 void ingest_queue_stop(struct ingest_queue *q);      /* writer: take no more */
 bool ingest_queue_stopped(struct ingest_queue *q);
 void ingest_item_release(struct ingest_item *item);
+/* Writer: hands a stored item back to be freed (freed here when the
+ * reader is done or has not caught up). */
+void ingest_queue_recycle(struct ingest_queue *q, struct ingest_item *item);
+/* Reader: frees the items handed back. */
+void ingest_queue_free_spent(struct ingest_queue *q);
 
 #endif

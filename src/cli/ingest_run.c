@@ -102,6 +102,7 @@ int ingest_run(struct ingest *in, char **inputs, int n_inputs)
 	    hg_store_begin(in->store) != 0)
 		return EXIT_SOME_FAILED;
 	hg_store_mark_ingest(in->store); /* written with the first new report, in its batch */
+	hg_store_set_bulk(in->store, true); /* a store error rolls the whole batch back */
 	double t0 = ingest_now();
 	run_threads(in);
 	ingest_finish(in);

@@ -149,7 +149,7 @@ void ingest_write_all(struct ingest *in)
 			if (in->failed)
 				ingest_queue_stop(&in->queue); /* the reader stops, the rest drains */
 		}
-		ingest_item_release(&item);
+		ingest_queue_recycle(&in->queue, &item);
 	}
 }
 

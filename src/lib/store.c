@@ -374,6 +374,11 @@ int hg_store_commit(hg_store *store)
 	return store_check(store, commit(store), "cannot commit a batch");
 }
 
+void hg_store_set_bulk(hg_store *store, bool bulk)
+{
+	store->bulk = bulk;
+}
+
 int hg_store_rollback(hg_store *store)
 {
 	if (!store->in_batch)
@@ -518,7 +523,8 @@ int hg_store_add_prepared(hg_store *store, const hg_report *rep, const hg_signat
 		return err;
 	char when_buf[64];
 	const char *when = NULL;
-	int rc = exec_cached(store, S_SAVEPOINT, "SAVEPOINT hg_add");
+	bool savepoint = !store->bulk || own;
+	int rc = savepoint ? exec_cached(store, S_SAVEPOINT, "SAVEPOINT hg_add") : 0;
 	if (rc >= 0)
 		rc = insert_report(store, rep, sig, hash, text, len, when_buf, sizeof when_buf, &when);
 	if (rc >= 0 && !when)
@@ -536,16 +542,18 @@ int hg_store_add_prepared(hg_store *store, const hg_report *rep, const hg_signat
 			err = store_cluster_add(store, rep, sig, when);
 		rc = err ? DB_ERROR : 0;
 	}
-	if (rc >= 0)
+	if (rc >= 0 && savepoint)
 		rc = exec_cached(store, S_RELEASE, "RELEASE hg_add");
 	if (rc >= 0) {
 		store->mark_pending = store->mark_pending && !marked;
 	} else {
 		if (!err)
 			err = store_check(store, rc, "cannot add a report");
-		exec_cached(store, S_ROLLBACK_TO, "ROLLBACK TO hg_add");
+		if (savepoint) {
+			exec_cached(store, S_ROLLBACK_TO, "ROLLBACK TO hg_add");
+			exec_cached(store, S_RELEASE, "RELEASE hg_add");
+		}
 		store_symbols_forget(store); /* ids it gave may be rolled back */
-		exec_cached(store, S_RELEASE, "RELEASE hg_add");
 		*duplicate = false;
 	}
 	if (own) {

@@ -96,6 +96,7 @@ struct hg_store {
 	char *path;
 	hg_db *db;
 	bool in_batch;          /* between hg_store_begin and commit/rollback */
+	bool bulk;              /* hg_store_set_bulk: no savepoint per report in a batch */
 	int64_t version;        /* user_version when opened (migrated when lower) */
 	hg_regex *scene_re;   /* the --scene pattern during hg_store_top */
 	struct tree_batch *tree; /* tree-node additions not yet written (store_tree.c) */
