@@ -223,27 +223,20 @@ static int run_nightly(int argc, char **argv)
 	status = ingest_run(&in, n.sources, n.n_sources);
 	hg_digest_run run = {.source = n.sources[0], .started = started, .first_report_id = first,
 			     .top = n.top, .threshold = n.threshold};
-	char *joined = NULL;
-	if (n.n_sources > 1) { /* every source, for the heading */
-		size_t len = 0;
-		for (int i = 0; i < n.n_sources; i++)
-			len += strlen(n.sources[i]) + 2;
-		if ((joined = malloc(len + 1))) {
-			joined[0] = '\0';
-			for (int i = 0; i < n.n_sources; i++) {
-				if (i)
-					strcat(joined, ", ");
-				strcat(joined, n.sources[i]);
-			}
-			run.source = joined;
-		}
+	/* Every source, each without its credentials, for the heading. */
+	hg_buf names;
+	hg_buf_init(&names);
+	for (int i = 0; i < n.n_sources; i++) {
+		char *r = hg_redact_url(n.sources[i]);
+		if (i)
+			hg_buf_add(&names, ", ", 2);
+		hg_buf_add(&names, r ? r : "(source)", strlen(r ? r : "(source)"));
+		free(r);
 	}
-	char *redacted = hg_redact_url(run.source);
-	if (redacted)
-		run.source = redacted;
+	hg_buf_putc(&names, '\0');
+	run.source = names.failed || !names.data ? "(sources)" : names.data;
 	int dstatus = digest(&in, &n, &run);
-	free(redacted);
-	free(joined);
+	hg_buf_release(&names);
 	ingest_release(&in);
 	if (dstatus == EXIT_SOME_FAILED)
 		return EXIT_SOME_FAILED;

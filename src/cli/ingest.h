@@ -97,8 +97,8 @@ enum { OPT_REMOTE = 1000, OPT_ENDPOINT = OPT_REMOTE, OPT_REGION, OPT_ADDRESSING,
 #define INGEST_REMOTE_USAGE                                                                \
 	"      --endpoint URL     S3-compatible server (default: AWS for the region)\n"     \
 	"      --region R         S3 region (default: $AWS_REGION, else us-east-1)\n"       \
-	"      --addressing A     S3 URLs path-style or virtual-host (default: auto)\n"     \
-	"      --cacert FILE      trust this CA too (TLS is always verified)\n"             \
+	"      --addressing A     S3 URLs: path, virtual (host) or auto (default)\n"        \
+	"      --cacert FILE      verify servers with this CA file (TLS is always verified)\n" \
 	"      --jobs N           parallel transfers (default 8)\n"                         \
 	"      --attempts N       tries per object before it counts as failed (default 5)\n" \
 	"      --timeout S        seconds one transfer may take (default 120)\n"           \

@@ -86,16 +86,18 @@ static int on_fetched(void *user, const hg_object *obj, const char *path, int64_
 	int rc = hg_reports_read_path(&in->ctx, path, obj->url, in->format, ingest_on_report, in);
 	if (ingest_queue_stopped(&in->queue))
 		return HG_EIO;
-	if (rc == HG_EIO || rc == HG_ELIMIT) /* the fetched file could not be read: retry later */
+	if (rc == HG_EIO || rc == HG_ELIMIT) { /* the fetched file could not be read: retry later */
+		in->fetched--;
+		in->fetch_failed++;
 		return queue_object(in, l->source, obj, in->diags.last, 0);
+	}
 	return queue_object(in, l->source, obj, NULL, (int64_t)in->reports_of_object);
 }
 
 static int on_failed(void *user, const hg_object *obj, const char *reason)
 {
 	struct listing *l = user;
-	l->in->fetch_failed++;
-	fprintf(stderr, "hangar ingest: %s: %s\n", obj->url, reason);
+	l->in->fetch_failed++; /* the library said why, naming the object */
 	return queue_object(l->in, l->source, obj, reason, 0);
 }
 

@@ -405,6 +405,8 @@ int hg_reports_read_as(const hg_ctx *ctx, const char *source, const char *data, 
 	if (format == HG_FORMAT_AUTO && !json && start < len) {
 		format = report_detect_text(data + start, len - start);
 		if (format == HG_FORMAT_AUTO) {
+			r.span = data + start; /* kept, so that the rejected input keeps its bytes */
+			r.span_len = len - start;
 			int rc = syntax_error(&r, 1, 1, start, "not a report hangar knows: expected JSON "
 					      "(Matrix, KSCrash), an ANR trace, a BlockCanary log or a "
 					      "Java stack dump");
