@@ -45,7 +45,9 @@ static char *s3_list_url(const hg_source *src, const char *token)
 		url_encode(&b, token, strlen(token), false);
 		hg_buf_putc(&b, '&');
 	}
-	hg_buf_puts(&b, "list-type=2&prefix=");
+	/* encoding-type=url: a key may hold bytes XML 1.0 cannot carry (S3
+	 * then encodes keys, and says so in <EncodingType>). */
+	hg_buf_puts(&b, "encoding-type=url&list-type=2&prefix=");
 	url_encode(&b, src->prefix, strlen(src->prefix), false);
 	if (b.failed) {
 		hg_buf_release(&b);

@@ -1,6 +1,7 @@
 /* S3 ListObjectsV2 pages and <Error> documents, read with expat as a
- * stream: each <Contents> is handed on as soon as it closes, so a page of
- * 1000 keys never becomes a tree.  Only the elements we need are kept, each
+ * stream: only the fields of each <Contents> are kept (a page holds at
+ * most 1000), handed on when the page is read, keys URL-decoded when the
+ * server says it encoded them.  Only the elements we need are kept, each
  * capped in length; a DOCTYPE is refused outright (S3 never sends one, and
  * it is the door to entity expansion). */
 #include <expat.h>
@@ -14,7 +15,15 @@
 #define MAX_DEPTH 16
 
 enum field { F_NONE, F_KEY, F_ETAG, F_SIZE, F_MODIFIED, F_TRUNCATED, F_TOKEN, F_CODE,
-	     F_MESSAGE };
+	     F_MESSAGE, F_ENCODING };
+
+/* One <Contents>, kept until the page is read: whether keys are
+ * URL-encoded (<EncodingType>url</EncodingType>, which we ask for, as a
+ * key may hold characters XML 1.0 cannot carry) may come after them. */
+struct entry {
+	char *key, *etag, *modified; /* malloc'd; etag and modified may be NULL */
+	int64_t size;
+};
 
 struct s3p {
 	XML_Parser xp;
@@ -28,6 +37,9 @@ struct s3p {
 	size_t text_len;
 	char key[MAX_TEXT + 1], etag[MAX_TEXT + 1], size[32], modified[64];
 	bool have_key, have_size;
+	bool url_encoded;          /* <EncodingType>url</EncodingType> */
+	struct entry *entries;
+	size_t n_entries, cap_entries;
 	int rc;
 	char *why;
 	size_t why_size;
@@ -59,6 +71,7 @@ static enum field field_of(const char *name, bool in_contents, int depth)
 	if (strcmp(name, "NextContinuationToken") == 0) return F_TOKEN;
 	if (strcmp(name, "Code") == 0) return F_CODE;
 	if (strcmp(name, "Message") == 0) return F_MESSAGE;
+	if (strcmp(name, "EncodingType") == 0) return F_ENCODING;
 	return F_NONE;
 }
 
@@ -190,6 +203,9 @@ static void end_field(struct s3p *p)
 			p->page->error_message = dup_text(p);
 		}
 		break;
+	case F_ENCODING:
+		p->url_encoded = strcmp(p->text, "url") == 0;
+		break;
 	case F_NONE:
 		break;
 	}
@@ -207,12 +223,56 @@ static void end_contents(struct s3p *p)
 		stop(p, HG_EPARSE, "Size '%.40s' is not a byte count", p->size);
 		return;
 	}
-	int rc = p->fn(p->user, p->key, p->etag[0] ? p->etag : NULL, size,
-		       p->modified[0] ? p->modified : NULL);
-	if (rc) {
-		p->rc = rc;
-		XML_StopParser(p->xp, XML_FALSE);
+	if (p->n_entries == p->cap_entries) {
+		size_t cap = p->cap_entries ? p->cap_entries * 2 : 64;
+		struct entry *e = realloc(p->entries, cap * sizeof *e);
+		if (!e) {
+			stop(p, HG_ENOMEM, "", "");
+			return;
+		}
+		p->entries = e;
+		p->cap_entries = cap;
 	}
+	struct entry *e = &p->entries[p->n_entries];
+	*e = (struct entry){strdup(p->key), p->etag[0] ? strdup(p->etag) : NULL,
+			    p->modified[0] ? strdup(p->modified) : NULL, size};
+	p->n_entries++;
+	if (!e->key || (p->etag[0] && !e->etag) || (p->modified[0] && !e->modified))
+		stop(p, HG_ENOMEM, "", "");
+}
+
+/* Hands the page's entries on, keys decoded when the server encoded them. */
+static int deliver_entries(struct s3p *p, char *why, size_t why_size)
+{
+	int rc = 0;
+	for (size_t i = 0; i < p->n_entries && rc == 0; i++) {
+		struct entry *e = &p->entries[i];
+		char *decoded = NULL;
+		if (p->url_encoded) /* form encoding: '+' is a space, a '+' is %2B */
+			for (char *c = e->key; *c; c++)
+				if (*c == '+')
+					*c = ' ';
+		if (p->url_encoded && (rc = url_decode(e->key, strlen(e->key), &decoded)) != 0) {
+			if (rc == HG_EPARSE || rc == HG_EINVAL) {
+				rc = HG_EPARSE;
+				snprintf(why, why_size, "a key that is not URL-encoded: '%.40s'", e->key);
+			}
+			break;
+		}
+		rc = p->fn(p->user, decoded ? decoded : e->key, e->etag, e->size, e->modified);
+		free(decoded);
+	}
+	return rc;
+}
+
+static void free_entries(struct s3p *p)
+{
+	for (size_t i = 0; i < p->n_entries; i++) {
+		free(p->entries[i].key);
+		free(p->entries[i].etag);
+		free(p->entries[i].modified);
+	}
+	free(p->entries);
 }
 
 static void XMLCALL on_end(void *user, const XML_Char *name)
@@ -281,7 +341,10 @@ int s3_list_parse(const char *xml, size_t len, s3_entry_fn fn, void *user, struc
 		rc = HG_EPARSE;
 		snprintf(why, why_size, "IsTruncated without a NextContinuationToken");
 	}
+	if (rc == 0)
+		rc = deliver_entries(p, why, why_size);
 	XML_ParserFree(p->xp);
+	free_entries(p);
 	free(p);
 	if (rc)
 		s3_page_release(page);

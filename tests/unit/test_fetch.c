@@ -288,6 +288,31 @@ static void test_s3_xml(void **state)
 	assert_string_equal(page.next_token, "1ueGcxLPRx1Tr/XYExHnhbYLgveDs2J/wm36Hy4vbOwM=");
 	s3_page_release(&page);
 
+	/* Keys URL-encoded by the server (we ask with encoding-type=url), told
+	 * after the keys as well as before: '+' a space, %2B a plus, %01 a
+	 * control byte XML could not carry; a bad escape fails the page. */
+	const char *encoded[] = {
+		"<ListBucketResult><EncodingType>url</EncodingType><IsTruncated>false</IsTruncated>"
+		"<Contents><Key>r/a+b%2Bc%01.json</Key><Size>1</Size></Contents></ListBucketResult>",
+		"<ListBucketResult><IsTruncated>false</IsTruncated>"
+		"<Contents><Key>r/a+b%2Bc%01.json</Key><Size>1</Size></Contents>"
+		"<EncodingType>url</EncodingType></ListBucketResult>",
+	};
+	for (int i = 0; i < 2; i++) {
+		memset(&e, 0, sizeof e);
+		assert_int_equal(s3_list_parse(encoded[i], strlen(encoded[i]), collect_s3, &e, &page,
+					       why, sizeof why), 0);
+		assert_int_equal(e.n, 1);
+		assert_string_equal(e.keys[0], "r/a b+c\x01.json");
+		s3_page_release(&page);
+	}
+	const char *bad_escape = "<ListBucketResult><EncodingType>url</EncodingType>"
+				 "<Contents><Key>r/%zz</Key></Contents></ListBucketResult>";
+	memset(&e, 0, sizeof e);
+	assert_int_equal(s3_list_parse(bad_escape, strlen(bad_escape), collect_s3, &e, &page, why,
+				       sizeof why), HG_EPARSE);
+	assert_int_equal(e.n, 0);
+
 	const char *last = "<ListBucketResult><IsTruncated>false</IsTruncated></ListBucketResult>";
 	assert_int_equal(s3_list_parse(last, strlen(last), collect_s3, &e, &page, why, sizeof why), 0);
 	assert_false(page.truncated);
