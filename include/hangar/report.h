@@ -155,6 +155,12 @@ int hg_reports_read(const hg_ctx *ctx, const char *source, const char *data, siz
 int hg_reports_read_as(const hg_ctx *ctx, const char *source, const char *data, size_t len,
 		       enum hg_input_format format, hg_report_sink sink, void *user);
 
+/* The first report of data that reads without error (a stored report's
+ * text read again): *out (caller owns it) or NULL when none does; the
+ * others are freed.  0 or HG_ENOMEM. */
+int hg_report_read_one(const hg_ctx *ctx, const char *source, const char *data, size_t len,
+		       enum hg_input_format format, hg_report **out);
+
 /* Reads every report of the file at path ("-": stdin), named source in
  * reports and diagnostics (NULL: path; e.g. the URL it was fetched from), as
  * hg_reports_read_as does, but a stream of JSON values (NDJSON, `jq .`

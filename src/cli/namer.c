@@ -145,26 +145,13 @@ bool namer_load(struct namer *n, const char *cmd, const char *mapping,
 	return true;
 }
 
-static int keep_first(void *user, hg_report *rep)
-{
-	hg_report **out = user;
-	if (!*out && !rep->error)
-		*out = rep;
-	else
-		hg_report_destroy(rep);
-	return 0;
-}
-
 int namer_reread(void *user, const hg_regroup_item *item, hg_report **out, hg_signature *sig)
 {
 	struct namer_reread *r = user;
 	hg_report *rep = NULL;
-	int rc = hg_reports_read_as(r->ctx, item->source, item->text, item->len, r->format,
-				    keep_first, &rep);
-	if (rc == HG_ENOMEM) {
-		hg_report_destroy(rep);
+	int rc = hg_report_read_one(r->ctx, item->source, item->text, item->len, r->format, &rep);
+	if (rc == HG_ENOMEM)
 		return rc;
-	}
 	if (!rep || (!rep->has_method_stack && rep->threads.n == 0)) {
 		hg_report_destroy(rep);
 		r->unreadable++;

@@ -473,3 +473,26 @@ int report_read_json_part(const hg_ctx *ctx, const char *source, const char *dat
 	part->failed += r.failed;
 	return rc;
 }
+
+static int keep_first(void *user, hg_report *rep)
+{
+	hg_report **out = user;
+	if (!*out && !rep->error)
+		*out = rep;
+	else
+		hg_report_destroy(rep);
+	return 0;
+}
+
+int hg_report_read_one(const hg_ctx *ctx, const char *source, const char *data, size_t len,
+		       enum hg_input_format format, hg_report **out)
+{
+	*out = NULL;
+	int rc = hg_reports_read_as(ctx, source, data, len, format, keep_first, out);
+	if (rc == HG_ENOMEM) {
+		hg_report_destroy(*out);
+		*out = NULL;
+		return rc;
+	}
+	return 0;
+}

@@ -160,8 +160,7 @@ int store_check(hg_store *store, int rc, const char *what)
 	return store_fail(store, HG_EIO, what);
 }
 
-/* One integer from a cached statement without parameters. */
-static int query_int(hg_store *store, int slot, const char *sql, int64_t *out)
+int store_query_int(hg_store *store, int slot, const char *sql, int64_t *out)
 {
 	hg_db_stmt *st = db_stmt(store->db, slot, sql);
 	if (!st)
@@ -207,7 +206,7 @@ static int migrate(hg_store *store)
 	if (rc < 0)
 		return store_check(store, rc, "cannot lock the store to set up its schema");
 	int64_t version = 0;
-	rc = query_int(store, S_USER_VERSION, "PRAGMA user_version", &version);
+	rc = store_query_int(store, S_USER_VERSION, "PRAGMA user_version", &version);
 	for (int64_t v = version; rc >= 0 && v < HG_STORE_SCHEMA_VERSION; v++)
 		rc = db_exec(store->db, migrations[v]);
 	if (rc >= 0 && version < HG_STORE_SCHEMA_VERSION) {
@@ -246,11 +245,11 @@ static int check_identity(hg_store *store)
 	 * this very moment, and its tables and its id must be seen together. */
 	int rc = db_exec(store->db, "BEGIN");
 	if (rc >= 0)
-		rc = query_int(store, S_APP_ID, "PRAGMA application_id", &app_id);
+		rc = store_query_int(store, S_APP_ID, "PRAGMA application_id", &app_id);
 	if (rc >= 0)
-		rc = query_int(store, S_USER_VERSION, "PRAGMA user_version", &version);
+		rc = store_query_int(store, S_USER_VERSION, "PRAGMA user_version", &version);
 	if (rc >= 0)
-		rc = query_int(store, S_N_TABLES, "SELECT count(*) FROM sqlite_master", &tables);
+		rc = store_query_int(store, S_N_TABLES, "SELECT count(*) FROM sqlite_master", &tables);
 	if (db_in_transaction(store->db))
 		db_exec(store->db, "COMMIT");
 	if (rc == DB_EBAD)

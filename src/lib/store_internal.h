@@ -105,6 +105,10 @@ struct hg_store {
 	bool mark_pending;      /* hg_store_mark_ingest: mark with the next new report */
 };
 
+/* One integer from a cached statement without parameters (0 when no
+ * row): 0 or a db.h error. */
+int store_query_int(hg_store *store, int slot, const char *sql, int64_t *out);
+
 /* A diagnostic naming the store's path: "what: sqlite's message". */
 int store_fail(hg_store *store, int err, const char *what);
 /* Maps a db.h result to an hg error (with a diagnostic when negative). */

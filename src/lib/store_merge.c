@@ -22,18 +22,6 @@ struct merge {
 	hg_merge_stats *stats;
 };
 
-/* One integer from a cached statement without parameters. */
-static int one_int(hg_store *store, int slot, const char *sql, int64_t *out)
-{
-	hg_db_stmt *st = db_stmt(store->db, slot, sql);
-	if (!st)
-		return DB_ERROR;
-	int rc = db_step(st);
-	*out = rc == DB_ROW ? db_col_int(st, 0) : 0;
-	db_reset(st);
-	return rc < 0 ? rc : 0;
-}
-
 /* Runs one statement and adds the rows it changed to *count (may be NULL). */
 static int exec_count(hg_store *store, const char *sql, int64_t *count)
 {
@@ -54,11 +42,11 @@ static int check_shard(struct merge *m)
 {
 	hg_store *store = m->store;
 	int64_t app_id = 0, version = 0, tables = 0;
-	int rc = one_int(store, S_MG_APP_ID, "PRAGMA " SHARD ".application_id", &app_id);
+	int rc = store_query_int(store, S_MG_APP_ID, "PRAGMA " SHARD ".application_id", &app_id);
 	if (rc >= 0)
-		rc = one_int(store, S_MG_USER_VERSION, "PRAGMA " SHARD ".user_version", &version);
+		rc = store_query_int(store, S_MG_USER_VERSION, "PRAGMA " SHARD ".user_version", &version);
 	if (rc >= 0)
-		rc = one_int(store, S_MG_N_TABLES, "SELECT count(*) FROM " SHARD ".sqlite_master",
+		rc = store_query_int(store, S_MG_N_TABLES, "SELECT count(*) FROM " SHARD ".sqlite_master",
 			     &tables);
 	if (rc < 0)
 		return shard_error(m, HG_EPARSE, "not a hangar store (%s)", db_errmsg(store->db));
@@ -121,9 +109,9 @@ static int classify(struct merge *m)
 		"  LEFT JOIN temp.hg_merge_new n ON n.content_hash = r.content_hash GROUP BY r.cluster;");
 	int64_t total = 0, fresh = 0;
 	if (rc >= 0)
-		rc = one_int(store, S_MG_COUNT, "SELECT count(*) FROM " SHARD ".reports", &total);
+		rc = store_query_int(store, S_MG_COUNT, "SELECT count(*) FROM " SHARD ".reports", &total);
 	if (rc >= 0)
-		rc = one_int(store, S_MG_COUNT_NEW, "SELECT count(*) FROM temp.hg_merge_new", &fresh);
+		rc = store_query_int(store, S_MG_COUNT_NEW, "SELECT count(*) FROM temp.hg_merge_new", &fresh);
 	m->stats->reports_present = total - fresh;
 	return rc;
 }
@@ -143,7 +131,7 @@ static int add_reports(struct merge *m)
 		"  ORDER BY c.id", &m->stats->clusters_created);
 	int64_t orphans = 0;
 	if (rc >= 0)
-		rc = one_int(store, S_MG_ORPHANS,
+		rc = store_query_int(store, S_MG_ORPHANS,
 			     "SELECT count(*) FROM temp.hg_merge_new n WHERE NOT EXISTS"
 			     " (SELECT 1 FROM main.clusters c WHERE c.hash = n.cluster)", &orphans);
 	if (rc >= 0 && orphans)
@@ -203,7 +191,7 @@ static int add_trees(struct merge *m)
 		"  WHERE true ON CONFLICT(shard_id) DO NOTHING;");
 	int64_t depth = -1;
 	if (rc >= 0)
-		rc = one_int(store, S_MG_DEPTH, "SELECT coalesce(max(depth), -1) FROM temp.hg_merge_nodes",
+		rc = store_query_int(store, S_MG_DEPTH, "SELECT coalesce(max(depth), -1) FROM temp.hg_merge_nodes",
 			     &depth);
 	for (int64_t d = 0; rc >= 0 && d <= depth; d++) {
 		char sql[1536];
@@ -228,20 +216,10 @@ static int add_trees(struct merge *m)
 		rc = db_exec(store->db, sql);
 	}
 	if (rc >= 0)
-		rc = one_int(store, S_MG_FULL,
+		rc = store_query_int(store, S_MG_FULL,
 			     "SELECT count(*) FROM temp.hg_merge_clusters WHERE fresh = total",
 			     &m->stats->trees_added);
 	return rc < 0 ? store_check(store, rc, "cannot merge call trees") : 0;
-}
-
-static int keep_first(void *user, hg_report *rep)
-{
-	hg_report **out = user;
-	if (!*out && !rep->error)
-		*out = rep;
-	else
-		hg_report_destroy(rep);
-	return 0;
 }
 
 /* The regroup callback used when the caller gives none: the text read
@@ -253,11 +231,9 @@ static int read_plain(void *user, const hg_regroup_item *item, hg_report **out, 
 	ctx.diag = NULL; /* an unreadable report is counted, not told */
 	ctx.keep_text = 0;
 	hg_report *rep = NULL;
-	int rc = hg_reports_read(&ctx, item->source, item->text, item->len, keep_first, &rep);
-	if (rc == HG_ENOMEM) {
-		hg_report_destroy(rep);
+	int rc = hg_report_read_one(&ctx, item->source, item->text, item->len, HG_FORMAT_AUTO, &rep);
+	if (rc == HG_ENOMEM)
 		return rc;
-	}
 	memset(sig, 0, sizeof *sig);
 	*out = rep;
 	return 0;

@@ -13,21 +13,10 @@ struct ids {
 	size_t len, cap;
 };
 
-static int count_of(hg_store *store, int slot, const char *sql, int64_t *out)
-{
-	hg_db_stmt *st = db_stmt(store->db, slot, sql);
-	if (!st)
-		return DB_ERROR;
-	int rc = db_step(st);
-	*out = rc == DB_ROW ? db_col_int(st, 0) : 0;
-	db_reset(st);
-	return rc < 0 ? rc : 0;
-}
-
 static int counts(hg_store *store, int64_t *reports, int64_t *clusters)
 {
-	int rc = count_of(store, S_RG_COUNT_REPORTS, "SELECT count(*) FROM reports", reports);
-	return rc < 0 ? rc : count_of(store, S_RG_COUNT_CLUSTERS, "SELECT count(*) FROM clusters",
+	int rc = store_query_int(store, S_RG_COUNT_REPORTS, "SELECT count(*) FROM reports", reports);
+	return rc < 0 ? rc : store_query_int(store, S_RG_COUNT_CLUSTERS, "SELECT count(*) FROM clusters",
 				      clusters);
 }
 
