@@ -32,4 +32,7 @@ void hg_buf_json_string(hg_buf *buf, const char *s, size_t len);
  * is not one (avail > 0). */
 size_t hg_utf8_len(const char *s, size_t avail);
 
+/* The value of a hexadecimal digit (either case), or -1. */
+int hg_hex_value(char c);
+
 #endif

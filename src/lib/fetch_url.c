@@ -8,6 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "hangar/text.h"
 #include "fetch_internal.h"
 
 static char *dupn(const char *s, size_t n)
@@ -204,17 +205,6 @@ void url_encode(hg_buf *out, const char *s, size_t len, bool keep_slash)
 	}
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 int url_decode(const char *s, size_t len, char **out)
 {
 	*out = NULL;
@@ -231,8 +221,8 @@ int url_decode(const char *s, size_t len, char **out)
 		}
 		if (len - i < 3)
 			goto bad;
-		int hi = hexval(s[i + 1]);
-		int lo = hexval(s[i + 2]);
+		int hi = hg_hex_value(s[i + 1]);
+		int lo = hg_hex_value(s[i + 2]);
 		if (hi < 0 || lo < 0 || (hi == 0 && lo == 0))
 			goto bad;
 		d[n++] = (char)(hi << 4 | lo);

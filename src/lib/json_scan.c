@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "hangar/hangar.h"
+#include "hangar/text.h"
 #include "bigmem.h"
 #include "json_scan.h"
 
@@ -56,17 +57,6 @@ static size_t skip_string(const char *t, size_t i, size_t len, bool *open, size_
 	return len;
 }
 
-static int hex(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* Whether the JSON string t[s..e) (quotes excluded) decodes to key the way
  * cJSON sees it: escapes decoded, and cut at a \u0000 as a C string is. */
 static bool string_equals(const char *t, size_t s, size_t e, const char *key)
@@ -79,7 +69,7 @@ static bool string_equals(const char *t, size_t s, size_t e, const char *key)
 			if (esc == 'u') {
 				if (i + 4 >= e)
 					return false;
-				int h0 = hex(t[i + 1]), h1 = hex(t[i + 2]), h2 = hex(t[i + 3]), h3 = hex(t[i + 4]);
+				int h0 = hg_hex_value(t[i + 1]), h1 = hg_hex_value(t[i + 2]), h2 = hg_hex_value(t[i + 3]), h3 = hg_hex_value(t[i + 4]);
 				if (h0 < 0 || h1 < 0 || h2 < 0 || h3 < 0)
 					return false;
 				c = (unsigned)((h0 << 12) | (h1 << 8) | (h2 << 4) | h3);

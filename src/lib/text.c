@@ -151,3 +151,14 @@ void hg_buf_json_string(hg_buf *buf, const char *s, size_t len)
 	}
 	hg_buf_putc(buf, '"');
 }
+
+int hg_hex_value(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
