@@ -3,22 +3,11 @@
  * and the regressed cluster, the StackKey path excerpt) and in JSON
  * (parsed back, fields and numbers exact); an empty store; a run that
  * stored nothing; hostile text escaped in both formats. */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stdbool.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <time.h>
-#include <unistd.h>
-
-#include <cmocka.h>
 
 #include "hangar/digest.h"
-#include "hangar/store.h"
 #include "json.h"
+#include "store_fixture.h"
 
 /* ---- fixture ---- */
 
@@ -38,10 +27,8 @@ static int setup(void **state)
 	if (!f)
 		return -1;
 	hg_ctx_init(&f->ctx);
-	snprintf(f->dir, sizeof f->dir, "/tmp/hg-digest-XXXXXX");
-	if (!mkdtemp(f->dir))
+	if (store_tmp_make(f->dir, f->path, "/tmp/hg-digest-XXXXXX") != 0)
 		return -1;
-	snprintf(f->path, sizeof f->path, "%s/h.db", f->dir);
 	if (hg_store_open(&f->ctx, f->path, &f->store) != 0)
 		return -1;
 	*state = f;
@@ -52,24 +39,8 @@ static int teardown(void **state)
 {
 	struct fx *f = *state;
 	hg_store_close(f->store);
-	const char *suffix[] = {"", "-wal", "-shm", "-journal"};
-	char p[128];
-	for (size_t i = 0; i < 4; i++) {
-		snprintf(p, sizeof p, "%s%s", f->path, suffix[i]);
-		unlink(p);
-	}
-	rmdir(f->dir);
+	store_tmp_remove(f->dir, f->path);
 	free(f);
-	return 0;
-}
-
-static int keep_first(void *user, hg_report *rep)
-{
-	hg_report **out = user;
-	if (!*out && !rep->error)
-		*out = rep;
-	else
-		hg_report_destroy(rep);
 	return 0;
 }
 
@@ -93,11 +64,7 @@ static void add(struct fx *f, int which, const char *detail, const char *version
 		 "\"time\":\"2026-11-28 10:00:%02d\",\"n\":%d}}",
 		 detail, cost, stack, ver, f->n % 60, f->n);
 	f->n++;
-	hg_ctx ctx;
-	hg_ctx_init(&ctx);
-	hg_report *rep = NULL;
-	assert_true(hg_reports_read(&ctx, "mem.json", text, strlen(text), keep_first, &rep) >= 0);
-	assert_non_null(rep);
+	hg_report *rep = read_report("mem.json", text, strlen(text));
 	hg_signature sig;
 	assert_int_equal(hg_signature_compute(rep, NULL, rep->arena, &sig), 0);
 	snprintf(sig.hash, sizeof sig.hash, "d%d%030d", which, 0);

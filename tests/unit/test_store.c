@@ -3,23 +3,11 @@
  * trees, rejected inputs, and two robustness runs with forked writers
  * (SIGKILL mid-ingest; two ingests at once).  Reports are read from small
  * JSON texts; signatures are filled by hand. */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stdbool.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <time.h>
-#include <unistd.h>
 
-#include <cmocka.h>
-
-#include "db.h"
-#include "hangar/store.h"
+#include "store_fixture.h"
 
 /* ---- fixture ---- */
 
@@ -46,10 +34,8 @@ static int setup(void **state)
 	hg_ctx_init(&f->ctx);
 	f->ctx.diag = on_diag;
 	f->ctx.diag_user = f;
-	snprintf(f->dir, sizeof f->dir, "/tmp/hg-store-XXXXXX");
-	if (!mkdtemp(f->dir))
+	if (store_tmp_make(f->dir, f->path, "/tmp/hg-store-XXXXXX") != 0)
 		return -1;
-	snprintf(f->path, sizeof f->path, "%s/h.db", f->dir);
 	*state = f;
 	return 0;
 }
@@ -57,30 +43,16 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct fx *f = *state;
-	const char *suffix[] = {"", "-wal", "-shm", "-journal"};
-	char p[128];
-	for (size_t i = 0; i < 4; i++) {
-		snprintf(p, sizeof p, "%s%s", f->path, suffix[i]);
-		unlink(p);
-	}
-	rmdir(f->dir);
+	store_tmp_remove(f->dir, f->path);
 	free(f);
 	return 0;
 }
 
 /* ---- reports and signatures ---- */
 
-static int keep_first(void *user, hg_report *rep)
-{
-	hg_report **out = user;
-	if (!*out && !rep->error)
-		*out = rep;
-	else
-		hg_report_destroy(rep);
-	return 0;
-}
-
-static hg_report *read_report(const char *text)
+/* The first good report of text, read as mem.json; unlike read_report
+ * (store_fixture.h), no report of text may fail. */
+static hg_report *read_report_text(const char *text)
 {
 	hg_ctx ctx;
 	hg_ctx_init(&ctx);
@@ -122,49 +94,11 @@ static hg_signature fake_sig(int which)
 
 static int add(hg_store *st, const char *text, int which, bool *dup)
 {
-	hg_report *rep = read_report(text);
+	hg_report *rep = read_report_text(text);
 	hg_signature sig = fake_sig(which);
 	int rc = hg_store_add_report(st, rep, &sig, text, strlen(text), dup);
 	hg_report_destroy(rep);
 	return rc;
-}
-
-/* One integer from a fresh connection to path. */
-static int64_t sql_int(const char *path, const char *sql)
-{
-	hg_db *db = NULL;
-	assert_int_equal(db_open(path, 30000, &db), 0);
-	hg_db_stmt *st = db_stmt(db, 0, sql);
-	if (!st)
-		fail_msg("%s: %s", sql, db_errmsg(db));
-	assert_int_equal(db_step(st), DB_ROW);
-	int64_t v = db_col_int(st, 0);
-	db_reset(st);
-	db_close(db);
-	return v;
-}
-
-static void sql_exec(const char *path, const char *sql)
-{
-	hg_db *db = NULL;
-	assert_int_equal(db_open(path, 30000, &db), 0);
-	if (db_exec(db, sql) < 0)
-		fail_msg("%s: %s", sql, db_errmsg(db));
-	db_close(db);
-}
-
-static void write_file(const char *path, const void *data, size_t len)
-{
-	FILE *fp = fopen(path, "wb");
-	assert_non_null(fp);
-	assert_int_equal(fwrite(data, 1, len, fp), len);
-	fclose(fp);
-}
-
-static void assert_contains(const char *s, const char *needle)
-{
-	if (!strstr(s, needle))
-		fail_msg("\"%s\" does not contain \"%s\"", s, needle);
 }
 
 /* ---- opening ---- */
@@ -732,7 +666,7 @@ static struct corpus *corpus_create(void)
 		snprintf(time, sizeof time, "2024-01-%02d", 1 + i % 28);
 		c->text[i] = method_json(i, stack, 100 + i % 50, i % 2 ? "1.0" : "2.0",
 					 i % 3 ? "A" : "B", "a.Main", time);
-		c->rep[i] = read_report(c->text[i]);
+		c->rep[i] = read_report_text(c->text[i]);
 	}
 	return c;
 }

@@ -4,21 +4,8 @@
  * id; regrouping reports ingested without mappings into one
  * cluster with them, without losing a report, and a regroup that changes
  * nothing.  argv[1] is the testdata/ folder (testdata/regroup/). */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stdbool.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
-
-#include <cmocka.h>
-
 #include "hangar/input.h"
-#include "hangar/mapping.h"
-#include "hangar/store.h"
+#include "store_fixture.h"
 
 static const char *testdata = "testdata";
 
@@ -37,10 +24,8 @@ static int setup(void **state)
 	if (!f)
 		return -1;
 	hg_ctx_init(&f->ctx);
-	snprintf(f->dir, sizeof f->dir, "/tmp/hg-diff-XXXXXX");
-	if (!mkdtemp(f->dir))
+	if (store_tmp_make(f->dir, f->path, "/tmp/hg-diff-XXXXXX") != 0)
 		return -1;
-	snprintf(f->path, sizeof f->path, "%s/h.db", f->dir);
 	if (hg_store_open(&f->ctx, f->path, &f->store) != 0)
 		return -1;
 	*state = f;
@@ -51,35 +36,9 @@ static int teardown(void **state)
 {
 	struct fx *f = *state;
 	hg_store_close(f->store);
-	const char *suffix[] = {"", "-wal", "-shm", "-journal"};
-	char p[128];
-	for (size_t i = 0; i < 4; i++) {
-		snprintf(p, sizeof p, "%s%s", f->path, suffix[i]);
-		unlink(p);
-	}
-	rmdir(f->dir);
+	store_tmp_remove(f->dir, f->path);
 	free(f);
 	return 0;
-}
-
-static int keep_first(void *user, hg_report *rep)
-{
-	hg_report **out = user;
-	if (!*out && !rep->error)
-		*out = rep;
-	else
-		hg_report_destroy(rep);
-	return 0;
-}
-
-static hg_report *read_report(const char *source, const char *text, size_t len)
-{
-	hg_ctx ctx;
-	hg_ctx_init(&ctx);
-	hg_report *rep = NULL;
-	assert_true(hg_reports_read(&ctx, source, text, len, keep_first, &rep) >= 0);
-	assert_non_null(rep);
-	return rep;
 }
 
 /* ---- diff: reports with hand-made signatures ---- */
@@ -381,15 +340,6 @@ static int take_biggest(void *user, const hg_cluster_row *row)
 	return 0;
 }
 
-static void open_mappings(struct fx *f, struct mappings *m)
-{
-	char path[512];
-	snprintf(path, sizeof path, "%s/regroup/mappings/1.0/methodMapping.txt", testdata);
-	assert_int_equal(hg_mapping_open(&f->ctx, path, &m->v10), 0);
-	snprintf(path, sizeof path, "%s/regroup/mappings/1.1/methodMapping.txt", testdata);
-	assert_int_equal(hg_mapping_open(&f->ctx, path, &m->v11), 0);
-}
-
 static void test_regroup_merges(void **state)
 {
 	struct fx *f = *state;
@@ -400,7 +350,7 @@ static void test_regroup_merges(void **state)
 	add(f, 1, "1.0", 100, "2024-03-01 10:00:00", 1); /* another cause, left alone */
 
 	struct mappings m = {0};
-	open_mappings(f, &m);
+	open_regroup_mappings(&f->ctx, testdata, &m.v10, &m.v11);
 	hg_regroup_stats s;
 	/* Without mappings nothing moves. */
 	assert_int_equal(hg_store_regroup(f->store, regroup_cb, &m, &s), 0);

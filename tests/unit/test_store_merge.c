@@ -7,22 +7,8 @@
  * its mappings), and a warning without one; bad shards are refused with
  * the store unchanged, and so is a merge whose callback fails midway.
  * argv[1] is the testdata/ folder. */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stdbool.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
-
-#include <cmocka.h>
-
-#include "db.h"
 #include "hangar/input.h"
-#include "hangar/mapping.h"
-#include "hangar/store.h"
+#include "store_fixture.h"
 
 static const char *testdata = "testdata";
 
@@ -330,26 +316,6 @@ static const hg_mapping *mapping_of(struct mappings *m, const char *version)
 											: NULL;
 }
 
-static int keep_first(void *user, hg_report *rep)
-{
-	hg_report **out = user;
-	if (!*out && !rep->error)
-		*out = rep;
-	else
-		hg_report_destroy(rep);
-	return 0;
-}
-
-static hg_report *read_report(const char *source, const char *text, size_t len)
-{
-	hg_ctx ctx;
-	hg_ctx_init(&ctx);
-	hg_report *rep = NULL;
-	assert_true(hg_reports_read(&ctx, source, text, len, keep_first, &rep) >= 0);
-	assert_non_null(rep);
-	return rep;
-}
-
 static int named_cb(void *user, const hg_regroup_item *item, hg_report **out, hg_signature *sig)
 {
 	struct mappings *m = user;
@@ -381,15 +347,6 @@ static void ingest_named(struct fx *f, struct mappings *m, const char *name, con
 	free(data);
 }
 
-static void open_mappings(struct fx *f, struct mappings *m)
-{
-	char path[512];
-	snprintf(path, sizeof path, "%s/regroup/mappings/1.0/methodMapping.txt", testdata);
-	assert_int_equal(hg_mapping_open(&f->ctx, path, &m->v10), 0);
-	snprintf(path, sizeof path, "%s/regroup/mappings/1.1/methodMapping.txt", testdata);
-	assert_int_equal(hg_mapping_open(&f->ctx, path, &m->v11), 0);
-}
-
 static int64_t merge_with(struct fx *f, const char *into, const char *shard, hg_regroup_fn fn,
 			  void *user, hg_merge_stats *s)
 {
@@ -405,7 +362,7 @@ static void test_partial_overlap(void **state)
 {
 	struct fx *f = *state;
 	struct mappings m = {0};
-	open_mappings(f, &m);
+	open_regroup_mappings(&f->ctx, testdata, &m.v10, &m.v11);
 	/* Named with their mappings, both reports are one cluster. */
 	ingest_named(f, &m, "one", "reports/1.0/slow.json");
 	ingest_named(f, &m, "one", "reports/1.1/slow.json");
@@ -450,23 +407,6 @@ static void test_partial_overlap(void **state)
 }
 
 /* ---- bad shards ---- */
-
-static void write_file(const char *path, const void *data, size_t len)
-{
-	FILE *fp = fopen(path, "wb");
-	assert_non_null(fp);
-	assert_int_equal(fwrite(data, 1, len, fp), len);
-	fclose(fp);
-}
-
-static void sql_exec(const char *path, const char *sql)
-{
-	hg_db *db = NULL;
-	assert_int_equal(db_open(path, 30000, &db), 0);
-	if (db_exec(db, sql) < 0)
-		fail_msg("%s: %s", sql, db_errmsg(db));
-	db_close(db);
-}
 
 static void assert_refused(struct fx *f, const char *name, const char *why)
 {
