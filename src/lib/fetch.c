@@ -573,15 +573,20 @@ int hg_source_fetch(hg_source *src, const hg_object *objs, size_t n,
 		curl_multi_perform(en.multi, &running);
 		CURLMsg *m;
 		int left;
+		bool completed = false;
 		while ((m = curl_multi_info_read(en.multi, &left)) != NULL) {
 			if (m->msg != CURLMSG_DONE)
 				continue;
 			struct xfer *x = NULL;
 			curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, (char **)&x);
 			complete(&en, x, m->data.result);
+			completed = true;
 		}
 		maybe_progress(&en, false);
-		if (en.progress.done + en.progress.failed < n && !en.stop)
+		/* A transfer that ended freed a slot: go round at once to fill it.
+		 * Polling first would wait on the others' sockets, or with none
+		 * left (--jobs 1) the whole timeout, before the next one starts. */
+		if (en.progress.done + en.progress.failed < n && !en.stop && !completed)
 			curl_multi_poll(en.multi, NULL, 0, (int)poll_timeout(&en), NULL);
 	}
 	maybe_progress(&en, true);
