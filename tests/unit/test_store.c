@@ -492,6 +492,9 @@ static void test_migrates_schema_1(void **state)
 				 " ((id = 1 AND parent = 0 AND symbol = 'a.Main.run') OR"
 				 "  (id = 2 AND parent = 1 AND symbol = 'a.B.c' AND self_cost = 30))"), 2);
 	assert_int_equal(sql_int(f->path, "SELECT count(*) FROM symbols"), 2);
+	/* 3 -> 4: the clusters' index covers what top reads of each report. */
+	assert_int_equal(sql_int(f->path, "SELECT count(*) FROM pragma_index_info('reports_by_cluster')"),
+			 6);
 	assert_int_equal(sql_int(f->path, "SELECT count(*) FROM clusters WHERE count = 2 AND"
 				 " first_seen = '2024-04-24T23:06:53.443Z' AND"
 				 " last_seen = '2024-04-25T00:00:00.000Z'"), 1);
