@@ -23,6 +23,9 @@ struct report_part {
 	bool more;
 	size_t consumed;
 	long failed;
+	/* In and out: the part starts on the line of a value that ended just
+	 * before it (an array or not), so text there is "after the report". */
+	bool after_value, after_array;
 };
 
 /* Reads the values of one part (see struct report_part) as

@@ -33,6 +33,7 @@ struct reader {
 	long line_base, col_base, number_base;
 	bool more;
 	size_t stopped_at;
+	bool after_value, after_array; /* see struct report_part */
 };
 
 static void locate(struct reader *r, size_t off, long *line, long *col)
@@ -223,6 +224,15 @@ static int value_reports(struct reader *r, const hg_json_doc *doc, size_t start,
 	return rc;
 }
 
+/* Reading a part stops at pos, to go on there with more text; says
+ * whether pos is on the line of the value before it (see report_part). */
+static void stop_at(struct reader *r, size_t pos, size_t prev_end, bool prev_array)
+{
+	r->stopped_at = pos;
+	r->after_value = prev_end != SIZE_MAX && !memchr(r->text + prev_end, '\n', pos - prev_end);
+	r->after_array = prev_array;
+}
+
 /* The input is a sequence of JSON values separated by whitespace: one
  * report, a JSON array of reports, NDJSON (one report per line), or reports
  * printed one after another (`jq .` output).  A value that does not parse
@@ -232,19 +242,22 @@ static int read_values(struct reader *r, size_t pos)
 {
 	long number = r->number_base;
 	int rc = 0;
-	size_t prev_end = SIZE_MAX; /* where the previous value ended */
-	bool prev_array = false;
+	/* Where the previous value ended (0: in the part before, on the line
+	 * this part starts on). */
+	size_t prev_end = r->after_value ? 0 : SIZE_MAX;
+	bool prev_array = r->after_array;
 	r->stopped_at = r->len;
+	r->after_value = r->after_array = false;
 	while (rc == 0 && (pos = skip_space(r->text, pos, r->len)) < r->len) {
 		if (r->more && r->len - pos < 3) { /* perhaps a byte order mark, cut */
-			r->stopped_at = pos;
+			stop_at(r, pos, prev_end, prev_array);
 			break;
 		}
 		long line, col;
 		locate(r, pos, &line, &col);
 		char c = r->text[pos];
 		if (c != '{' && c != '[' && r->more && resume_after(r, pos) == r->len) {
-			r->stopped_at = pos; /* where to go on lies beyond this part */
+			stop_at(r, pos, prev_end, prev_array); /* where to go on lies beyond */
 			break;
 		}
 		if (c != '{' && c != '[') {
@@ -283,7 +296,7 @@ static int read_values(struct reader *r, size_t pos)
 			continue;
 		}
 		if (rc != 0 && r->more && (pos + end + 1 >= r->len || resume_after(r, pos) == r->len)) {
-			r->stopped_at = pos; /* cut at the part's end: read again with more */
+			stop_at(r, pos, prev_end, prev_array); /* cut: read again with more */
 			rc = 0;
 			break;
 		}
@@ -466,9 +479,12 @@ int report_read_json_part(const hg_ctx *ctx, const char *source, const char *dat
 	struct reader r = {.ctx = ctx, .source = source, .text = data, .len = len, .sink = sink,
 			   .user = user, .format = format, .cur_line = part->line,
 			   .line_base = part->line, .col_base = part->col,
-			   .number_base = part->reports, .more = part->more};
+			   .number_base = part->reports, .more = part->more,
+			   .after_value = part->after_value, .after_array = part->after_array};
 	int rc = read_values(&r, 0);
 	part->consumed = r.stopped_at;
+	part->after_value = r.after_value;
+	part->after_array = r.after_array;
 	part->reports = r.number_base;
 	part->failed += r.failed;
 	return rc;
