@@ -44,7 +44,6 @@ struct ingest {
 	struct cli_diag_sink store_diags;
 	hg_store *store;
 	size_t reports, fresh, duplicate, rejected, in_batch;
-	size_t objects_recorded;
 	double batch_started;                /* ingest_now() at the batch's start */
 	char (*touched)[33];                 /* distinct cluster hashes: a hash set */
 	size_t n_touched, cap_touched;

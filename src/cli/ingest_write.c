@@ -107,7 +107,6 @@ static void store_item(struct ingest *in, const struct ingest_item *item)
 				hg_strerror(rc));
 			in->failed++;
 		}
-		in->objects_recorded++;
 		return;
 	}
 	in->reports++;
