@@ -140,10 +140,8 @@ static int run_diff(int argc, char **argv)
 	hg_store *store = open_store(db);
 	if (!store)
 		return EXIT_SOME_FAILED;
-	char since[32], until[32];
-	int bad = cli_store_time(store, "diff", "--since", &q.since, since);
-	if (bad == EXIT_FINE)
-		bad = cli_store_time(store, "diff", "--until", &q.until, until);
+	char window[2][32];
+	int bad = cli_store_window(store, "diff", &q.since, &q.until, window);
 	if (bad != EXIT_FINE) {
 		hg_store_close(store);
 		return bad;

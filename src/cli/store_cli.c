@@ -111,8 +111,8 @@ void print_row(FILE *out, enum row_format f, const struct cell *cells, size_t n)
 
 /* --since/--until: a relative age ("90m", "24h", "7d", "2w": that long
  * before now) or anything hg_store_time reads.  Usage error when neither. */
-int cli_store_time(hg_store *store, const char *cmd, const char *option, const char **arg,
-		   char out[32])
+static int store_time(hg_store *store, const char *cmd, const char *option, const char **arg,
+		      char out[32])
 {
 	if (!*arg)
 		return EXIT_FINE;
@@ -133,4 +133,11 @@ int cli_store_time(hg_store *store, const char *cmd, const char *option, const c
 				       "epoch ms) or an age (24h, 7d), not '%s'", option, *arg);
 	*arg = out;
 	return EXIT_FINE;
+}
+
+int cli_store_window(hg_store *store, const char *cmd, const char **since, const char **until,
+		     char buf[2][32])
+{
+	int bad = store_time(store, cmd, "--since", since, buf[0]);
+	return bad != EXIT_FINE ? bad : store_time(store, cmd, "--until", until, buf[1]);
 }

@@ -19,10 +19,11 @@ const char *store_path(const char *option);
  * when it cannot be opened.  Close with hg_store_close. */
 hg_store *open_store(const char *option);
 
-/* Reads the time of --since/--until (option names it in errors) into out
- * and points *arg at it: EXIT_FINE (also when *arg is NULL) or EXIT_USAGE. */
-int cli_store_time(hg_store *store, const char *cmd, const char *option, const char **arg,
-		   char out[32]);
+/* Reads the times of --since and --until (each may be NULL) into buf and
+ * points *since / *until at them: EXIT_FINE or EXIT_USAGE (said on
+ * stderr, naming cmd and the option). */
+int cli_store_window(hg_store *store, const char *cmd, const char **since, const char **until,
+		     char buf[2][32]);
 
 /* Parses a --format value for `cmd`; false (after a usage message) when
  * it is not table, json or csv. */
