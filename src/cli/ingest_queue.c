@@ -1,5 +1,6 @@
 /* The bounded queue between ingest's reader and writer threads. */
 #include <stdlib.h>
+#include <time.h>
 
 #include "ingest_queue.h"
 
@@ -48,32 +49,53 @@ void ingest_queue_release(struct ingest_queue *q)
 bool ingest_queue_push(struct ingest_queue *q, const struct ingest_item *item)
 {
 	pthread_mutex_lock(&q->lock);
-	while (q->len == INGEST_QUEUE_LEN && !q->stopped)
+	while (q->len == INGEST_QUEUE_LEN && !q->stopped) {
+		q->reader_waits = true;
 		pthread_cond_wait(&q->not_full, &q->lock);
+	}
+	q->reader_waits = false;
 	bool ok = !q->stopped;
 	if (ok) {
 		q->items[(q->head + q->len) % INGEST_QUEUE_LEN] = *item;
 		q->len++;
-		pthread_cond_signal(&q->not_empty);
+		if (q->writer_waits && q->len >= INGEST_QUEUE_WAKE)
+			pthread_cond_signal(&q->not_empty);
 	}
 	pthread_mutex_unlock(&q->lock);
 	return ok;
 }
 
-bool ingest_queue_pop(struct ingest_queue *q, struct ingest_item *item)
+static void deadline_in(struct timespec *ts, long ms)
+{
+	clock_gettime(CLOCK_REALTIME, ts);
+	ts->tv_nsec += ms * 1000000L;
+	ts->tv_sec += ts->tv_nsec / 1000000000L;
+	ts->tv_nsec %= 1000000000L;
+}
+
+size_t ingest_queue_pop_all(struct ingest_queue *q, struct ingest_item *out, size_t max)
 {
 	pthread_mutex_lock(&q->lock);
-	while (q->len == 0 && !q->closed)
-		pthread_cond_wait(&q->not_empty, &q->lock);
-	bool ok = q->len > 0;
-	if (ok) {
-		*item = q->items[q->head];
-		q->head = (q->head + 1) % INGEST_QUEUE_LEN;
-		q->len--;
-		pthread_cond_signal(&q->not_full);
+	/* Wait for a wake-up's worth, or for whatever came in the wait. */
+	while (q->len < INGEST_QUEUE_WAKE && !q->closed) {
+		struct timespec until;
+		deadline_in(&until, INGEST_QUEUE_WAIT_MS);
+		q->writer_waits = true;
+		int rc = pthread_cond_timedwait(&q->not_empty, &q->lock, &until);
+		q->writer_waits = false;
+		if (rc != 0 && q->len > 0)
+			break;
 	}
+	size_t n = q->len < max ? q->len : max;
+	for (size_t i = 0; i < n; i++) {
+		out[i] = q->items[q->head];
+		q->head = (q->head + 1) % INGEST_QUEUE_LEN;
+	}
+	q->len -= n;
+	if (n && q->reader_waits)
+		pthread_cond_signal(&q->not_full);
 	pthread_mutex_unlock(&q->lock);
-	return ok;
+	return n;
 }
 
 void ingest_queue_close(struct ingest_queue *q)
@@ -100,16 +122,18 @@ bool ingest_queue_stopped(struct ingest_queue *q)
 	return stopped;
 }
 
-void ingest_queue_recycle(struct ingest_queue *q, struct ingest_item *item)
+void ingest_queue_recycle(struct ingest_queue *q, struct ingest_item *items, size_t n)
 {
+	size_t kept = 0;
 	pthread_mutex_lock(&q->lock);
-	bool kept = !q->closed && q->n_spent < INGEST_QUEUE_LEN;
-	if (kept)
-		q->spent[q->n_spent++] = *item;
+	if (!q->closed)
+		for (; kept < n && q->n_spent < INGEST_QUEUE_LEN; kept++)
+			q->spent[q->n_spent++] = items[kept];
 	pthread_mutex_unlock(&q->lock);
-	if (!kept)
-		ingest_item_release(item);
-	*item = (struct ingest_item){0};
+	for (size_t i = kept; i < n; i++)
+		ingest_item_release(&items[i]);
+	for (size_t i = 0; i < n; i++)
+		items[i] = (struct ingest_item){0};
 }
 
 void ingest_queue_free_spent(struct ingest_queue *q)

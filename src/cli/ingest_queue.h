@@ -25,6 +25,12 @@ struct ingest_item {
 };
 
 #define INGEST_QUEUE_LEN 256
+/* The writer is woken when this many items wait (or the reader is done):
+ * waking it for every item made the two threads spend a fifth of their
+ * time switching.  A reader slower than that (a network source) is still
+ * followed within INGEST_QUEUE_WAIT_MS. */
+#define INGEST_QUEUE_WAKE 64
+#define INGEST_QUEUE_WAIT_MS 20
 
 struct ingest_queue {
 	pthread_mutex_t lock;
@@ -33,6 +39,7 @@ struct ingest_queue {
 	size_t head, len;
 	bool closed;            /* the reader is done */
 	bool stopped;           /* the writer gave up: push refuses */
+	bool writer_waits, reader_waits;
 	/* Items the writer is done with, freed by the reader: memory goes back
 	 * to the thread that took it (cheaper for malloc), and off the writer,
 	 * the busier of the two. */
@@ -44,15 +51,16 @@ int ingest_queue_init(struct ingest_queue *q);
 void ingest_queue_release(struct ingest_queue *q);   /* frees items left */
 /* Waits for room; false (item left to the caller) when stopped. */
 bool ingest_queue_push(struct ingest_queue *q, const struct ingest_item *item);
-/* Waits for an item; false when closed and empty. */
-bool ingest_queue_pop(struct ingest_queue *q, struct ingest_item *item);
+/* Waits for items and takes them all (at most max, in order) into out;
+ * 0 when closed and empty. */
+size_t ingest_queue_pop_all(struct ingest_queue *q, struct ingest_item *out, size_t max);
 void ingest_queue_close(struct ingest_queue *q);     /* reader: no more items */
 void ingest_queue_stop(struct ingest_queue *q);      /* writer: take no more */
 bool ingest_queue_stopped(struct ingest_queue *q);
 void ingest_item_release(struct ingest_item *item);
-/* Writer: hands a stored item back to be freed (freed here when the
- * reader is done or has not caught up). */
-void ingest_queue_recycle(struct ingest_queue *q, struct ingest_item *item);
+/* Writer: hands n stored items back to be freed (freed here when the
+ * reader is done or has not caught up); clears them. */
+void ingest_queue_recycle(struct ingest_queue *q, struct ingest_item *items, size_t n);
 /* Reader: frees the items handed back. */
 void ingest_queue_free_spent(struct ingest_queue *q);
 

@@ -72,8 +72,10 @@ static void run_threads(struct ingest *in)
 		return;
 	}
 	if (pthread_create(&reader, NULL, ingest_reader, in) != 0) {
-		ingest_reader(in); /* no thread: read everything first, then write */
-		ingest_write_all(in);
+		/* Not read on this thread instead: the bounded queue would fill
+		 * with nobody to empty it. */
+		fprintf(stderr, "hangar ingest: cannot start the reader thread\n");
+		in->failed++;
 	} else {
 		ingest_write_all(in);
 		pthread_join(reader, NULL);

@@ -141,14 +141,15 @@ void ingest_write_all(struct ingest *in)
 {
 	in->batch_started = ingest_now();
 	in->tty = isatty(STDERR_FILENO);
-	struct ingest_item item;
-	while (ingest_queue_pop(&in->queue, &item)) {
-		if (!in->failed) {
-			store_item(in, &item);
+	struct ingest_item items[INGEST_QUEUE_LEN];
+	size_t n;
+	while ((n = ingest_queue_pop_all(&in->queue, items, INGEST_QUEUE_LEN)) > 0) {
+		for (size_t i = 0; i < n && !in->failed; i++) {
+			store_item(in, &items[i]);
 			if (in->failed)
 				ingest_queue_stop(&in->queue); /* the reader stops, the rest drains */
 		}
-		ingest_queue_recycle(&in->queue, &item);
+		ingest_queue_recycle(&in->queue, items, n);
 	}
 }
 
