@@ -417,19 +417,24 @@ static int64_t report_cost(const hg_report *rep)
 
 /* Inserts the report unless its content hash is stored; *when gets its
  * time in the store's form (the ingest time when it has none), copied into
- * when_buf, or is set to NULL for a duplicate. */
+ * when_buf, or is set to NULL for a duplicate.  Both times are computed
+ * here, not by SQL in the statement: per report, that was a good part of
+ * a big ingest. */
 static int insert_report(hg_store *store, const hg_report *rep, const hg_signature *sig,
-			 const char *hash, const char *text, size_t len, char *when_buf,
-			 size_t when_size, const char **when)
+			 const char *hash, const char *text, size_t len, char when_buf[32],
+			 const char **when)
 {
+	*when = NULL;
+	char time[32], now[32];
+	int err = store_time_normalize(store, rep->time, time);
+	if (err)
+		return DB_ERROR;
+	store_time_now(now);
 	hg_db_stmt *st = db_stmt(store->db, S_INSERT_REPORT,
 		"INSERT INTO reports(content_hash, source, line, kind, app, version, device, scene,"
 		" time, cost, foreground, cluster, symbolicated, text, ingested_at, time_written)"
-		" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, " STORE_TIME_SQL("?9") ", ?10, ?11, ?12,"
-		" ?13, ?14, " STORE_NOW_SQL ", ?9)"
-		" ON CONFLICT(content_hash) DO NOTHING"
-		" RETURNING coalesce(time, ingested_at)");
-	*when = NULL;
+		" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?15, ?10, ?11, ?12, ?13, ?14, ?16, ?9)"
+		" ON CONFLICT(content_hash) DO NOTHING");
 	if (!st)
 		return DB_ERROR;
 	db_bind_text(st, 1, hash);
@@ -447,13 +452,14 @@ static int insert_report(hg_store *store, const hg_report *rep, const hg_signatu
 	db_bind_text(st, 12, sig->hash);
 	db_bind_int(st, 13, sig->symbolicated);
 	db_bind_blob(st, 14, text, len);
+	db_bind_text(st, 15, time[0] ? time : NULL);
+	db_bind_text(st, 16, now);
 	int rc = db_step(st);
-	if (rc == DB_ROW) {
-		snprintf(when_buf, when_size, "%s", db_col_text(st, 0) ? db_col_text(st, 0) : "");
-		*when = when_buf;
-		rc = db_step(st);
-	}
 	db_reset(st);
+	if (rc >= 0 && db_changes(store->db) > 0) {
+		memcpy(when_buf, time[0] ? time : now, 32);
+		*when = when_buf;
+	}
 	return rc;
 }
 
@@ -525,12 +531,12 @@ int hg_store_add_prepared(hg_store *store, const hg_report *rep, const hg_signat
 	int err = own ? hg_store_begin(store) : 0;
 	if (err)
 		return err;
-	char when_buf[64];
+	char when_buf[32];
 	const char *when = NULL;
 	bool savepoint = !store->bulk || own;
 	int rc = savepoint ? exec_cached(store, S_SAVEPOINT, "SAVEPOINT hg_add") : 0;
 	if (rc >= 0)
-		rc = insert_report(store, rep, sig, hash, text, len, when_buf, sizeof when_buf, &when);
+		rc = insert_report(store, rep, sig, hash, text, len, when_buf, &when);
 	if (rc >= 0 && !when)
 		*duplicate = true;
 	bool marked = false;

@@ -105,6 +105,14 @@ struct hg_store {
 	bool mark_pending;      /* hg_store_mark_ingest: mark with the next new report */
 };
 
+/* A report time in the store's form (STORE_TIME_SQL), "" where that gives
+ * NULL (store_time.c): fast computes the common forms in C (false: not
+ * one of them); normalize falls back on SQLite.  0 or an hg error. */
+bool store_time_fast(const char *text, char out[32]);
+int store_time_normalize(hg_store *store, const char *text, char out[32]);
+/* Now, in the store's form (STORE_NOW_SQL). */
+void store_time_now(char out[32]);
+
 /* One integer from a cached statement without parameters (0 when no
  * row): 0 or a db.h error. */
 int store_query_int(hg_store *store, int slot, const char *sql, int64_t *out);

@@ -315,18 +315,8 @@ int hg_store_rejected_text(hg_store *store, int64_t id, char **text, size_t *len
 
 int hg_store_time(hg_store *store, const char *text, char out[32])
 {
-	out[0] = '\0';
-	hg_db_stmt *st = db_stmt(store->db, S_TIME, "SELECT " STORE_TIME_SQL("?1"));
-	if (!st)
-		return store_fail(store, HG_EIO, "cannot read a time");
-	db_bind_text(st, 1, text);
-	int rc = db_step(st);
-	if (rc == DB_ROW && db_col_text(st, 0))
-		snprintf(out, 32, "%s", db_col_text(st, 0));
-	db_reset(st);
-	if (rc < 0)
-		return store_check(store, rc, "cannot read a time");
-	return out[0] ? 0 : HG_EINVAL;
+	int err = store_time_normalize(store, text, out);
+	return err ? err : out[0] ? 0 : HG_EINVAL;
 }
 
 int hg_store_meta_get(hg_store *store, const char *key, char *buf, size_t size)
