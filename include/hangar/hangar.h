@@ -72,6 +72,8 @@ typedef struct hg_ctx {
 	hg_limits limits;
 	const char *stack_dir; /* where APM reports' stack files are; NULL: beside the report */
 	int keep_text;         /* give each report its original text (hg_report.text) */
+	int skip_meta;         /* leave hg_report.meta empty: for callers that never show it
+				* (a big ingest spent a tenth of its reading on it) */
 } hg_ctx;
 
 /* Fills ctx with no diagnostics sink and the default limits. */

@@ -48,6 +48,7 @@ void ingest_queue_release(struct ingest_queue *q)
 
 bool ingest_queue_push(struct ingest_queue *q, const struct ingest_item *item)
 {
+	struct ingest_item spent[INGEST_QUEUE_LEN];
 	pthread_mutex_lock(&q->lock);
 	while (q->len == INGEST_QUEUE_LEN && !q->stopped) {
 		q->reader_waits = true;
@@ -61,7 +62,16 @@ bool ingest_queue_push(struct ingest_queue *q, const struct ingest_item *item)
 		if (q->writer_waits && q->len >= INGEST_QUEUE_WAKE)
 			pthread_cond_signal(&q->not_empty);
 	}
+	/* The items the writer handed back, freed here, outside the lock:
+	 * left waiting, they overflowed and the writer freed them itself,
+	 * contending for the reader's malloc arena. */
+	size_t n_spent = q->n_spent;
+	for (size_t i = 0; i < n_spent; i++)
+		spent[i] = q->spent[i];
+	q->n_spent = 0;
 	pthread_mutex_unlock(&q->lock);
+	for (size_t i = 0; i < n_spent; i++)
+		ingest_item_release(&spent[i]);
 	return ok;
 }
 
@@ -134,17 +144,4 @@ void ingest_queue_recycle(struct ingest_queue *q, struct ingest_item *items, siz
 		ingest_item_release(&items[i]);
 	for (size_t i = 0; i < n; i++)
 		items[i] = (struct ingest_item){0};
-}
-
-void ingest_queue_free_spent(struct ingest_queue *q)
-{
-	struct ingest_item local[INGEST_QUEUE_LEN];
-	pthread_mutex_lock(&q->lock);
-	size_t n = q->n_spent;
-	for (size_t i = 0; i < n; i++)
-		local[i] = q->spent[i];
-	q->n_spent = 0;
-	pthread_mutex_unlock(&q->lock);
-	for (size_t i = 0; i < n; i++)
-		ingest_item_release(&local[i]);
 }

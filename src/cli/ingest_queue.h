@@ -49,7 +49,8 @@ struct ingest_queue {
 
 int ingest_queue_init(struct ingest_queue *q);
 void ingest_queue_release(struct ingest_queue *q);   /* frees items left */
-/* Waits for room; false (item left to the caller) when stopped. */
+/* Waits for room; false (item left to the caller) when stopped.  Frees
+ * the items the writer handed back meanwhile (ingest_queue_recycle). */
 bool ingest_queue_push(struct ingest_queue *q, const struct ingest_item *item);
 /* Waits for items and takes them all (at most max, in order) into out;
  * 0 when closed and empty. */
@@ -61,7 +62,5 @@ void ingest_item_release(struct ingest_item *item);
 /* Writer: hands n stored items back to be freed (freed here when the
  * reader is done or has not caught up); clears them. */
 void ingest_queue_recycle(struct ingest_queue *q, struct ingest_item *items, size_t n);
-/* Reader: frees the items handed back. */
-void ingest_queue_free_spent(struct ingest_queue *q);
 
 #endif

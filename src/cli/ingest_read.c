@@ -13,8 +13,6 @@ int ingest_on_report(void *user, hg_report *rep)
 {
 	struct ingest *in = user;
 	in->reports_of_object++;
-	if (in->reports_of_object % 64 == 0)
-		ingest_queue_free_spent(&in->queue);
 	struct ingest_item item = {.rep = rep};
 	if (!rep->error) {
 		namer_name(&in->names, rep, in->app_version, in->path);

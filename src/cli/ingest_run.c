@@ -17,6 +17,7 @@ void ingest_init(struct ingest *in)
 	in->ctx.diag = cli_print_diag;
 	in->ctx.diag_user = &in->diags;
 	in->ctx.keep_text = 1;
+	in->ctx.skip_meta = 1; /* the store keeps the text, not the fields */
 	hg_ctx_init(&in->store_ctx);
 	in->store_ctx.diag = cli_print_diag;
 	in->store_ctx.diag_user = &in->store_diags;

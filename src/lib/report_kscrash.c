@@ -295,7 +295,7 @@ int report_from_kscrash(const hg_ctx *ctx, const hg_json_doc *doc, const hg_json
 	    (rc = kscrash_read_images(&k, obj)) != 0 ||
 	    (rc = kscrash_read_threads(&k, crash, &info)) != 0 || (rc = blame(&k, info, &ei)) != 0 ||
 	    (ei.profile && (rc = read_profile(&k, &ei)) != 0) ||
-	    (rc = read_meta(&k, obj, crash, ei.profile)) != 0)
+	    (!ctx->skip_meta && (rc = read_meta(&k, obj, crash, ei.profile)) != 0))
 		return rc;
 	rep->stack_cost = rep->cost; /* no method stack: the cost alone */
 	return hg_threads_analyse(&rep->threads, rep->arena, &rep->warnings);

@@ -170,7 +170,7 @@ int report_from_json(const hg_ctx *ctx, const hg_json_doc *doc, const hg_json *o
 		rc = report_startup(doc, content, rep, err);
 	else
 		rc = read_evil_method(ctx, doc, content, obj, rep, err);
-	if (rc != 0)
+	if (rc != 0 || ctx->skip_meta)
 		return rc;
 	if (content != obj && (rc = add_meta(rep, doc, content, false)) != 0)
 		return rc;
