@@ -231,6 +231,11 @@ int64_t db_changes(hg_db *db)
 	return sqlite3_changes64(db->conn);
 }
 
+int64_t db_last_rowid(hg_db *db)
+{
+	return sqlite3_last_insert_rowid(db->conn);
+}
+
 bool db_in_transaction(hg_db *db)
 {
 	return !sqlite3_get_autocommit(db->conn);

@@ -66,6 +66,8 @@ bool db_col_null(hg_db_stmt *st, int i);
 
 /* Rows changed by the last INSERT/UPDATE/DELETE. */
 int64_t db_changes(hg_db *db);
+/* The rowid of the last row inserted (by a successful INSERT). */
+int64_t db_last_rowid(hg_db *db);
 bool db_in_transaction(hg_db *db);
 
 /* Registers SQL function name(text) -> 0/1 calling fn(user, text) (text may
