@@ -13,7 +13,7 @@
 #include "hangar.h"
 #include "report.h"
 
-#define HG_STORE_SCHEMA_VERSION 4
+#define HG_STORE_SCHEMA_VERSION 5
 
 typedef struct hg_store hg_store;
 

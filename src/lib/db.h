@@ -49,6 +49,7 @@ hg_db_stmt *db_stmt(hg_db *db, int slot, const char *sql);
  * are copied by SQLite (SQLITE_TRANSIENT).  Return 0 or DB_ERROR. */
 int db_bind_text(hg_db_stmt *st, int i, const char *s);
 int db_bind_blob(hg_db_stmt *st, int i, const void *p, size_t n);
+int db_bind_text_n(hg_db_stmt *st, int i, const char *s, size_t n); /* n bytes of UTF-8 */
 int db_bind_int(hg_db_stmt *st, int i, int64_t v);
 int db_bind_null(hg_db_stmt *st, int i);
 

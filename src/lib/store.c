@@ -141,6 +141,26 @@ static const char *const migrations[] = {
 	"DROP INDEX reports_by_cluster;"
 	"CREATE INDEX reports_by_cluster ON reports(cluster, cost, device, version, time,"
 	"  ingested_at);",
+	/* 4 -> 5: each cluster's merged tree in one row, a JSON array of its
+	 * nodes (store_tree_json.c), not a row per node: a big ingest wrote a
+	 * third of a million node rows, most of its time.  Node ids are kept;
+	 * the `tree` view shows the same rows as before. */
+	"CREATE TABLE trees ("
+	"  cluster INTEGER PRIMARY KEY,"
+	"  nodes TEXT NOT NULL);"
+	"INSERT INTO trees(cluster, nodes)"
+	"  SELECT cluster, json_group_array(json(node)) FROM (SELECT cluster, id,"
+	"  json_array(id, parent, symbol, reports, total_cost, max_cost, self_cost,"
+	"  on_key_path) AS node FROM tree_nodes ORDER BY cluster, id) GROUP BY cluster;"
+	"DROP VIEW tree;"
+	"DROP TABLE tree_nodes;"
+	"CREATE VIEW tree AS SELECT json_extract(n.value, '$[0]') AS id, c.hash AS cluster,"
+	"  json_extract(n.value, '$[1]') AS parent, s.text AS symbol,"
+	"  json_extract(n.value, '$[3]') AS reports, json_extract(n.value, '$[4]') AS total_cost,"
+	"  json_extract(n.value, '$[5]') AS max_cost, json_extract(n.value, '$[6]') AS self_cost,"
+	"  json_extract(n.value, '$[7]') AS on_key_path"
+	"  FROM trees t JOIN clusters c ON c.id = t.cluster JOIN json_each(t.nodes) n"
+	"  JOIN symbols s ON s.id = json_extract(n.value, '$[2]');",
 };
 
 #define N_MIGRATIONS (sizeof migrations / sizeof migrations[0])

@@ -29,9 +29,8 @@ enum store_slot {
 	S_INSERT_REPORT,
 	S_UPSERT_CLUSTER,
 	S_INSERT_REJECTED,
-	S_INSERT_NODE,
-	S_NODE_ID,
-	S_UPDATE_NODE,
+	S_TREE_LOAD,
+	S_TREE_SAVE,
 	S_TOP,
 	S_CLUSTER_ONE,
 	S_RESOLVE,
@@ -85,8 +84,9 @@ enum store_slot {
 	S_MG_COUNT,
 	S_MG_COUNT_NEW,
 	S_MG_ORPHANS,
-	S_MG_DEPTH,
-	S_MG_FULL,
+	S_MG_TREE,
+	S_MG_SYMBOL,
+	S_MG_FULL_CLUSTERS,
 	S_MG_PARTIAL,
 	S_MG_CLUSTER_REPORTS,
 	S_COUNT
@@ -132,7 +132,7 @@ bool store_scene_match(void *user, const char *text);
  * tree.  Runs inside the caller's transaction.  The additions are summed in
  * memory per batch and written by store_tree_flush, which hg_store_commit
  * calls before COMMIT (so a batch stays one transaction); code that reads
- * tree_nodes inside a batch must flush first. */
+ * trees inside a batch must flush first. */
 int store_tree_add(hg_store *store, const hg_report *rep, const char *cluster);
 /* The same in two steps: prepare needs no store (its work can be done on
  * another thread; *out NULL when the report has no tree), add_prepared
@@ -142,11 +142,39 @@ struct store_tree_prep;
 int store_tree_prepare(const hg_report *rep, struct store_tree_prep **out);
 int store_tree_add_prepared(hg_store *store, struct store_tree_prep *p, const char *cluster);
 void store_tree_prep_destroy(struct store_tree_prep *p);
-/* Writes the pending additions (one upsert per distinct node); 0 or an hg
+/* Writes the pending additions (each touched cluster's tree row read,
+ * merged and written back: store_tree_json.c); 0 or an hg
  * error.  The pending set is empty afterwards, written or not. */
 int store_tree_flush(hg_store *store);
 /* Forgets the pending additions (rollback, close). */
 void store_tree_discard(hg_store *store);
+
+/* A cluster's stored tree (store_tree_json.c): a node, and one addition to
+ * it, whose parent is an earlier addition of the same list (-1: a root)
+ * and whose tid gets the id of the node it went to (0: not written, as
+ * its reports are 0). */
+struct store_tree_node {
+	int64_t id, parent, symbol, reports, total, max, self;
+	bool key;
+};
+struct store_tree_add {
+	long parent;
+	int64_t symbol, reports, total, max, self;
+	bool key;
+	int64_t tid;
+};
+/* Adds n additions to the stored tree of cluster (hash for messages): read,
+ * merged, written back as one row.  0 or an hg error. */
+int store_tree_merge(hg_store *store, int64_t cluster_id, const char *hash,
+		     struct store_tree_add *adds, size_t n);
+/* Reads a trees.nodes text: *nodes malloc'd (NULL when empty), sorted by
+ * id, every parent there (with a smaller id than its children).  HG_EPARSE with *bad_at (the
+ * 1-based byte) when it is not such a text. */
+int store_tree_decode(const char *json, size_t len, struct store_tree_node **nodes, size_t *n,
+		      size_t *bad_at);
+/* The trees.nodes text of nodes[0..n) (malloc'd, *len set; no NUL), NULL
+ * on ENOMEM. */
+char *store_tree_encode(const struct store_tree_node *nodes, size_t n, size_t *len);
 
 /* Writes the ingest-run marks (see hg_store_mark_ingest) for the report
  * just inserted; a db.h result. */

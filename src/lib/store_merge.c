@@ -92,15 +92,8 @@ static int classify(struct merge *m)
 		"CREATE INDEX IF NOT EXISTS temp.hg_merge_new_by_cluster ON hg_merge_new(cluster);"
 		"CREATE TEMP TABLE IF NOT EXISTS hg_merge_clusters("
 		"  hash TEXT PRIMARY KEY, total INTEGER NOT NULL, fresh INTEGER NOT NULL);"
-		"CREATE TEMP TABLE IF NOT EXISTS hg_merge_nodes("
-		"  shard_id INTEGER PRIMARY KEY, depth INTEGER NOT NULL, parent INTEGER NOT NULL,"
-		"  cluster INTEGER NOT NULL, symbol INTEGER NOT NULL, reports INTEGER NOT NULL,"
-		"  total_cost INTEGER NOT NULL, max_cost INTEGER NOT NULL, self_cost INTEGER NOT NULL,"
-		"  on_key_path INTEGER NOT NULL, parent_main INTEGER NOT NULL DEFAULT 0, main_id INTEGER);"
-		"CREATE INDEX IF NOT EXISTS temp.hg_merge_nodes_by_depth ON hg_merge_nodes(depth);"
 		"DELETE FROM temp.hg_merge_new;"
 		"DELETE FROM temp.hg_merge_clusters;"
-		"DELETE FROM temp.hg_merge_nodes;"
 		"INSERT INTO temp.hg_merge_new(content_hash, cluster)"
 		"  SELECT s.content_hash, s.cluster FROM " SHARD ".reports s WHERE NOT EXISTS"
 		"  (SELECT 1 FROM main.reports r WHERE r.content_hash = s.content_hash);"
@@ -162,64 +155,114 @@ static int add_reports(struct merge *m)
 	return rc < 0 ? store_check(store, rc, "cannot merge reports") : 0;
 }
 
-/* The trees of the shard clusters whose reports were all new, added node
- * by node, one depth at a time so that each node's parent is mapped to the
- * store's node first. */
+/* One shard tree added to the store's cluster: its nodes (in id order,
+ * parents first) with their symbols mapped to the store's by text. */
+static int add_tree(struct merge *m, int64_t shard_cluster, int64_t cluster_id, const char *hash)
+{
+	hg_store *store = m->store;
+	hg_db_stmt *st = db_stmt(store->db, S_MG_TREE,
+				 "SELECT nodes FROM " SHARD ".trees WHERE cluster = ?1");
+	if (!st)
+		return store_fail(store, HG_EIO, "cannot merge call trees");
+	db_bind_int(st, 1, shard_cluster);
+	int rc = db_step(st), err = 0;
+	struct store_tree_node *nodes = NULL;
+	size_t n = 0, bad_at = 0;
+	if (rc == DB_ROW)
+		err = store_tree_decode(db_col_blob(st, 0), db_col_bytes(st, 0), &nodes, &n, &bad_at);
+	db_reset(st);
+	if (rc < 0)
+		return store_check(store, rc, "cannot merge call trees");
+	if (err == HG_EPARSE) {
+		char what[96];
+		snprintf(what, sizeof what, "cluster %s: its call tree is not readable", hash);
+		return shard_error(m, err, "inconsistent store: %s", what);
+	}
+	struct store_tree_add *adds = n ? malloc(n * sizeof *adds) : NULL;
+	if (n && !adds)
+		err = HG_ENOMEM;
+	for (size_t k = 0; !err && k < n; k++) {
+		const struct store_tree_node *t = &nodes[k];
+		long parent = -1;
+		for (size_t lo = 0, hi = k; t->parent && lo < hi;) { /* sorted by id */
+			size_t mid = lo + (hi - lo) / 2;
+			if (nodes[mid].id == t->parent) {
+				parent = (long)mid;
+				break;
+			}
+			if (nodes[mid].id < t->parent)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		st = db_stmt(store->db, S_MG_SYMBOL, "SELECT text FROM " SHARD ".symbols WHERE id = ?1");
+		if (!st) {
+			err = store_fail(store, HG_EIO, "cannot merge call trees");
+			break;
+		}
+		db_bind_int(st, 1, t->symbol);
+		rc = db_step(st);
+		int64_t symbol = 0;
+		if (rc == DB_ROW && db_col_text(st, 0))
+			err = store_symbol_id(store, db_col_text(st, 0), &symbol);
+		else if (rc >= 0)
+			err = shard_error(m, HG_EPARSE, "inconsistent store: %s",
+					  "a call-tree node of a symbol it does not have");
+		else
+			err = store_check(store, rc, "cannot merge call trees");
+		db_reset(st);
+		adds[k] = (struct store_tree_add){parent, symbol, t->reports, t->total, t->max,
+						  t->self, t->key, 0};
+	}
+	if (!err)
+		err = store_tree_merge(store, cluster_id, hash, adds, n);
+	free(adds);
+	free(nodes);
+	return err;
+}
+
+/* The trees of the shard clusters whose reports were all new, added to the
+ * store's; the others are rebuilt from report texts (rebuild_trees). */
 static int add_trees(struct merge *m)
 {
 	hg_store *store = m->store;
-	int rc = db_exec(store->db,
-		"INSERT OR IGNORE INTO main.symbols(text) SELECT s.text FROM " SHARD ".symbols s"
-		"  WHERE s.id IN (SELECT n.symbol FROM " SHARD ".tree_nodes n"
-		"  JOIN " SHARD ".clusters c ON c.id = n.cluster"
-		"  JOIN temp.hg_merge_clusters m ON m.hash = c.hash WHERE m.fresh = m.total)"
-		"  ORDER BY s.id;"
-		"INSERT INTO temp.hg_merge_nodes(shard_id, depth, parent, cluster, symbol, reports,"
-		"  total_cost, max_cost, self_cost, on_key_path)"
-		"  WITH RECURSIVE walk(id, cluster, depth) AS ("
-		"   SELECT n.id, n.cluster, 0 FROM " SHARD ".tree_nodes n"
-		"   JOIN " SHARD ".clusters c ON c.id = n.cluster"
-		"   JOIN temp.hg_merge_clusters m ON m.hash = c.hash"
-		"   WHERE m.fresh = m.total AND n.parent = 0"
-		"   UNION ALL SELECT n.id, n.cluster, w.depth + 1 FROM walk w"
-		"   JOIN " SHARD ".tree_nodes n ON n.cluster = w.cluster AND n.parent = w.id"
-		"   WHERE w.depth < 100000)" /* deeper is a cycle: corruption */
-		"  SELECT n.id, w.depth, n.parent, mc.id, ms.id, n.reports, n.total_cost, n.max_cost,"
-		"  n.self_cost, n.on_key_path FROM walk w JOIN " SHARD ".tree_nodes n ON n.id = w.id"
-		"  JOIN " SHARD ".clusters c ON c.id = n.cluster JOIN main.clusters mc ON mc.hash = c.hash"
-		"  JOIN " SHARD ".symbols s ON s.id = n.symbol JOIN main.symbols ms ON ms.text = s.text"
-		"  WHERE true ON CONFLICT(shard_id) DO NOTHING;");
-	int64_t depth = -1;
-	if (rc >= 0)
-		rc = store_query_int(store, S_MG_DEPTH, "SELECT coalesce(max(depth), -1) FROM temp.hg_merge_nodes",
-			     &depth);
-	for (int64_t d = 0; rc >= 0 && d <= depth; d++) {
-		char sql[1536];
-		snprintf(sql, sizeof sql,
-			"UPDATE temp.hg_merge_nodes SET parent_main = (SELECT p.main_id"
-			"  FROM temp.hg_merge_nodes p WHERE p.shard_id = hg_merge_nodes.parent)"
-			"  WHERE depth = %lld AND parent != 0;"
-			"INSERT INTO main.tree_nodes(cluster, parent, symbol, reports, total_cost, max_cost,"
-			"  self_cost, on_key_path)"
-			"  SELECT cluster, parent_main, symbol, reports, total_cost, max_cost, self_cost,"
-			"  on_key_path FROM temp.hg_merge_nodes WHERE depth = %lld ORDER BY shard_id"
-			"  ON CONFLICT(cluster, parent, symbol) DO UPDATE SET"
-			"  reports = reports + excluded.reports,"
-			"  total_cost = total_cost + excluded.total_cost,"
-			"  max_cost = max(max_cost, excluded.max_cost),"
-			"  self_cost = self_cost + excluded.self_cost,"
-			"  on_key_path = on_key_path OR excluded.on_key_path;"
-			"UPDATE temp.hg_merge_nodes SET main_id = (SELECT t.id FROM main.tree_nodes t"
-			"  WHERE t.cluster = hg_merge_nodes.cluster AND t.parent = hg_merge_nodes.parent_main"
-			"  AND t.symbol = hg_merge_nodes.symbol) WHERE depth = %lld;",
-			(long long)d, (long long)d, (long long)d);
-		rc = db_exec(store->db, sql);
+	hg_db_stmt *st = db_stmt(store->db, S_MG_FULL_CLUSTERS,
+		"SELECT c.id, mc.id, c.hash FROM " SHARD ".clusters c"
+		" JOIN temp.hg_merge_clusters m ON m.hash = c.hash"
+		" JOIN main.clusters mc ON mc.hash = c.hash WHERE m.fresh = m.total ORDER BY c.id");
+	if (!st)
+		return store_fail(store, HG_EIO, "cannot merge call trees");
+	struct full {
+		int64_t shard_id, id;
+		char hash[33];
+	} *todo = NULL;
+	size_t n = 0, cap = 0;
+	int rc, err = 0;
+	while ((rc = db_step(st)) == DB_ROW) {
+		if (n == cap) {
+			cap = cap ? 2 * cap : 64;
+			struct full *v = realloc(todo, cap * sizeof *v);
+			if (!v) {
+				rc = DB_ENOMEM;
+				break;
+			}
+			todo = v;
+		}
+		todo[n].shard_id = db_col_int(st, 0);
+		todo[n].id = db_col_int(st, 1);
+		snprintf(todo[n].hash, sizeof todo[n].hash, "%s",
+			 db_col_text(st, 2) ? db_col_text(st, 2) : "");
+		n++;
 	}
-	if (rc >= 0)
-		rc = store_query_int(store, S_MG_FULL,
-			     "SELECT count(*) FROM temp.hg_merge_clusters WHERE fresh = total",
-			     &m->stats->trees_added);
-	return rc < 0 ? store_check(store, rc, "cannot merge call trees") : 0;
+	db_reset(st);
+	if (rc < 0)
+		err = store_check(store, rc, "cannot merge call trees");
+	for (size_t i = 0; !err && i < n; i++)
+		err = add_tree(m, todo[i].shard_id, todo[i].id, todo[i].hash);
+	free(todo);
+	if (!err)
+		m->stats->trees_added = (int64_t)n;
+	return err;
 }
 
 /* The regroup callback used when the caller gives none: the text read
@@ -271,7 +314,7 @@ static int rebuild_tree(struct merge *m, const char *hash, int64_t cluster_id)
 {
 	hg_store *store = m->store;
 	char sql[96];
-	snprintf(sql, sizeof sql, "DELETE FROM main.tree_nodes WHERE cluster = %lld",
+	snprintf(sql, sizeof sql, "DELETE FROM main.trees WHERE cluster = %lld",
 		 (long long)cluster_id);
 	int rc = db_exec(store->db, sql);
 	int64_t *ids = NULL;

@@ -192,7 +192,7 @@ static int regroup_reports(hg_store *store, hg_regroup_fn fn, void *user, hg_reg
 static int rebuild(hg_store *store, hg_regroup_fn fn, void *user)
 {
 	int rc = db_exec(store->db,
-		"DELETE FROM tree_nodes WHERE cluster IN (SELECT id FROM clusters"
+		"DELETE FROM trees WHERE cluster IN (SELECT id FROM clusters"
 		"  WHERE hash IN (SELECT hash FROM temp.hg_regroup_affected));"
 		"UPDATE clusters SET"
 		" count = (SELECT count(*) FROM reports r WHERE r.cluster = clusters.hash),"

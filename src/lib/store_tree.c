@@ -130,15 +130,15 @@ static int from_thread(const hg_report *rep, int64_t cost, hg_arena *arena, stru
 }
 
 /* The batch's pending additions: one node per (cluster, parent, symbol),
- * in first-seen order, so that parents come before their children and ids
- * are given in the order the per-report upserts gave them. */
+ * in first-seen order, so that parents come before their children and new
+ * nodes get ids in the order reports brought them. */
 struct bnode {
 	const char *cluster;   /* in the batch arena */
 	long parent;           /* batch index, -1 for a root */
 	int64_t symbol;        /* symbols.id: interned, so nodes hold no text */
 	int64_t reports, total, max, self;
 	bool key;
-	int64_t db_id;
+	int64_t db_id;         /* at flush: its place among its cluster's additions */
 };
 
 struct tree_batch {
@@ -266,85 +266,53 @@ static int batch_add(hg_store *store, struct ltree *t, const char *cluster)
 	return 0;
 }
 
-/* Writes one pending node (its parent already written): cluster and symbol
- * by id, so that the UNIQUE index compares three integers.  A plain insert
- * first, as most nodes of a big ingest are new; an existing node is then
- * found and updated by id.  (An upsert with RETURNING, the one statement
- * that does both, cost twice as much per node.) */
-static int flush_node(hg_store *store, struct bnode *n, int64_t cluster_id, int64_t parent)
+/* The batch's nodes sorted cluster by cluster, each cluster's in batch
+ * order (parents first). */
+struct by_cluster {
+	const char *cluster;
+	size_t index;
+};
+
+static int by_cluster(const void *pa, const void *pb)
 {
-	hg_db_stmt *st = db_stmt(store->db, S_INSERT_NODE,
-		"INSERT OR IGNORE INTO tree_nodes(cluster, parent, symbol, reports, total_cost,"
-		" max_cost, self_cost, on_key_path) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
-	if (!st)
-		return store_fail(store, HG_EIO, "cannot add to a call tree");
-	db_bind_int(st, 1, cluster_id);
-	db_bind_int(st, 2, parent);
-	db_bind_int(st, 3, n->symbol);
-	db_bind_int(st, 4, n->reports);
-	db_bind_int(st, 5, n->total);
-	db_bind_int(st, 6, n->max);
-	db_bind_int(st, 7, n->self);
-	db_bind_int(st, 8, n->key);
-	int rc = db_step(st);
-	db_reset(st);
-	if (rc >= 0 && db_changes(store->db) > 0) {
-		n->db_id = db_last_rowid(store->db);
-		return 0;
-	}
-	if (rc >= 0) {
-		st = db_stmt(store->db, S_NODE_ID, "SELECT id FROM tree_nodes"
-			     " WHERE cluster = ?1 AND parent = ?2 AND symbol = ?3");
-		if (!st)
-			return store_fail(store, HG_EIO, "cannot add to a call tree");
-		db_bind_int(st, 1, cluster_id);
-		db_bind_int(st, 2, parent);
-		db_bind_int(st, 3, n->symbol);
-		rc = db_step(st);
-		n->db_id = rc == DB_ROW ? db_col_int(st, 0) : 0;
-		db_reset(st);
-		rc = rc == DB_ROW ? 0 : rc < 0 ? rc : DB_ERROR; /* ignored, yet not there */
-	}
-	if (rc >= 0) {
-		st = db_stmt(store->db, S_UPDATE_NODE,
-			     "UPDATE tree_nodes SET reports = reports + ?2,"
-			     " total_cost = total_cost + ?3, max_cost = max(max_cost, ?4),"
-			     " self_cost = self_cost + ?5, on_key_path = on_key_path OR ?6"
-			     " WHERE id = ?1");
-		if (!st)
-			return store_fail(store, HG_EIO, "cannot add to a call tree");
-		db_bind_int(st, 1, n->db_id);
-		db_bind_int(st, 2, n->reports);
-		db_bind_int(st, 3, n->total);
-		db_bind_int(st, 4, n->max);
-		db_bind_int(st, 5, n->self);
-		db_bind_int(st, 6, n->key);
-		rc = db_step(st);
-		db_reset(st);
-	}
-	return store_check(store, rc, "cannot add to a call tree");
+	const struct by_cluster *a = pa, *b = pb;
+	int c = a->cluster == b->cluster ? 0 : strcmp(a->cluster, b->cluster);
+	return c ? c : (a->index > b->index) - (a->index < b->index);
 }
 
+/* Writes the pending additions: each cluster's stored tree read, merged
+ * with them and written back (store_tree_json.c). */
 int store_tree_flush(hg_store *store)
 {
 	struct tree_batch *b = store->tree;
 	if (!b)
 		return 0;
-	int err = 0;
-	const char *cluster = NULL; /* the last cluster looked up, and its id */
-	int64_t cluster_id = 0;
-	for (size_t i = 0; i < b->len && !err; i++) {
-		struct bnode *n = &b->nodes[i];
-		if (n->reports == 0)
-			continue;
-		if (!cluster || (n->cluster != cluster && strcmp(n->cluster, cluster) != 0)) {
-			cluster = n->cluster;
-			err = store_cluster_id(store, cluster, &cluster_id);
+	struct by_cluster *order = malloc((b->len ? b->len : 1) * sizeof *order);
+	struct store_tree_add *adds = malloc((b->len ? b->len : 1) * sizeof *adds);
+	int err = order && adds ? 0 : HG_ENOMEM;
+	for (size_t i = 0; !err && i < b->len; i++)
+		order[i] = (struct by_cluster){b->nodes[i].cluster, i};
+	if (!err)
+		qsort(order, b->len, sizeof *order, by_cluster);
+	for (size_t start = 0, end; !err && start < b->len; start = end) {
+		const char *cluster = order[start].cluster;
+		for (end = start; end < b->len; end++) {
+			struct bnode *n = &b->nodes[order[end].index];
+			if (n->cluster != cluster && strcmp(n->cluster, cluster) != 0)
+				break;
+			/* db_id: the node's place in this cluster's list of additions. */
+			n->db_id = (int64_t)(end - start);
+			adds[end - start] = (struct store_tree_add){
+				n->parent < 0 ? -1 : (long)b->nodes[n->parent].db_id, n->symbol,
+				n->reports, n->total, n->max, n->self, n->key, 0};
 		}
+		int64_t cluster_id;
+		err = store_cluster_id(store, cluster, &cluster_id);
 		if (!err)
-			err = flush_node(store, n, cluster_id,
-					 n->parent < 0 ? 0 : b->nodes[n->parent].db_id);
+			err = store_tree_merge(store, cluster_id, cluster, adds, end - start);
 	}
+	free(order);
+	free(adds);
 	store_tree_discard(store);
 	return err;
 }

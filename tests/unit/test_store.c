@@ -139,7 +139,7 @@ static void test_migrates_empty_files(void **state)
 	hg_store_close(st);
 	assert_int_equal(sql_int(f->path, "PRAGMA user_version"), HG_STORE_SCHEMA_VERSION);
 	assert_int_equal(sql_int(f->path, "SELECT count(*) FROM sqlite_master WHERE name IN "
-				 "('reports','clusters','tree_nodes','rejected','meta','symbols','tree',"
+				 "('reports','clusters','trees','rejected','meta','symbols','tree',"
 				 "'objects')"), 8);
 	assert_int_equal(sql_int(f->path, "SELECT count(*) FROM meta WHERE key = 'migrated_by'"), 1);
 
@@ -252,7 +252,7 @@ static void test_idempotent(void **state)
 	hg_store_close(st);
 	assert_int_equal(sql_int(f->path, "SELECT count(*) FROM reports"), 1);
 	assert_int_equal(sql_int(f->path, "SELECT count FROM clusters"), 1);
-	assert_int_equal(sql_int(f->path, "SELECT max(reports) FROM tree_nodes"), 1);
+	assert_int_equal(sql_int(f->path, "SELECT max(reports) FROM tree"), 1);
 	free(t);
 }
 
@@ -559,6 +559,56 @@ static void test_merged_tree(void **state)
 	free(c);
 }
 
+/* A stored tree that is not readable (written behind the store's back) is
+ * an error naming its cluster when a report would add to it; the batch is
+ * rolled back and the other clusters are untouched. */
+static void test_corrupt_tree_row(void **state)
+{
+	struct fx *f = *state;
+	hg_store *st = NULL;
+	assert_int_equal(hg_store_open(&f->ctx, f->path, &st), 0);
+	char *a = method_json(1, "0,1,1,100\\n1,2,1,90\\n", 100, "1", "A", "s", "t1");
+	char *b = method_json(2, "0,1,1,50\\n1,2,1,40\\n", 50, "1", "A", "s", "t2");
+	char *c = method_json(3, "0,1,1,60\\n1,3,1,30\\n", 60, "1", "A", "s", "t3");
+	bool dup;
+	assert_int_equal(add(st, a, 0, &dup), 0);
+	assert_int_equal(add(st, c, 2, &dup), 0);
+	hg_store_close(st);
+	static const char *const bad[] = {
+		"[[1,0,1,1,100,100,10,1],[2,1",        /* truncated */
+		"[[1,0,1,1,100,100,10,1],[2,7,2,1,90,90,90,1]]", /* parent not there */
+		"[[1,0,1,1,100,100,10,1],[1,0,2,1,90,90,90,1]]", /* id twice */
+		"[[1,0,1,-1,100,100,10,1]]",            /* negative count */
+		"[[1,0,1,1,100,100,10,1,9]]",           /* a field too many */
+		"[[1,0,\"x\",1,100,100,10,1]]",         /* a string */
+		"[[1,0,1,1,1e2,100,10,1]]",             /* not an integer */
+		"[[1,0,1,1,99999999999999999999,1,1,1]]", /* past int64 */
+		"{}", "", "garbage"};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		char sql[256];
+		snprintf(sql, sizeof sql, "UPDATE trees SET nodes = '%s' WHERE cluster ="
+			 " (SELECT id FROM clusters WHERE hash = '%s')", bad[i], fake_sig(0).hash);
+		sql_exec(f->path, sql);
+		assert_int_equal(hg_store_open(&f->ctx, f->path, &st), 0);
+		f->n_diags = 0;
+		assert_int_equal(add(st, b, 0, &dup), HG_EPARSE);
+		assert_true(f->n_diags > 0);
+		assert_contains(f->last_diag, "cluster abc00000");
+		assert_contains(f->last_diag, "its stored call tree (trees.nodes) is not readable");
+		hg_store_close(st);
+		assert_int_equal(sql_int(f->path, "SELECT count(*) FROM reports"), 2); /* rolled back */
+	}
+	/* Another cluster's tree is read as before. */
+	assert_int_equal(hg_store_open(&f->ctx, f->path, &st), 0);
+	struct tree t = {0};
+	assert_int_equal(hg_store_cluster_tree(st, fake_sig(2).hash, tree_cb, &t), 0);
+	assert_int_equal(t.n, 2);
+	hg_store_close(st);
+	free(a);
+	free(b);
+	free(c);
+}
+
 static int reports_cb(void *user, const hg_report_row *row)
 {
 	char *out = user;
@@ -733,7 +783,7 @@ static void assert_consistent(struct fx *f)
 	assert_int_equal(sql_int(f->path, "SELECT count(*) FROM clusters c WHERE count <> "
 				 "(SELECT count(*) FROM reports r WHERE r.cluster = c.hash)"), 0);
 	/* Every report passes once through its cluster's root. */
-	assert_int_equal(sql_int(f->path, "SELECT sum(reports) FROM tree_nodes WHERE parent = 0"),
+	assert_int_equal(sql_int(f->path, "SELECT sum(reports) FROM tree WHERE parent = 0"),
 			 N_REPORTS);
 }
 
@@ -799,6 +849,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_idempotent, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cluster_aggregates, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_merged_tree, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_corrupt_tree_row, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reports_and_text, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rejected_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_crash_safety, setup, teardown),

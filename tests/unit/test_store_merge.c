@@ -169,12 +169,13 @@ static char *dump(struct fx *f, const char *name)
 		"SELECT hash, kind, title, key_symbol, frames, count, first_seen, last_seen,"
 		" symbolicated, 'end' FROM clusters ORDER BY hash",
 		/* Each node by its cluster and path of symbols from the root. */
-		"WITH RECURSIVE p(id, path) AS (SELECT n.id, s.text FROM tree_nodes n"
-		"  JOIN symbols s ON s.id = n.symbol WHERE n.parent = 0"
-		" UNION ALL SELECT n.id, p.path || char(31) || s.text FROM p"
-		"  JOIN tree_nodes n ON n.parent = p.id JOIN symbols s ON s.id = n.symbol)"
-		" SELECT t.cluster, p.path, t.reports, t.total_cost, t.max_cost, t.self_cost,"
-		" t.on_key_path, 'end' FROM p JOIN tree t ON t.id = p.id ORDER BY 1, 2",
+		"WITH RECURSIVE p(cluster, id, path) AS (SELECT cluster, id, symbol FROM tree"
+		"  WHERE parent = 0"
+		" UNION ALL SELECT t.cluster, t.id, p.path || char(31) || t.symbol FROM p"
+		"  JOIN tree t ON t.cluster = p.cluster AND t.parent = p.id)"
+		" SELECT p.cluster, p.path, t.reports, t.total_cost, t.max_cost, t.self_cost,"
+		" t.on_key_path, 'end' FROM p JOIN tree t ON t.cluster = p.cluster AND t.id = p.id"
+		" ORDER BY 1, 2",
 		"SELECT content_hash, cluster, kind, version, device, scene, time, cost,"
 		" symbolicated, 'end' FROM reports ORDER BY content_hash",
 		"SELECT source, line, text_hash, reason, 'end' FROM rejected ORDER BY 1, 2, 3",
