@@ -100,6 +100,7 @@ struct hg_store {
 	bool in_batch;          /* between hg_store_begin and commit/rollback */
 	bool bulk;              /* hg_store_set_bulk: no savepoint per report in a batch */
 	int64_t version;        /* user_version when opened (migrated when lower) */
+	bool empty;             /* no tables when opened: a new store */
 	hg_regex *scene_re;   /* the --scene pattern during hg_store_top */
 	struct tree_batch *tree; /* tree-node additions not yet written (store_tree.c) */
 	struct cluster_batch *clusters; /* cluster updates not yet written (store_cluster_batch.c) */

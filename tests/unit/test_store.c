@@ -142,13 +142,16 @@ static void test_migrates_empty_files(void **state)
 				 "('reports','clusters','trees','rejected','meta','symbols','tree',"
 				 "'objects')"), 8);
 	assert_int_equal(sql_int(f->path, "SELECT count(*) FROM meta WHERE key = 'migrated_by'"), 1);
+	assert_int_equal(sql_int(f->path, "PRAGMA page_size"), 65536); /* a new store's pages */
 
-	/* An SQLite database at version 0 with no tables (pages written). */
+	/* An SQLite database at version 0 with no tables (pages written): its
+	 * page size is fixed, and kept. */
 	unlink(f->path);
 	sql_exec(f->path, "PRAGMA page_size = 4096; VACUUM;");
 	assert_int_equal(hg_store_open(&f->ctx, f->path, &st), 0);
 	hg_store_close(st);
 	assert_int_equal(sql_int(f->path, "PRAGMA user_version"), HG_STORE_SCHEMA_VERSION);
+	assert_int_equal(sql_int(f->path, "PRAGMA page_size"), 4096);
 	assert_string_equal(f->last_diag, "");
 }
 
