@@ -61,6 +61,18 @@ int hg_store_add_prepared(hg_store *store, const hg_report *rep, const hg_signat
 			  const char *text, size_t len, const hg_store_prep *prep, bool *duplicate);
 void hg_store_prep_destroy(hg_store_prep *prep);
 
+/* Frame texts numbered by the thread that prepares reports: with one,
+ * hg_store_prepare_with gives each symbol of the report's tree a number,
+ * and adding the prepared report finds the symbol's id by that number
+ * instead of hashing its text.  One table per preparing thread (it is not
+ * locked); prepared reports keep only numbers, so it may be destroyed
+ * before them.  create returns NULL on ENOMEM. */
+typedef struct hg_store_symtab hg_store_symtab;
+hg_store_symtab *hg_store_symtab_create(void);
+void hg_store_symtab_destroy(hg_store_symtab *tab);
+int hg_store_prepare_with(const hg_report *rep, const char *text, size_t len,
+			  hg_store_symtab *tab, hg_store_prep **out);
+
 /* Records an input that could not be read, with its reason and bytes
  * (the same source+line+bytes is recorded once). */
 int hg_store_add_rejected(hg_store *store, const char *source, long line, const char *reason,

@@ -32,6 +32,7 @@ struct ingest {
 	char **inputs;                       /* borrowed */
 	int n_inputs;
 	struct ingest_queue queue;
+	hg_store_symtab *symbols;            /* numbers the reports' symbols for the writer */
 	/* remote sources (ingest_remote.c) */
 	hg_fetch_opts fetch;
 	const char *db_path;                 /* the reader opens it too, to skip known objects */

@@ -18,8 +18,9 @@ int ingest_on_report(void *user, hg_report *rep)
 		namer_name(&in->names, rep, in->app_version, in->path);
 		item.err = hg_signature_compute(rep, in->rules, rep->arena, &item.sig);
 		if (!item.err)
-			item.err = hg_store_prepare(rep, rep->text ? rep->text : "",
-						    rep->text ? rep->text_len : 0, &item.prep);
+			item.err = hg_store_prepare_with(rep, rep->text ? rep->text : "",
+							 rep->text ? rep->text_len : 0, in->symbols,
+							 &item.prep);
 	}
 	if (!ingest_queue_push(&in->queue, &item)) {
 		ingest_item_release(&item);

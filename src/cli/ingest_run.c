@@ -68,7 +68,10 @@ void ingest_release(struct ingest *in)
 static void run_threads(struct ingest *in)
 {
 	pthread_t reader;
+	in->symbols = hg_store_symtab_create(); /* NULL: symbols found by text */
 	if (ingest_queue_init(&in->queue) != 0) {
+		hg_store_symtab_destroy(in->symbols);
+		in->symbols = NULL;
 		in->failed++;
 		return;
 	}
@@ -82,6 +85,8 @@ static void run_threads(struct ingest *in)
 		pthread_join(reader, NULL);
 	}
 	ingest_queue_release(&in->queue);
+	hg_store_symtab_destroy(in->symbols);
+	in->symbols = NULL;
 }
 
 int ingest_run(struct ingest *in, char **inputs, int n_inputs)

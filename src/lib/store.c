@@ -512,6 +512,12 @@ struct hg_store_prep {
 
 int hg_store_prepare(const hg_report *rep, const char *text, size_t len, hg_store_prep **out)
 {
+	return hg_store_prepare_with(rep, text, len, NULL, out);
+}
+
+int hg_store_prepare_with(const hg_report *rep, const char *text, size_t len,
+			  hg_store_symtab *tab, hg_store_prep **out)
+{
 	*out = NULL;
 	if (!rep || rep->error || !text)
 		return HG_EINVAL;
@@ -519,7 +525,7 @@ int hg_store_prepare(const hg_report *rep, const char *text, size_t len, hg_stor
 	if (!p)
 		return HG_ENOMEM;
 	sha256_hex(text, len, p->hash);
-	int err = store_tree_prepare(rep, &p->tree);
+	int err = store_tree_prepare(rep, tab, &p->tree);
 	if (err) {
 		free(p);
 		return err;

@@ -93,6 +93,14 @@ enum store_slot {
 };
 _Static_assert(S_COUNT <= DB_MAX_STMTS, "more store statements than db.h caches");
 
+/* Symbol ids by the numbers of one hg_store_symtab (store_tree_batch.c):
+ * ids[num], 0 unknown. */
+struct symbol_numbers {
+	int64_t *ids;
+	size_t len;
+	uint64_t serial;        /* the symtab's; 0: none yet */
+};
+
 struct hg_store {
 	const hg_ctx *ctx;
 	char *path;
@@ -105,6 +113,7 @@ struct hg_store {
 	struct tree_batch *tree; /* tree-node additions not yet written (store_tree.c) */
 	struct cluster_batch *clusters; /* cluster updates not yet written (store_cluster_batch.c) */
 	struct symbol_memo *symbols; /* symbol ids already looked up (store_symbols.c) */
+	struct symbol_numbers numbers; /* the same by symtab number (store_tree_batch.c) */
 	bool mark_pending;      /* hg_store_mark_ingest: mark with the next new report */
 };
 
@@ -136,13 +145,33 @@ bool store_scene_match(void *user, const char *text);
  * trees inside a batch must flush first. */
 int store_tree_add(hg_store *store, const hg_report *rep, const char *cluster);
 /* The same in two steps: prepare needs no store (its work can be done on
- * another thread; *out NULL when the report has no tree), add_prepared
- * adds it to the batch (p may be NULL); destroy accepts NULL.  The
- * prepared tree borrows rep's symbols: rep must outlive it. */
+ * another thread; *out NULL when the report has no tree; tab, when not
+ * NULL, numbers its symbols: see hg_store_symtab), add_prepared adds it to
+ * the batch (p may be NULL); destroy accepts NULL.  The prepared tree
+ * borrows rep's symbols: rep must outlive it. */
 struct store_tree_prep;
-int store_tree_prepare(const hg_report *rep, struct store_tree_prep **out);
+int store_tree_prepare(const hg_report *rep, hg_store_symtab *tab, struct store_tree_prep **out);
 int store_tree_add_prepared(hg_store *store, struct store_tree_prep *p, const char *cluster);
 void store_tree_prep_destroy(struct store_tree_prep *p);
+
+/* A node of a report's self-merged tree (store_tree.c), in first-seen
+ * order, a parent before its children. */
+struct store_report_node {
+	long parent;            /* index in the same tree, -1 for a root */
+	const char *symbol;     /* borrowed */
+	uint32_t num;           /* its number in the preparing symtab; 0: none */
+	int64_t cost, self;
+	bool key;
+};
+/* Adds a report's nodes to the batch's tree of cluster (store_tree_batch.c);
+ * serial: the symtab that numbered them, 0 for none.  0 or an hg error. */
+int store_tree_batch_add(hg_store *store, const struct store_report_node *nodes, size_t n,
+			 uint64_t serial, const char *cluster);
+/* Forgets the symbol ids known by number (with store_symbols_forget). */
+void store_numbers_forget(hg_store *store);
+/* The number of text in tab (from 1), added if new; 0 on ENOMEM.  *serial:
+ * the table's serial for this number (store_symtab.c). */
+uint32_t store_symtab_number(hg_store_symtab *tab, const char *text, uint64_t *serial);
 /* Writes the pending additions (each touched cluster's tree row read,
  * merged and written back: store_tree_json.c); 0 or an hg
  * error.  The pending set is empty afterwards, written or not. */

@@ -26,6 +26,7 @@ static size_t hash_text(const char *s)
 
 void store_symbols_forget(hg_store *store)
 {
+	store_numbers_forget(store);
 	struct symbol_memo *m = store->symbols;
 	if (!m)
 		return;

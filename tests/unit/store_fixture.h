@@ -102,6 +102,20 @@ static inline int64_t sql_int(const char *path, const char *sql)
 	return v;
 }
 
+/* One text from a fresh connection to path, into out (NULL: ""). */
+static inline void sql_text(const char *path, const char *sql, char *out, size_t size)
+{
+	hg_db *db = NULL;
+	assert_int_equal(db_open(path, 30000, &db), 0);
+	hg_db_stmt *st = db_stmt(db, 0, sql);
+	if (!st)
+		fail_msg("%s: %s", sql, db_errmsg(db));
+	assert_int_equal(db_step(st), DB_ROW);
+	snprintf(out, size, "%s", db_col_text(st, 0) ? db_col_text(st, 0) : "");
+	db_reset(st);
+	db_close(db);
+}
+
 static inline void sql_exec(const char *path, const char *sql)
 {
 	hg_db *db = NULL;

@@ -562,6 +562,87 @@ static void test_merged_tree(void **state)
 	free(c);
 }
 
+/* Reports prepared with a symbol table (as ingest's reader does) give the
+ * same trees, symbol ids included, as reports added one by one: across
+ * a rolled-back batch (the numbers it learnt are forgotten with its
+ * symbols) and a second table (other numbers for the same texts). */
+static void test_symtab_same_trees(void **state)
+{
+	struct fx *f = *state;
+	char path2[128];
+	snprintf(path2, sizeof path2, "%s/two.db", f->dir);
+	char *texts[] = {
+		method_json(1, "0,1,1,100\\n1,2,1,90\\n2,3,1,80\\n", 100, "1", "A", "s", "t1"),
+		method_json(2, "0,1,1,50\\n1,2,1,40\\n2,4,1,30\\n", 50, "1", "A", "s", "t2"),
+		method_json(3, "0,1,1,60\\n1,2,1,30\\n1,2,1,20\\n", 60, "1", "A", "s", "t3"),
+		method_json(4, "0,5,1,60\\n1,2,1,30\\n", 60, "1", "A", "s", "t4")};
+	hg_store *one = NULL, *two = NULL;
+	assert_int_equal(hg_store_open(&f->ctx, f->path, &one), 0);
+	assert_int_equal(hg_store_open(&f->ctx, path2, &two), 0);
+	hg_store_symtab *tab = hg_store_symtab_create(), *tab2 = hg_store_symtab_create();
+	assert_non_null(tab);
+	assert_non_null(tab2);
+	bool dup;
+	/* A batch rolled back: its symbols and their numbers are gone. */
+	assert_int_equal(hg_store_begin(two), 0);
+	for (int i = 3; i > 0; i -= 2) { /* symbols in another order than below */
+		hg_report *rep = read_report_text(texts[i]);
+		hg_signature sig = fake_sig(i % 2);
+		hg_store_prep *prep = NULL;
+		assert_int_equal(hg_store_prepare_with(rep, texts[i], strlen(texts[i]), tab, &prep), 0);
+		assert_int_equal(hg_store_add_prepared(two, rep, &sig, texts[i], strlen(texts[i]), prep,
+						       &dup), 0);
+		hg_store_prep_destroy(prep);
+		hg_report_destroy(rep);
+	}
+	assert_int_equal(hg_store_rollback(two), 0);
+	assert_int_equal(sql_int(path2, "SELECT count(*) FROM symbols"), 0);
+	for (int i = 0; i < 4; i++) {
+		assert_int_equal(add(one, texts[i], i % 2, &dup), 0);
+		assert_int_equal(hg_store_begin(two), 0);
+		hg_report *rep = read_report_text(texts[i]);
+		hg_signature sig = fake_sig(i % 2);
+		hg_store_prep *prep = NULL;
+		assert_int_equal(hg_store_prepare_with(rep, texts[i], strlen(texts[i]),
+						       i == 2 ? tab2 : tab, &prep), 0);
+		assert_int_equal(hg_store_add_prepared(two, rep, &sig, texts[i], strlen(texts[i]), prep,
+						       &dup), 0);
+		assert_int_equal(hg_store_commit(two), 0);
+		hg_store_prep_destroy(prep);
+		hg_report_destroy(rep);
+	}
+	hg_store_symtab_destroy(tab);
+	hg_store_symtab_destroy(tab2);
+	for (int which = 0; which < 2; which++) {
+		struct tree a = {0}, b = {0};
+		assert_int_equal(hg_store_cluster_tree(one, fake_sig(which).hash, tree_cb, &a), 0);
+		assert_int_equal(hg_store_cluster_tree(two, fake_sig(which).hash, tree_cb, &b), 0);
+		assert_true(a.n > 0);
+		assert_int_equal(a.n, b.n);
+		for (int k = 0; k < a.n && k < 16; k++)
+			assert_string_equal(a.lines[k], b.lines[k]);
+	}
+	hg_store_close(one);
+	hg_store_close(two);
+	/* Byte for byte: the rows, and the symbol ids they hold. */
+	const char *q = "SELECT group_concat(x, ' ') FROM (SELECT c.hash || ':' || t.nodes AS x"
+			" FROM trees t JOIN clusters c ON c.id = t.cluster UNION ALL SELECT id || '='"
+			" || text FROM symbols ORDER BY 1)";
+	char rows1[4096], rows2[4096];
+	sql_text(f->path, q, rows1, sizeof rows1);
+	sql_text(path2, q, rows2, sizeof rows2);
+	assert_true(strlen(rows1) > 100);
+	assert_string_equal(rows1, rows2);
+	for (int i = 0; i < 4; i++)
+		free(texts[i]);
+	const char *suffix[] = {"", "-wal", "-shm"};
+	for (int i = 0; i < 3; i++) {
+		char p2[160];
+		snprintf(p2, sizeof p2, "%s%s", path2, suffix[i]);
+		unlink(p2);
+	}
+}
+
 /* A stored tree that is not readable (written behind the store's back) is
  * an error naming its cluster when a report would add to it; the batch is
  * rolled back and the other clusters are untouched. */
@@ -853,6 +934,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_cluster_aggregates, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_merged_tree, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_corrupt_tree_row, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_symtab_same_trees, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reports_and_text, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rejected_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_crash_safety, setup, teardown),
