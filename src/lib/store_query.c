@@ -17,130 +17,6 @@ bool store_scene_match(void *user, const char *text)
 	return text && hg_regex_match(store->scene_re, text, strlen(text)) == 1;
 }
 
-/* The clusters' query, over every cluster (?8 NULL) or one (f is read
- * three times: MATERIALIZED reads the reports once, through the covering
- * index reports_by_cluster, not the table with its texts): the one
- * cluster's statement says so plainly, so that SQLite reads only its
- * reports (by reports_by_cluster) rather than scanning the table. */
-#define TOP_SQL(cluster_filter)                                                          \
-	"WITH f AS MATERIALIZED ("                                                        \
-	"  SELECT r.cluster, r.cost, r.device, r.version, coalesce(r.time, r.ingested_at) AS t" \
-	"  FROM reports r JOIN clusters c ON c.hash = r.cluster"                          \
-	"  WHERE " cluster_filter                                                         \
-	"    AND (?1 IS NULL OR c.kind = ?1)" \
-	"    AND (?2 IS NULL OR r.version = ?2)" \
-	"    AND (?3 IS NULL OR coalesce(r.time, r.ingested_at) >= " STORE_TIME_SQL("?3") ")" \
-	"    AND (?4 IS NULL OR coalesce(r.time, r.ingested_at) <= " STORE_TIME_SQL("?4") "))," \
-	" ranked AS (" \
-	"  SELECT cluster, cost, row_number() OVER (PARTITION BY cluster ORDER BY cost) AS rn," \
-	"         count(*) OVER (PARTITION BY cluster) AS n FROM f)," \
-	" pct AS (" \
-	"  SELECT cluster," \
-	"    max(CASE WHEN rn = (n * 50 + 99) / 100 THEN cost END) AS p50," \
-	"    max(CASE WHEN rn = (n * 90 + 99) / 100 THEN cost END) AS p90," \
-	"    max(CASE WHEN rn = (n * 99 + 99) / 100 THEN cost END) AS p99," \
-	"    max(cost) AS pmax" \
-	"  FROM ranked GROUP BY cluster)," \
-	" agg AS (" \
-	"  SELECT cluster, count(*) AS cnt, count(DISTINCT device) AS devices," \
-	"         min(t) AS first_seen, max(t) AS last_seen FROM f GROUP BY cluster)," \
-	" ver AS (" \
-	"  SELECT cluster, json_group_object(v, n) AS versions FROM" \
-	"   (SELECT cluster, coalesce(version, 'unknown') AS v, count(*) AS n FROM f" \
-	"    GROUP BY cluster, v ORDER BY cluster, n DESC, v)" \
-	"  GROUP BY cluster)" \
-	" SELECT c.hash, c.kind, c.title, c.key_symbol, agg.cnt, agg.devices, agg.first_seen," \
-	"  agg.last_seen, pct.p50, pct.p90, pct.p99, pct.pmax, ver.versions, c.frames, c.symbolicated" \
-	" FROM agg JOIN clusters c ON c.hash = agg.cluster JOIN pct ON pct.cluster = agg.cluster" \
-	"  JOIN ver ON ver.cluster = agg.cluster" \
-	" WHERE (?5 IS NULL OR EXISTS (SELECT 1 FROM reports s" \
-	"        WHERE s.cluster = c.hash AND hg_scene_match(s.scene)))" \
-	" ORDER BY CASE ?6 WHEN 'cost' THEN pct.p90 WHEN 'devices' THEN agg.devices" \
-	"  WHEN 'recent' THEN agg.last_seen ELSE agg.cnt END DESC, agg.cnt DESC, c.hash" \
-	" LIMIT ?7"
-
-static const char top_sql[] = TOP_SQL("(?8 IS NULL OR r.cluster = ?8)");
-static const char one_sql[] = TOP_SQL("r.cluster = ?8");
-
-static int run_clusters(hg_store *store, const hg_top_query *q, const char *hash,
-			hg_cluster_fn fn, void *user)
-{
-	hg_db_stmt *st = hash ? db_stmt(store->db, S_CLUSTER_ONE, one_sql)
-			      : db_stmt(store->db, S_TOP, top_sql);
-	if (!st)
-		return store_fail(store, HG_EIO, "cannot query clusters");
-	if (q) {
-		db_bind_text(st, 1, q->kind);
-		db_bind_text(st, 2, q->version);
-		db_bind_text(st, 3, q->since);
-		db_bind_text(st, 4, q->until);
-		db_bind_text(st, 5, q->scene_regex);
-		db_bind_text(st, 6, q->sort ? q->sort : "count");
-	}
-	db_bind_int(st, 7, q && q->limit > 0 ? q->limit : -1);
-	db_bind_text(st, 8, hash);
-	int rc, ret = 0;
-	while ((rc = db_step(st)) == DB_ROW) {
-		hg_cluster_row row = {
-			.hash = db_col_text(st, 0),
-			.kind = db_col_text(st, 1),
-			.title = db_col_text(st, 2),
-			.key_symbol = db_col_text(st, 3),
-			.count = db_col_int(st, 4),
-			.devices = db_col_int(st, 5),
-			.first_seen = db_col_text(st, 6),
-			.last_seen = db_col_text(st, 7),
-			.cost_p50 = db_col_int(st, 8),
-			.cost_p90 = db_col_int(st, 9),
-			.cost_p99 = db_col_int(st, 10),
-			.cost_max = db_col_int(st, 11),
-			.versions = db_col_text(st, 12),
-			.frames = db_col_text(st, 13),
-			.symbolicated = db_col_int(st, 14) != 0,
-		};
-		if ((ret = fn(user, &row)) != 0)
-			break;
-	}
-	db_reset(st);
-	if (ret)
-		return ret;
-	return store_check(store, rc, "cannot query clusters");
-}
-
-int hg_store_top(hg_store *store, const hg_top_query *q, hg_cluster_fn fn, void *user)
-{
-	static const hg_top_query all = {0};
-	q = q ? q : &all;
-	if (q->sort && strcmp(q->sort, "count") && strcmp(q->sort, "cost") &&
-	    strcmp(q->sort, "devices") && strcmp(q->sort, "recent"))
-		return HG_EINVAL;
-	hg_regex *re = NULL;
-	if (q->scene_regex) {
-		char why[128];
-		size_t offset = 0;
-		int rc = hg_regex_compile(q->scene_regex, strlen(q->scene_regex), &re, why,
-					  sizeof why, &offset);
-		if (rc == HG_ENOMEM)
-			return rc;
-		if (rc) {
-			hg_diagf(store->ctx, HG_DIAG_ERROR, store->path, 0, 0, 0,
-				 "bad scene pattern \"%s\" at offset %zu: %s", q->scene_regex,
-				 offset, why);
-			return HG_EINVAL;
-		}
-		store->scene_re = re;
-	}
-	int ret = run_clusters(store, q, NULL, fn, user);
-	store->scene_re = NULL;
-	hg_regex_free(re);
-	return ret;
-}
-
-int hg_store_cluster(hg_store *store, const char *hash, hg_cluster_fn fn, void *user)
-{
-	return run_clusters(store, NULL, hash, fn, user);
-}
-
 /* The one value of a column whose text starts with prefix: 0, HG_EINVAL
  * (none) or HG_EPARSE (ambiguous). */
 int hg_store_resolve(hg_store *store, const char *prefix, char hash[33])
@@ -173,7 +49,10 @@ int hg_store_cluster_counts(hg_store *store, const char *hash, const char *by, h
 	static const char *const sql[] = {
 		"SELECT version, count(*) FROM reports WHERE cluster = ?1 GROUP BY 1 ORDER BY 2 DESC, 1",
 		"SELECT device, count(*) FROM reports WHERE cluster = ?1 GROUP BY 1 ORDER BY 2 DESC, 1",
-		"SELECT scene, count(*) FROM reports WHERE cluster = ?1 GROUP BY 1 ORDER BY 2 DESC, 1",
+		/* Scenes are not in the covering index: the rows are read in
+		 * rowid order (each page once), not in the index's order. */
+		"SELECT scene, count(*) FROM reports WHERE id IN (SELECT id FROM reports"
+		" WHERE cluster = ?1) GROUP BY 1 ORDER BY 2 DESC, 1",
 	};
 	int which = !by ? -1 : !strcmp(by, "version") ? 0 : !strcmp(by, "device") ? 1
 		  : !strcmp(by, "scene") ? 2 : -1;
@@ -211,13 +90,18 @@ int hg_store_cluster_tree(hg_store *store, const char *hash, hg_tree_fn fn, void
 	return ret ? ret : store_check(store, rc, "cannot query a call tree");
 }
 
+/* The newest reports of a cluster: chosen from the covering index alone,
+ * then only those rows read (a big cluster's rows, texts and all, took
+ * most of `hangar show`). */
 int hg_store_reports(hg_store *store, const char *hash, long limit, hg_report_row_fn fn,
 		     void *user)
 {
 	hg_db_stmt *st = db_stmt(store->db, S_REPORTS,
 		"SELECT content_hash, source, line, coalesce(time, ingested_at), version, device,"
-		" scene, cost FROM reports WHERE cluster = ?1"
-		" ORDER BY coalesce(time, ingested_at) DESC, id DESC LIMIT ?2");
+		" scene, cost FROM reports WHERE id IN (SELECT id FROM reports"
+		"  INDEXED BY reports_by_cluster WHERE cluster = ?1"
+		"  ORDER BY coalesce(time, ingested_at) DESC, id DESC LIMIT ?2)"
+		" ORDER BY coalesce(time, ingested_at) DESC, id DESC");
 	if (!st)
 		return store_fail(store, HG_EIO, "cannot query reports");
 	db_bind_text(st, 1, hash);
