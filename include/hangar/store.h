@@ -43,6 +43,13 @@ void hg_store_set_bulk(hg_store *store, bool bulk);
  * batch's memory grows with it: callers cut batches by it). */
 size_t hg_store_pending(const hg_store *store);
 
+/* Copies what is committed in the store's write-ahead log into the
+ * database file, without waiting for or blocking anyone (SQLite's PASSIVE
+ * checkpoint).  A big ingest calls it from a second handle, on a thread of
+ * its own, while it writes: closing the store then has little left to
+ * copy.  0 or an hg error. */
+int hg_store_checkpoint(hg_store *store);
+
 /* Adds one report with its signature and original text.  A report whose
  * text (SHA-256) is already stored changes nothing and sets *duplicate.
  * Otherwise its cluster is created or updated: count, first/last seen,

@@ -5,6 +5,7 @@
 #ifndef HANGAR_CLI_INGEST_H
 #define HANGAR_CLI_INGEST_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <time.h>
 
@@ -13,6 +14,16 @@
 #include "hangar/fetch.h"
 #include "ingest_queue.h"
 #include "namer.h"
+
+/* The checkpointer thread (ingest_checkpoint.c) and its own store handle. */
+struct ingest_checkpointer {
+	hg_ctx ctx;
+	hg_store *store;
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	bool running, poked, stop;
+};
 
 struct ingest {
 	/* the options (ingest_option) */
@@ -51,6 +62,7 @@ struct ingest {
 	bool tty;
 	time_t last_progress;
 	int failed;                          /* store errors */
+	struct ingest_checkpointer checkpointer;
 };
 
 /* The options of ingest that nightly shares: entries of a getopt_long
@@ -131,6 +143,12 @@ int ingest_on_report(void *ingest, hg_report *rep);
 /* The writer: takes items until the queue is closed and empty, storing
  * them in batches; on a store error it stops the queue and counts failed. */
 void ingest_write_all(struct ingest *in);
+/* The checkpointer: started once the store is open, poked after each
+ * commit, stopped before the store closes.  Without a thread (or a second
+ * handle) it does nothing, and the close copies the whole log. */
+void ingest_checkpointer_start(struct ingest *in);
+void ingest_checkpointer_poke(struct ingest *in);
+void ingest_checkpointer_stop(struct ingest *in);
 /* Commits the last batch (or rolls it back after a failure). */
 void ingest_finish(struct ingest *in);
 /* The summary line on stderr; the progress line on a terminal. */

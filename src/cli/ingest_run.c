@@ -112,8 +112,10 @@ int ingest_run(struct ingest *in, char **inputs, int n_inputs)
 	hg_store_mark_ingest(in->store); /* written with the first new report, in its batch */
 	hg_store_set_bulk(in->store, true); /* a store error rolls the whole batch back */
 	double t0 = ingest_now();
+	ingest_checkpointer_start(in);
 	run_threads(in);
 	ingest_finish(in);
+	ingest_checkpointer_stop(in);
 	ingest_summary(in, ingest_now() - t0);
 	if (in->rejected || in->failed || in->names.bad_mappings || in->fetch_failed ||
 	    in->sources_failed)

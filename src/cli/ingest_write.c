@@ -91,6 +91,7 @@ static int flush_batch(struct ingest *in, bool reopen)
 	}
 	in->in_batch = 0;
 	in->batch_started = ingest_now();
+	ingest_checkpointer_poke(in);
 	return 0;
 }
 

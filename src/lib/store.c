@@ -14,6 +14,8 @@
 #define BUSY_RETRIES 5
 #define STORE_PAGE_SIZE "65536"
 
+static int exec_cached(hg_store *store, int slot, const char *sql);
+
 /* ---- schema and migrations ---- */
 
 /* Forward migrations: step i takes a store from version i to i + 1.  Each
@@ -406,6 +408,12 @@ int hg_store_commit(hg_store *store)
 		return err;
 	}
 	return store_check(store, commit(store), "cannot commit a batch");
+}
+
+int hg_store_checkpoint(hg_store *store)
+{
+	return store_check(store, exec_cached(store, S_CHECKPOINT, "PRAGMA wal_checkpoint(PASSIVE)"),
+			   "cannot copy the write-ahead log into the store");
 }
 
 void hg_store_set_bulk(hg_store *store, bool bulk)

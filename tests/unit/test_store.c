@@ -7,6 +7,8 @@
 #include <sys/wait.h>
 #include <time.h>
 
+#include <sys/stat.h>
+
 #include "store_fixture.h"
 
 /* ---- fixture ---- */
@@ -643,6 +645,38 @@ static void test_symtab_same_trees(void **state)
 	}
 }
 
+/* A checkpoint from a second handle copies the committed log into the
+ * store file while the first handle stays open (and may go on writing). */
+static void test_checkpoint_from_second_handle(void **state)
+{
+	struct fx *f = *state;
+	hg_store *writer = NULL, *other = NULL;
+	assert_int_equal(hg_store_open(&f->ctx, f->path, &writer), 0);
+	assert_int_equal(hg_store_begin(writer), 0);
+	bool dup;
+	for (int i = 0; i < 40; i++) {
+		char *text = method_json(i, "0,1,1,100\\n1,2,1,90\\n", 100 + i, "1", "A", "s", "t");
+		assert_int_equal(add(writer, text, i % 3, &dup), 0);
+		free(text);
+	}
+	assert_int_equal(hg_store_commit(writer), 0);
+	struct stat before, after;
+	assert_int_equal(stat(f->path, &before), 0);
+	assert_int_equal(hg_store_open(&f->ctx, f->path, &other), 0);
+	assert_int_equal(hg_store_checkpoint(other), 0);
+	assert_int_equal(stat(f->path, &after), 0);
+	assert_true(after.st_size > before.st_size); /* the reports' pages are in the file */
+	assert_int_equal(hg_store_begin(writer), 0); /* the writer goes on */
+	char *text = method_json(99, "0,1,1,100\\n", 100, "1", "A", "s", "t");
+	assert_int_equal(add(writer, text, 0, &dup), 0);
+	free(text);
+	assert_int_equal(hg_store_commit(writer), 0);
+	assert_int_equal(hg_store_checkpoint(other), 0);
+	hg_store_close(other);
+	hg_store_close(writer);
+	assert_int_equal(sql_int(f->path, "SELECT count(*) FROM reports"), 41);
+}
+
 /* A stored tree that is not readable (written behind the store's back) is
  * an error naming its cluster when a report would add to it; the batch is
  * rolled back and the other clusters are untouched. */
@@ -935,6 +969,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_merged_tree, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_corrupt_tree_row, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_symtab_same_trees, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_checkpoint_from_second_handle, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reports_and_text, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rejected_once, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_crash_safety, setup, teardown),
