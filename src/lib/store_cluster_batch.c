@@ -22,14 +22,6 @@ struct cluster_batch {
 	size_t mask;
 };
 
-static size_t hash_of(const char *hash)
-{
-	uint64_t h = 1469598103934665603ULL;
-	for (; *hash; hash++)
-		h = (h ^ (unsigned char)*hash) * 1099511628211ULL;
-	return (size_t)(h ^ (h >> 29));
-}
-
 static int grow(struct cluster_batch *b)
 {
 	size_t cap = b->cap ? b->cap * 2 : 256;
@@ -45,7 +37,7 @@ static int grow(struct cluster_batch *b)
 	b->mask = 2 * cap - 1;
 	b->cap = cap;
 	for (size_t k = 0; k < b->len; k++) {
-		size_t i = hash_of(items[k].hash) & b->mask;
+		size_t i = strmap_hash(items[k].hash) & b->mask;
 		while (b->slots[i])
 			i = (i + 1) & b->mask;
 		b->slots[i] = k + 1;
@@ -115,7 +107,7 @@ static struct pending_cluster *find_or_add(struct cluster_batch *b, const hg_rep
 		*failed = true;
 		return NULL;
 	}
-	size_t i = hash_of(sig->hash) & b->mask;
+	size_t i = strmap_hash(sig->hash) & b->mask;
 	for (; b->slots[i]; i = (i + 1) & b->mask)
 		if (strcmp(b->items[b->slots[i] - 1].hash, sig->hash) == 0)
 			return &b->items[b->slots[i] - 1];

@@ -5,6 +5,7 @@
 
 #include "db.h"
 #include "regex.h"
+#include "strmap.h"
 #include "hangar/store.h"
 
 /* "HGAR": PRAGMA application_id of a hangar store. */
@@ -115,7 +116,7 @@ struct hg_store {
 	hg_regex *scene_re;   /* the --scene pattern during hg_store_top */
 	struct tree_batch *tree; /* tree-node additions not yet written (store_tree.c) */
 	struct cluster_batch *clusters; /* cluster updates not yet written (store_cluster_batch.c) */
-	struct symbol_memo *symbols; /* symbol ids already looked up (store_symbols.c) */
+	strmap symbols;         /* symbol ids already looked up (store_symbols.c) */
 	struct symbol_numbers numbers; /* the same by symtab number (store_tree_batch.c) */
 	bool mark_pending;      /* hg_store_mark_ingest: mark with the next new report */
 };

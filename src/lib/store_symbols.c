@@ -3,99 +3,21 @@
  * store's lifetime (a big ingest asks for the same few thousand symbols a
  * million times), and forgotten on rollback, which may undo the inserts
  * that gave them. */
-#include <stdlib.h>
-#include <string.h>
-
 #include "store_internal.h"
 
 #define MEMO_MAX 1000000 /* entries; past this the memo starts over */
 
-struct symbol_memo {
-	char **texts;          /* owned */
-	int64_t *ids;
-	size_t mask, len;      /* open addressing, texts[i] NULL: empty */
-};
-
-static size_t hash_text(const char *s)
-{
-	uint64_t h = 1469598103934665603ULL;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return (size_t)(h ^ (h >> 29));
-}
-
 void store_symbols_forget(hg_store *store)
 {
 	store_numbers_forget(store);
-	struct symbol_memo *m = store->symbols;
-	if (!m)
-		return;
-	for (size_t i = 0; m->texts && i <= m->mask; i++)
-		free(m->texts[i]);
-	free(m->texts);
-	free(m->ids);
-	free(m);
-	store->symbols = NULL;
-}
-
-static int grow(struct symbol_memo *m)
-{
-	size_t cap = m->texts ? (m->mask + 1) * 2 : 4096;
-	char **texts = calloc(cap, sizeof *texts);
-	int64_t *ids = malloc(cap * sizeof *ids);
-	if (!texts || !ids) {
-		free(texts);
-		free(ids);
-		return HG_ENOMEM;
-	}
-	for (size_t i = 0; m->texts && i <= m->mask; i++) {
-		if (!m->texts[i])
-			continue;
-		size_t j = hash_text(m->texts[i]) & (cap - 1);
-		while (texts[j])
-			j = (j + 1) & (cap - 1);
-		texts[j] = m->texts[i];
-		ids[j] = m->ids[i];
-	}
-	free(m->texts);
-	free(m->ids);
-	m->texts = texts;
-	m->ids = ids;
-	m->mask = cap - 1;
-	return 0;
+	strmap_clear(&store->symbols);
 }
 
 static void remember(hg_store *store, const char *text, int64_t id)
 {
-	if (store->symbols && store->symbols->len >= MEMO_MAX)
-		store_symbols_forget(store);
-	struct symbol_memo *m = store->symbols;
-	if (!m && !(m = store->symbols = calloc(1, sizeof *m)))
-		return;
-	if ((!m->texts || 2 * (m->len + 1) > m->mask + 1) && grow(m) != 0)
-		return;
-	char *copy = strdup(text);
-	if (!copy)
-		return;
-	size_t i = hash_text(text) & m->mask;
-	while (m->texts[i])
-		i = (i + 1) & m->mask;
-	m->texts[i] = copy;
-	m->ids[i] = id;
-	m->len++;
-}
-
-static bool recall(const hg_store *store, const char *text, int64_t *id)
-{
-	const struct symbol_memo *m = store->symbols;
-	if (!m || !m->texts)
-		return false;
-	for (size_t i = hash_text(text) & m->mask; m->texts[i]; i = (i + 1) & m->mask)
-		if (strcmp(m->texts[i], text) == 0) {
-			*id = m->ids[i];
-			return true;
-		}
-	return false;
+	if (store->symbols.len >= MEMO_MAX)
+		strmap_clear(&store->symbols);
+	strmap_put(&store->symbols, text, id); /* not remembered on ENOMEM: looked up again */
 }
 
 /* One integer from a statement binding text as ?1; DB_DONE when no row. */
@@ -114,7 +36,7 @@ static int id_of(hg_store *store, int slot, const char *sql, const char *text, i
 
 int store_symbol_id(hg_store *store, const char *text, int64_t *id)
 {
-	if (recall(store, text, id))
+	if (strmap_get(&store->symbols, text, id))
 		return 0;
 	int rc = id_of(store, S_SYMBOL_ID, "SELECT id FROM symbols WHERE text = ?1", text, id);
 	if (rc == DB_DONE)

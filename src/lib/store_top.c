@@ -41,8 +41,7 @@ struct top {
 	/* the cluster at hand */
 	int64_t *costs;
 	size_t n_costs, cap_costs;
-	char **devices;      /* distinct: open addressing, owned, NULL empty */
-	size_t n_devices, dev_mask;
+	strmap devices;      /* distinct */
 	struct version_count *versions;
 	size_t n_versions, cap_versions;
 	char *first, *last;
@@ -102,13 +101,16 @@ static int load_infos(struct top *t, const char *kind, const char *hash)
 		return err;
 	if (rc < 0)
 		return store_check(store, rc, "cannot query clusters");
-	qsort(t->infos, t->n_infos, sizeof *t->infos, by_info_hash);
+	if (t->n_infos > 1)
+		qsort(t->infos, t->n_infos, sizeof *t->infos, by_info_hash);
 	return 0;
 }
 
 static const struct cluster_info *find_info(const struct top *t, const char *hash)
 {
 	struct cluster_info key = {.hash = (char *)hash};
+	if (!t->n_infos)
+		return NULL;
 	return bsearch(&key, t->infos, t->n_infos, sizeof *t->infos, by_info_hash);
 }
 
@@ -116,16 +118,13 @@ static const struct cluster_info *find_info(const struct top *t, const char *has
 
 static void forget_group(struct top *t)
 {
-	for (size_t i = 0; t->devices && i <= t->dev_mask; i++) {
-		free(t->devices[i]);
-		t->devices[i] = NULL;
-	}
+	strmap_clear(&t->devices);
 	for (size_t i = 0; i < t->n_versions; i++)
 		free(t->versions[i].version);
 	free(t->first);
 	free(t->last);
 	t->first = t->last = NULL;
-	t->n_costs = t->n_devices = t->n_versions = 0;
+	t->n_costs = t->n_versions = 0;
 }
 
 static int grow(void **v, size_t *cap, size_t size)
@@ -139,34 +138,6 @@ static int grow(void **v, size_t *cap, size_t size)
 	return 0;
 }
 
-static size_t hash_text(const char *s)
-{
-	uint64_t h = 1469598103934665603ULL;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return (size_t)(h ^ (h >> 29));
-}
-
-static int grow_devices(struct top *t)
-{
-	size_t cap = t->devices ? 2 * (t->dev_mask + 1) : 64;
-	char **slots = calloc(cap, sizeof *slots);
-	if (!slots)
-		return HG_ENOMEM;
-	for (size_t i = 0; t->devices && i <= t->dev_mask; i++) {
-		if (!t->devices[i])
-			continue;
-		size_t j = hash_text(t->devices[i]) & (cap - 1);
-		while (slots[j])
-			j = (j + 1) & (cap - 1);
-		slots[j] = t->devices[i];
-	}
-	free(t->devices);
-	t->devices = slots;
-	t->dev_mask = cap - 1;
-	return 0;
-}
-
 /* Adds one report (cost in ascending order within its cluster). */
 static int add_row(struct top *t, int64_t cost, const char *device, const char *version,
 		   const char *when)
@@ -175,18 +146,9 @@ static int add_row(struct top *t, int64_t cost, const char *device, const char *
 	    grow((void **)&t->costs, &t->cap_costs, sizeof *t->costs))
 		return HG_ENOMEM;
 	t->costs[t->n_costs++] = cost;
-	if (device) { /* count(DISTINCT device): NULLs do not count */
-		if ((!t->devices || 2 * (t->n_devices + 1) > t->dev_mask + 1) && grow_devices(t))
-			return HG_ENOMEM;
-		size_t i = hash_text(device) & t->dev_mask;
-		while (t->devices[i] && strcmp(t->devices[i], device) != 0)
-			i = (i + 1) & t->dev_mask;
-		if (!t->devices[i]) {
-			if (!(t->devices[i] = strdup(device)))
-				return HG_ENOMEM;
-			t->n_devices++;
-		}
-	}
+	/* count(DISTINCT device): NULLs do not count */
+	if (device && strmap_put(&t->devices, device, 1) != 0)
+		return HG_ENOMEM;
 	const char *v = version ? version : "unknown";
 	size_t i = 0;
 	while (i < t->n_versions && strcmp(t->versions[i].version, v) != 0)
@@ -275,7 +237,7 @@ static int end_group(struct top *t, const struct cluster_info *info)
 		return HG_ENOMEM;
 	}
 	struct figures *f = &t->rows[t->n_rows++];
-	*f = (struct figures){t->sort, info, (int64_t)t->n_costs, (int64_t)t->n_devices,
+	*f = (struct figures){t->sort, info, (int64_t)t->n_costs, (int64_t)t->devices.len,
 			      rank(t, 50),  rank(t, 90),         rank(t, 99),
 			      t->costs[t->n_costs - 1], t->first, t->last, b.data};
 	t->first = t->last = NULL; /* now the row's */
@@ -386,7 +348,6 @@ static void release(struct top *t)
 	free(t->rows);
 	free(t->infos);
 	free(t->costs);
-	free(t->devices);
 	free(t->versions);
 }
 

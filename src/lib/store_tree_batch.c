@@ -32,8 +32,7 @@ struct tree_batch {
 	hg_arena *arena;
 	struct cluster_nodes *clusters;
 	size_t n_clusters, cap_clusters;
-	size_t *cslots;        /* by hash: cluster index + 1, 0 empty */
-	size_t cmask;
+	strmap by_hash;        /* cluster hash -> index in clusters */
 	size_t n_nodes;        /* over all clusters: hg_store_pending */
 	size_t last;           /* the cluster of the last report + 1, 0: none */
 	long *map;             /* a report's node -> its cluster node */
@@ -85,14 +84,6 @@ void store_numbers_forget(hg_store *store)
 
 /* ---- the tables ---- */
 
-static size_t hash_hash(const char *s)
-{
-	uint64_t h = 1469598103934665603ULL;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return (size_t)(h ^ (h >> 29));
-}
-
 static size_t hash_node(long parent, int64_t symbol)
 {
 	uint64_t h = (uint64_t)(parent + 1) * 0x9E3779B97F4A7C15ULL ^ (uint64_t)symbol;
@@ -101,47 +92,28 @@ static size_t hash_node(long parent, int64_t symbol)
 	return (size_t)(h ^ (h >> 29));
 }
 
-static int clusters_grow(struct tree_batch *b)
-{
-	size_t cap = b->cap_clusters ? 2 * b->cap_clusters : 64;
-	struct cluster_nodes *c = realloc(b->clusters, cap * sizeof *c);
-	if (!c)
-		return HG_ENOMEM;
-	b->clusters = c;
-	size_t *slots = calloc(2 * cap, sizeof *slots);
-	if (!slots)
-		return HG_ENOMEM;
-	free(b->cslots);
-	b->cslots = slots;
-	b->cmask = 2 * cap - 1;
-	b->cap_clusters = cap;
-	for (size_t k = 0; k < b->n_clusters; k++) {
-		size_t i = hash_hash(c[k].hash) & b->cmask;
-		while (b->cslots[i])
-			i = (i + 1) & b->cmask;
-		b->cslots[i] = k + 1;
-	}
-	return 0;
-}
-
 /* The pending nodes of cluster hash, added if new; NULL on ENOMEM. */
 static struct cluster_nodes *cluster_of(struct tree_batch *b, const char *hash)
 {
 	if (b->last && strcmp(b->clusters[b->last - 1].hash, hash) == 0)
 		return &b->clusters[b->last - 1];
-	if (b->n_clusters == b->cap_clusters && clusters_grow(b))
-		return NULL;
-	size_t i = hash_hash(hash) & b->cmask;
-	for (; b->cslots[i]; i = (i + 1) & b->cmask)
-		if (strcmp(b->clusters[b->cslots[i] - 1].hash, hash) == 0) {
-			b->last = b->cslots[i];
-			return &b->clusters[b->last - 1];
-		}
+	int64_t k;
+	if (strmap_get(&b->by_hash, hash, &k)) {
+		b->last = (size_t)k + 1;
+		return &b->clusters[k];
+	}
+	if (b->n_clusters == b->cap_clusters) {
+		size_t cap = b->cap_clusters ? 2 * b->cap_clusters : 64;
+		struct cluster_nodes *c = realloc(b->clusters, cap * sizeof *c);
+		if (!c)
+			return NULL;
+		b->clusters = c;
+		b->cap_clusters = cap;
+	}
 	const char *copy = hg_arena_strdup(b->arena, hash);
-	if (!copy)
+	if (!copy || strmap_put(&b->by_hash, hash, (int64_t)b->n_clusters) != 0)
 		return NULL;
-	b->clusters[b->n_clusters] = (struct cluster_nodes){copy, NULL, 0, 0, NULL, 0};
-	b->cslots[i] = ++b->n_clusters;
+	b->clusters[b->n_clusters++] = (struct cluster_nodes){copy, NULL, 0, 0, NULL, 0};
 	b->last = b->n_clusters;
 	return &b->clusters[b->n_clusters - 1];
 }
@@ -203,7 +175,7 @@ void store_tree_discard(hg_store *store)
 		free(b->clusters[k].slots);
 	}
 	free(b->clusters);
-	free(b->cslots);
+	strmap_clear(&b->by_hash);
 	free(b->map);
 	hg_arena_destroy(b->arena);
 	free(b);

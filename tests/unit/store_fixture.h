@@ -87,8 +87,9 @@ static inline void open_regroup_mappings(const hg_ctx *ctx, const char *testdata
 
 /* ---- the database behind the store's back ---- */
 
-/* One integer from a fresh connection to path. */
-static inline int64_t sql_int(const char *path, const char *sql)
+/* The one row of sql on a fresh connection to path: column 0 as an
+ * integer (*v) or a text (into out, NULL: ""). */
+static inline void sql_row(const char *path, const char *sql, int64_t *v, char *out, size_t size)
 {
 	hg_db *db = NULL;
 	assert_int_equal(db_open(path, 30000, &db), 0);
@@ -96,24 +97,24 @@ static inline int64_t sql_int(const char *path, const char *sql)
 	if (!st)
 		fail_msg("%s: %s", sql, db_errmsg(db));
 	assert_int_equal(db_step(st), DB_ROW);
-	int64_t v = db_col_int(st, 0);
+	if (v)
+		*v = db_col_int(st, 0);
+	if (out)
+		snprintf(out, size, "%s", db_col_text(st, 0) ? db_col_text(st, 0) : "");
 	db_reset(st);
 	db_close(db);
+}
+
+static inline int64_t sql_int(const char *path, const char *sql)
+{
+	int64_t v = 0;
+	sql_row(path, sql, &v, NULL, 0);
 	return v;
 }
 
-/* One text from a fresh connection to path, into out (NULL: ""). */
 static inline void sql_text(const char *path, const char *sql, char *out, size_t size)
 {
-	hg_db *db = NULL;
-	assert_int_equal(db_open(path, 30000, &db), 0);
-	hg_db_stmt *st = db_stmt(db, 0, sql);
-	if (!st)
-		fail_msg("%s: %s", sql, db_errmsg(db));
-	assert_int_equal(db_step(st), DB_ROW);
-	snprintf(out, size, "%s", db_col_text(st, 0) ? db_col_text(st, 0) : "");
-	db_reset(st);
-	db_close(db);
+	sql_row(path, sql, NULL, out, size);
 }
 
 static inline void sql_exec(const char *path, const char *sql)

@@ -564,6 +564,19 @@ static void test_merged_tree(void **state)
 	free(c);
 }
 
+/* Adds text as ingest does: prepared with a symbol table, then added. */
+static void add_numbered(hg_store *st, const char *text, int which, hg_store_symtab *tab)
+{
+	hg_report *rep = read_report_text(text);
+	hg_signature sig = fake_sig(which);
+	hg_store_prep *prep = NULL;
+	bool dup;
+	assert_int_equal(hg_store_prepare_with(rep, text, strlen(text), tab, &prep), 0);
+	assert_int_equal(hg_store_add_prepared(st, rep, &sig, text, strlen(text), prep, &dup), 0);
+	hg_store_prep_destroy(prep);
+	hg_report_destroy(rep);
+}
+
 /* Reports prepared with a symbol table (as ingest's reader does) give the
  * same trees, symbol ids included, as reports added one by one: across
  * a rolled-back batch (the numbers it learnt are forgotten with its
@@ -587,31 +600,15 @@ static void test_symtab_same_trees(void **state)
 	bool dup;
 	/* A batch rolled back: its symbols and their numbers are gone. */
 	assert_int_equal(hg_store_begin(two), 0);
-	for (int i = 3; i > 0; i -= 2) { /* symbols in another order than below */
-		hg_report *rep = read_report_text(texts[i]);
-		hg_signature sig = fake_sig(i % 2);
-		hg_store_prep *prep = NULL;
-		assert_int_equal(hg_store_prepare_with(rep, texts[i], strlen(texts[i]), tab, &prep), 0);
-		assert_int_equal(hg_store_add_prepared(two, rep, &sig, texts[i], strlen(texts[i]), prep,
-						       &dup), 0);
-		hg_store_prep_destroy(prep);
-		hg_report_destroy(rep);
-	}
+	for (int i = 3; i > 0; i -= 2) /* symbols in another order than below */
+		add_numbered(two, texts[i], i % 2, tab);
 	assert_int_equal(hg_store_rollback(two), 0);
 	assert_int_equal(sql_int(path2, "SELECT count(*) FROM symbols"), 0);
 	for (int i = 0; i < 4; i++) {
 		assert_int_equal(add(one, texts[i], i % 2, &dup), 0);
 		assert_int_equal(hg_store_begin(two), 0);
-		hg_report *rep = read_report_text(texts[i]);
-		hg_signature sig = fake_sig(i % 2);
-		hg_store_prep *prep = NULL;
-		assert_int_equal(hg_store_prepare_with(rep, texts[i], strlen(texts[i]),
-						       i == 2 ? tab2 : tab, &prep), 0);
-		assert_int_equal(hg_store_add_prepared(two, rep, &sig, texts[i], strlen(texts[i]), prep,
-						       &dup), 0);
+		add_numbered(two, texts[i], i % 2, i == 2 ? tab2 : tab);
 		assert_int_equal(hg_store_commit(two), 0);
-		hg_store_prep_destroy(prep);
-		hg_report_destroy(rep);
 	}
 	hg_store_symtab_destroy(tab);
 	hg_store_symtab_destroy(tab2);

@@ -169,12 +169,12 @@ static char *dump(struct fx *f, const char *name)
 		"SELECT hash, kind, title, key_symbol, frames, count, first_seen, last_seen,"
 		" symbolicated, 'end' FROM clusters ORDER BY hash",
 		/* Each node by its cluster and path of symbols from the root. */
-		"WITH RECURSIVE p(cluster, id, path) AS (SELECT cluster, id, symbol FROM tree"
-		"  WHERE parent = 0"
+		"WITH RECURSIVE n AS MATERIALIZED (SELECT * FROM tree),"
+		" p(cluster, id, path) AS (SELECT cluster, id, symbol FROM n WHERE parent = 0"
 		" UNION ALL SELECT t.cluster, t.id, p.path || char(31) || t.symbol FROM p"
-		"  JOIN tree t ON t.cluster = p.cluster AND t.parent = p.id)"
+		"  JOIN n t ON t.cluster = p.cluster AND t.parent = p.id)"
 		" SELECT p.cluster, p.path, t.reports, t.total_cost, t.max_cost, t.self_cost,"
-		" t.on_key_path, 'end' FROM p JOIN tree t ON t.cluster = p.cluster AND t.id = p.id"
+		" t.on_key_path, 'end' FROM p JOIN n t ON t.cluster = p.cluster AND t.id = p.id"
 		" ORDER BY 1, 2",
 		"SELECT content_hash, cluster, kind, version, device, scene, time, cost,"
 		" symbolicated, 'end' FROM reports ORDER BY content_hash",
