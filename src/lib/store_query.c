@@ -51,8 +51,8 @@ int hg_store_cluster_counts(hg_store *store, const char *hash, const char *by, h
 		"SELECT device, count(*) FROM reports WHERE cluster = ?1 GROUP BY 1 ORDER BY 2 DESC, 1",
 		/* Scenes are not in the covering index: the rows are read in
 		 * rowid order (each page once), not in the index's order. */
-		"SELECT scene, count(*) FROM reports WHERE id IN (SELECT id FROM reports"
-		" WHERE cluster = ?1) GROUP BY 1 ORDER BY 2 DESC, 1",
+		("SELECT scene, count(*) FROM reports WHERE id IN (SELECT id FROM reports"
+		 " WHERE cluster = ?1) GROUP BY 1 ORDER BY 2 DESC, 1"),
 	};
 	int which = !by ? -1 : !strcmp(by, "version") ? 0 : !strcmp(by, "device") ? 1
 		  : !strcmp(by, "scene") ? 2 : -1;
