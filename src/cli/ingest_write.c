@@ -10,7 +10,7 @@
 
 #define BATCH_SECONDS 4.0         /* a transaction at most this long, */
 #define BATCH_MAX 100000          /* with at most this many reports */
-#define BATCH_MAX_PENDING 200000  /* and this many tree nodes held in memory (~80 B each) */
+#define BATCH_MAX_PENDING 100000  /* and this many tree nodes held in memory (~70 B each) */
 
 double ingest_now(void)
 {
