@@ -1,5 +1,5 @@
-/* Shared by store.c, store_tree.c and store_query.c: the store object and
- * the slots of its cached statements. */
+/* Shared by the store's files (store*.c): the store object, the slots of
+ * its cached statements, and the helpers they call on one another. */
 #ifndef HANGAR_STORE_INTERNAL_H
 #define HANGAR_STORE_INTERNAL_H
 

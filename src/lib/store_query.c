@@ -1,7 +1,7 @@
-/* The store's queries: top clusters, one cluster, its counts, its merged
- * call tree, its reports, and the rejected inputs.  Aggregates are computed
- * from the reports table, so that filters (kind, version, time window)
- * apply to counts and percentiles alike. */
+/* The store's queries: resolving a cluster hash, a cluster's counts, its
+ * merged call tree and its reports, the rejected inputs, meta values and
+ * times.  The clusters' figures (top, and show's one cluster) are in
+ * store_top.c. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
