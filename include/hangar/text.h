@@ -28,6 +28,10 @@ void hg_buf_printf(hg_buf *buf, const char *fmt, ...) HG_PRINTF(2, 3);
 /* Appends s[0..len) as a quoted JSON string (control characters escaped,
  * invalid UTF-8 bytes replaced by U+FFFD so the output always parses). */
 void hg_buf_json_string(hg_buf *buf, const char *s, size_t len);
+/* Appends s[0..len) for a terminal: control bytes and the NUL the JSON reader
+ * keeps (C0 80, see hg_json_string) written as \u00XX escapes, so that a
+ * report's text can neither hide a NUL nor send the terminal commands. */
+void hg_buf_visible(hg_buf *buf, const char *s, size_t len);
 /* The length (1..4) of the valid UTF-8 sequence at s[0..avail), 0 when it
  * is not one (avail > 0). */
 size_t hg_utf8_len(const char *s, size_t avail);

@@ -65,7 +65,9 @@ void render_meta_line(hg_buf *out, const char *key, const char *value)
 	bool cut = len > META_WIDTH || value[len] != '\0';
 	if (len > META_WIDTH)
 		len = META_WIDTH;
-	hg_buf_printf(out, "%-11s %.*s%s\n", key, (int)len, value, cut ? " ..." : "");
+	hg_buf_printf(out, "%-11s ", key);
+	hg_buf_visible(out, value, len);
+	hg_buf_puts(out, cut ? " ...\n" : "\n");
 }
 
 void render_header(hg_buf *out, const hg_report *rep, const struct style *st)

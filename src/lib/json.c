@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "hangar/beat.h"
+#include "hangar/text.h"
 #include "json.h"
 #include "json_scan.h"
 
@@ -108,16 +109,144 @@ static bool ends_at(const char *text, size_t len, size_t off)
 	return off + 1 >= len;
 }
 
+/* The JSON string token at text[at] == '"', decoded as cJSON does, but with
+ * each \u0000 kept as the two bytes C0 80 (Java's "modified UTF-8" NUL),
+ * which a C string can carry; hg_buf_json_string writes them back as
+ * \u0000.  cJSON has already checked the token, so it is valid. */
+static char *decode_keeping_nul(const char *text, size_t at)
+{
+	size_t end = at + 1;
+	while (text[end] != '"')
+		end += text[end] == '\\' ? 2 : 1;
+	char *out = malloc(2 * (end - at) + 1), *o = out; /* C0 80 for each 6-byte \u0000 */
+	if (!out)
+		return NULL;
+	for (size_t i = at + 1; i < end; i++) {
+		if (text[i] != '\\') {
+			*o++ = text[i];
+			continue;
+		}
+		char esc = text[++i];
+		if (esc != 'u') {
+			const char *from = "\"\\/bfnrt", *to = "\"\\/\b\f\n\r\t";
+			const char *p = strchr(from, esc);
+			*o++ = p ? to[p - from] : esc;
+			continue;
+		}
+		unsigned long c = 0;
+		for (int k = 1; k <= 4; k++)
+			c = c << 4 | (unsigned long)hg_hex_value(text[i + k]);
+		i += 4;
+		if (c >= 0xD800 && c <= 0xDBFF && text[i + 1] == '\\' && text[i + 2] == 'u') {
+			unsigned long lo = 0;
+			for (int k = 3; k <= 6; k++)
+				lo = lo << 4 | (unsigned long)hg_hex_value(text[i + k]);
+			c = 0x10000 + ((c - 0xD800) << 10) + (lo - 0xDC00);
+			i += 6;
+		}
+		if (c == 0) {
+			*o++ = (char)0xC0;
+			*o++ = (char)0x80;
+		} else if (c < 0x80) {
+			*o++ = (char)c;
+		} else if (c < 0x800) {
+			*o++ = (char)(0xC0 | c >> 6);
+			*o++ = (char)(0x80 | (c & 0x3F));
+		} else if (c < 0x10000) {
+			*o++ = (char)(0xE0 | c >> 12);
+			*o++ = (char)(0x80 | (c >> 6 & 0x3F));
+			*o++ = (char)(0x80 | (c & 0x3F));
+		} else {
+			*o++ = (char)(0xF0 | c >> 18);
+			*o++ = (char)(0x80 | (c >> 12 & 0x3F));
+			*o++ = (char)(0x80 | (c >> 6 & 0x3F));
+			*o++ = (char)(0x80 | (c & 0x3F));
+		}
+	}
+	*o = '\0';
+	return out;
+}
+
+/* Where the string of ordinal `want` starts in text[0..end): the strings
+ * counted as json_scan counts them (keys and values in document order). */
+struct string_walk {
+	const char *text;
+	size_t end, pos, ordinal;
+};
+
+static size_t next_string(struct string_walk *w)
+{
+	for (; w->pos < w->end; w->pos++) {
+		if (w->text[w->pos] != '"')
+			continue;
+		size_t at = w->pos++;
+		while (w->text[w->pos] != '"')
+			w->pos += w->text[w->pos] == '\\' ? 2 : 1;
+		w->pos++;
+		w->ordinal++;
+		return at;
+	}
+	return SIZE_MAX;
+}
+
+/* Puts back the strings cJSON cut at an escaped NUL (scan.nul_strings),
+ * visiting keys and values in the scan's order.  Hot arrays hold no
+ * strings, so the original text can be walked string by string. */
+static int restore_nuls(hg_json_doc *doc, cJSON *node, struct string_walk *w, size_t *k)
+{
+	for (; node && *k < doc->scan.n_nul_strings; node = node->next) {
+		for (int pass = 0; pass < 2; pass++) {
+			char **slot = pass == 0 ? &node->string : &node->valuestring;
+			if (!*slot || (pass == 1 && !cJSON_IsString(node)))
+				continue;
+			size_t at = next_string(w);
+			if (at == SIZE_MAX)
+				return HG_EPARSE;
+			if (*k < doc->scan.n_nul_strings && w->ordinal - 1 == doc->scan.nul_strings[*k]) {
+				char *kept = decode_keeping_nul(w->text, at);
+				if (!kept)
+					return HG_ENOMEM;
+				cJSON_free(*slot);
+				*slot = kept;
+				++*k;
+			}
+		}
+		if (node->child) {
+			int rc = restore_nuls(doc, node->child, w, k);
+			if (rc != 0)
+				return rc;
+		}
+	}
+	return 0;
+}
+
+/* Bytes looked at by this thread's parses: the scan up to where it stopped
+ * and the text shown to cJSON.  A test holds it to the input's size. */
+static _Thread_local size_t bytes_touched;
+
+size_t hg_json_bytes_touched(void)
+{
+	return bytes_touched;
+}
+
 int hg_json_parse(const char *text, size_t len, hg_json_doc **out, size_t *end)
 {
-	return hg_json_parse_hot(text, len, NULL, out, end);
+	return hg_json_parse_why(text, len, NULL, out, end, NULL);
 }
 
 int hg_json_parse_hot(const char *text, size_t len, const char *hot_key, hg_json_doc **out,
 		      size_t *end)
 {
+	return hg_json_parse_why(text, len, hot_key, out, end, NULL);
+}
+
+int hg_json_parse_why(const char *text, size_t len, const char *hot_key, hg_json_doc **out,
+		      size_t *end, const char **why)
+{
 	*out = NULL;
 	*end = 0;
+	if (why)
+		*why = NULL;
 	if (len > (size_t)INT32_MAX) /* cJSON's offsets and our indexes are ints */
 		return HG_ELIMIT;
 	hg_json_doc *doc = calloc(1, sizeof *doc);
@@ -125,25 +254,41 @@ int hg_json_parse_hot(const char *text, size_t len, const char *hot_key, hg_json
 		return HG_ENOMEM;
 	doc->text = text;
 	doc->hot_key = hot_key;
+	if (json_scan(text, len, hot_key, &doc->scan) != 0) {
+		hg_json_doc_destroy(doc);
+		return HG_ENOMEM;
+	}
+	const struct json_scan *scan = &doc->scan;
+	if (scan->control_in_string != SIZE_MAX || scan->too_deep) {
+		bytes_touched += scan->error;
+		*end = scan->error;
+		if (why)
+			*why = scan->too_deep ? "nested deeper than 1000 arrays and objects (the reader's limit)"
+			       : text[scan->error] == '\n' || text[scan->error] == '\r' ? NULL
+			       : "a raw control byte in a string (JSON escapes it, as \\u0000 to \\u001f)";
+		hg_json_doc_destroy(doc);
+		return HG_EPARSE;
+	}
+	/* cJSON sees the value and no more: the text after it may be the
+	 * rest of a long stream (reading it, or copying it, per value would
+	 * make a stream quadratic).  At an error it sees the byte there. */
+	size_t limit = scan->complete ? scan->end : scan->error != SIZE_MAX ? scan->error + 1 : len;
+	bytes_touched += 2 * limit;
 	char *shrunk = NULL;
 	size_t shrunk_len = 0;
-	if (json_scan(text, len, hot_key, &doc->scan) != 0 ||
-	    shrink(text, len, &doc->scan, &shrunk, &shrunk_len) != 0) {
+	if (shrink(text, limit, scan, &shrunk, &shrunk_len) != 0) {
 		hg_json_doc_destroy(doc);
 		return HG_ENOMEM;
 	}
 	const char *parsed = shrunk ? shrunk : text, *stop = NULL;
-	doc->root = cJSON_ParseWithLengthOpts(parsed, shrunk ? shrunk_len : len, &stop, 0);
+	doc->root = cJSON_ParseWithLengthOpts(parsed, shrunk ? shrunk_len : limit, &stop, 0);
 	size_t stop_off = stop && stop >= parsed ? (size_t)(stop - parsed) : 0;
-	*end = shrunk ? unshrink(&doc->scan, stop_off) : stop_off;
+	*end = shrunk ? unshrink(scan, stop_off) : stop_off;
 	if (*end > len)
 		*end = len;
 	free(shrunk);
-	size_t line_break = doc->scan.line_break_in_string;
-	if (!doc->root || line_break < *end) {
-		if (line_break < *end || (!doc->root && line_break < len && line_break <= *end))
-			*end = line_break; /* JSON strings hold no raw line breaks */
-		else if (doc->scan.unfinished && ends_at(text, len, *end))
+	if (!doc->root) {
+		if (scan->unfinished && ends_at(text, len, *end))
 			*end = len; /* the text ran out: say so at its end */
 		hg_json_doc_destroy(doc);
 		return HG_EPARSE;
@@ -162,6 +307,15 @@ int hg_json_parse_hot(const char *text, size_t len, const char *hot_key, hg_json
 		 * rather than misread a number. */
 		hg_json_doc_destroy(doc);
 		return HG_EPARSE;
+	}
+	if (doc->scan.n_nul_strings) {
+		struct string_walk w = {text, *end, 0, 0};
+		size_t k = 0;
+		int rc = restore_nuls(doc, doc->root, &w, &k);
+		if (rc != 0) {
+			hg_json_doc_destroy(doc);
+			return rc;
+		}
 	}
 	*out = doc;
 	return 0;

@@ -38,7 +38,18 @@ int hg_json_parse(const char *text, size_t len, hg_json_doc **doc, size_t *end);
  * one cJSON node per element: the fast path for AppMethodBeat buffers. */
 int hg_json_parse_hot(const char *text, size_t len, const char *hot_key, hg_json_doc **doc,
 		      size_t *end);
+/* Same, and on a syntax error *why says what is wrong when the scan knows
+ * better than "invalid JSON" (nesting over the limit, a raw control byte in
+ * a string), else NULL.  The reason is a static string. */
+int hg_json_parse_why(const char *text, size_t len, const char *hot_key, hg_json_doc **doc,
+		      size_t *end, const char **why);
 void hg_json_doc_destroy(hg_json_doc *doc);
+
+/* How many bytes this thread's parses have looked at so far (each parse:
+ * twice the text it scanned and showed cJSON).  Reading a stream must touch
+ * a bounded multiple of its size, however many values it holds: tests
+ * compare this figure across input sizes instead of timing anything. */
+size_t hg_json_bytes_touched(void);
 
 const hg_json *hg_json_root(const hg_json_doc *doc);
 enum hg_json_type hg_json_type(const hg_json *node);
@@ -52,7 +63,9 @@ const hg_json *hg_json_next(const hg_json *node);
 const char *hg_json_key(const hg_json *member);
 size_t hg_json_count(const hg_json *container);
 
-const char *hg_json_string(const hg_json *node); /* NULL unless a string */
+/* NULL unless a string.  An escaped NUL (\u0000) inside is kept as the two
+ * bytes C0 80, so that the C string is not cut there. */
+const char *hg_json_string(const hg_json *node);
 bool hg_json_true(const hg_json *node);
 
 /* The exact text of a number token, and its byte offset in the text. */

@@ -1,4 +1,10 @@
-/* The pre-scan described in json_scan.h: one pass, no recursion. */
+/* The pre-scan described in json_scan.h: one pass, no recursion.
+ *
+ * The grammar it checks is what keeps reading a stream linear: without it,
+ * a value cut short (`{"a":[1,2` and a line break) would be scanned on
+ * through every report after it, since commas and colons alone do not tell
+ * where a value ends.  It is lighter than cJSON's: numbers are any run of
+ * number characters, escapes are not decoded; cJSON judges those. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -6,8 +12,6 @@
 #include "hangar/text.h"
 #include "bigmem.h"
 #include "json_scan.h"
-
-#define MAX_NESTING 1000 /* cJSON's CJSON_NESTING_LIMIT */
 
 struct vec {
 	void *data;
@@ -23,6 +27,8 @@ static void *vec_push(struct vec *v)
 			return NULL;
 		v->data = p;
 		v->cap = cap;
+		if (cap * v->size >= ((size_t)4 << 20))
+			hg_hint_huge(p, cap * v->size); /* a million-word buffer */
 	}
 	return (char *)v->data + v->size * v->len++;
 }
@@ -38,23 +44,46 @@ static bool is_number_char(char c)
 	return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E';
 }
 
-/* Offset just past the string starting at text[i] == '"', or len when the
- * text ends first (*open is then set).  A raw line break inside is invalid
- * JSON that cJSON would accept; it is noted in *line_break so that a broken
- * NDJSON line cannot swallow the next one. */
-static size_t skip_string(const char *t, size_t i, size_t len, bool *open, size_t *line_break)
+/* What may come next. */
+enum expect {
+	VALUE,            /* at the start, after ':' and after ',' in an array */
+	VALUE_OR_CLOSE,   /* after '[' */
+	KEY,              /* after ',' in an object */
+	KEY_OR_CLOSE,     /* after '{' */
+	COLON,            /* after a key */
+	COMMA_OR_CLOSE,   /* after a value inside a container */
+};
+
+struct string_end {
+	size_t end;        /* offset just past the closing quote */
+	bool open;         /* the text ended first */
+	bool control;      /* stopped at a raw control byte, at `end` */
+	bool escaped_nul;  /* holds \u0000 */
+};
+
+/* The string starting at t[i] == '"'.  A raw control byte inside is
+ * invalid JSON that cJSON would accept (and a raw line break there would
+ * let a broken NDJSON line swallow the next one): the string stops there. */
+static struct string_end skip_string(const char *t, size_t i, size_t len)
 {
+	struct string_end s = {len, false, false, false};
 	for (i++; i < len; i++) {
-		if (t[i] == '\\') {
+		unsigned char c = (unsigned char)t[i];
+		if (c == '\\') {
+			if (len - i > 5 && memcmp(t + i + 1, "u0000", 5) == 0)
+				s.escaped_nul = true;
 			i++;
-		} else if (t[i] == '"') {
-			return i + 1;
-		} else if ((t[i] == '\n' || t[i] == '\r') && *line_break == SIZE_MAX) {
-			*line_break = i;
+		} else if (c == '"') {
+			s.end = i + 1;
+			return s;
+		} else if (c < 0x20) {
+			s.end = i;
+			s.control = true;
+			return s;
 		}
 	}
-	*open = true;
-	return len;
+	s.open = true;
+	return s;
 }
 
 /* Whether the JSON string t[s..e) (quotes excluded) decodes to key the way
@@ -75,7 +104,7 @@ static bool string_equals(const char *t, size_t s, size_t e, const char *key)
 				c = (unsigned)((h0 << 12) | (h1 << 8) | (h2 << 4) | h3);
 				i += 4;
 				if (c == 0)
-					break;
+					return false; /* key holds no NUL */
 				if (c >= 0x80)
 					return false; /* key is ASCII */
 			} else {
@@ -93,8 +122,6 @@ static bool string_equals(const char *t, size_t s, size_t e, const char *key)
 	return key[k] == '\0';
 }
 
-/* Reads "[int, int, ...]" at t[i] == '[' into values.  Returns the offset
- * past ']' or 0 when the array is not made of integers only. */
 /* Skips whitespace from i, noting the first newline. */
 static size_t skip_ws(const char *t, size_t i, size_t len, size_t *first_newline)
 {
@@ -104,22 +131,13 @@ static size_t skip_ws(const char *t, size_t i, size_t len, size_t *first_newline
 	return i;
 }
 
+/* Reads "[int, int, ...]" at t[i] == '[' into values.  Returns the offset
+ * past ']' or 0 when the array is not made of integers only. */
 static size_t read_int_array(const char *t, size_t i, size_t len, struct vec *values, size_t *count,
 			     size_t *first_newline)
 {
 	size_t newline_before = *first_newline;
 	size_t start_len = values->len;
-	/* Reserve room for as many integers as the rest of the text can hold:
-	 * address space only, since pages never written are never touched. */
-	size_t most = (len - i) / 2 + 1;
-	if (values->cap - values->len < most) {
-		void *p = realloc(values->data, (values->len + most) * values->size);
-		if (p) {
-			values->data = p;
-			values->cap = values->len + most;
-			hg_hint_huge((int64_t *)p + values->len, most * values->size);
-		}
-	}
 	*count = 0;
 	i = skip_ws(t, i + 1, len, first_newline);
 	if (i < len && t[i] == ']')
@@ -152,103 +170,191 @@ not_ints:
 	return 0;
 }
 
+/* The length of the literal true/false/null at t[i], or 0. */
+static size_t literal(const char *t, size_t i, size_t len)
+{
+	static const char *const words[] = {"true", "false", "null"};
+	for (size_t k = 0; k < 3; k++) {
+		size_t n = strlen(words[k]);
+		if (len - i >= n && memcmp(t + i, words[k], n) == 0)
+			return n;
+	}
+	return 0;
+}
+
 int json_scan(const char *t, size_t len, const char *hot_key, struct json_scan *scan)
 {
 	struct vec numbers = {NULL, 0, 0, sizeof(struct json_token)};
 	struct vec arrays = {NULL, 0, 0, sizeof(struct json_keyed_array)};
 	struct vec values = {NULL, 0, 0, sizeof(int64_t)};
 	struct vec elements = {NULL, 0, 0, sizeof(size_t)};
-	char stack[MAX_NESTING + 1]; /* 'o' object, 'a' array */
-	size_t depth = 0, i = 0;
-	bool expect_key = false, value_is_hot = false, oom = false, in_string = false;
+	struct vec nul_strings = {NULL, 0, 0, sizeof(size_t)};
+	char stack[JSON_MAX_NESTING]; /* 'o' object, 'a' array */
+	size_t depth = 0, i = 0, strings = 0;
+	enum expect expect = VALUE;
+	bool value_is_hot = false, oom = false, in_string = false;
+	memset(scan, 0, sizeof *scan);
 	scan->first_newline = SIZE_MAX;
-	scan->line_break_in_string = SIZE_MAX;
+	scan->error = SIZE_MAX;
+	scan->control_in_string = SIZE_MAX;
 	if (len >= 3 && memcmp(t, "\xEF\xBB\xBF", 3) == 0)
 		i = 3; /* cJSON skips a UTF-8 byte order mark */
 	while (i < len && !oom) {
 		char c = t[i];
-		if (is_space(c) || c == ',' || c == ':') {
+		if (is_space(c)) {
 			if (c == '\n' && scan->first_newline == SIZE_MAX)
 				scan->first_newline = i;
-			if (c == ',' && depth && stack[depth - 1] == 'o')
-				expect_key = true;
 			i++;
 			continue;
 		}
+		char top = depth ? stack[depth - 1] : 0;
 		bool value_done = false;
-		if (depth == 1 && stack[0] == 'a' && c != ']' && !expect_key) {
-			size_t *e = vec_push(&elements);
-			if (!e) {
-				oom = true;
+		if (expect == COLON) {
+			if (c != ':')
+				break;
+			expect = VALUE;
+			i++;
+			continue;
+		}
+		if (expect == COMMA_OR_CLOSE) {
+			if (c == ',') {
+				expect = top == 'o' ? KEY : VALUE;
+				i++;
+				continue;
+			}
+			if (c != (top == 'o' ? '}' : ']'))
+				break;
+			depth--;
+			i++;
+			value_done = true;
+		} else if (expect == KEY || expect == KEY_OR_CLOSE) {
+			if (c == '}' && expect == KEY_OR_CLOSE) {
+				depth--;
+				i++;
+				value_done = true;
+			} else if (c == '"') {
+				struct string_end s = skip_string(t, i, len);
+				if (s.control) {
+					scan->control_in_string = s.end;
+					break;
+				}
+				if (s.open) {
+					in_string = true;
+					i = len;
+					break;
+				}
+				if (s.escaped_nul) {
+					size_t *n = vec_push(&nul_strings);
+					if (!n) {
+						oom = true;
+						break;
+					}
+					*n = strings;
+				}
+				strings++;
+				value_is_hot = hot_key && *hot_key && s.end > i + 1 &&
+					       string_equals(t, i + 1, s.end - 1, hot_key);
+				expect = COLON;
+				i = s.end;
+				continue;
+			} else {
 				break;
 			}
-			*e = i;
-		}
-		if (c == '"') {
-			size_t end = skip_string(t, i, len, &in_string, &scan->line_break_in_string);
-			if (expect_key) {
-				value_is_hot = hot_key && *hot_key && end > i + 1 &&
-					       string_equals(t, i + 1, end - 1, hot_key);
-				expect_key = false;
-			} else {
-				value_done = true;
-			}
-			i = end;
-		} else if (c == '{' || c == '[') {
-			if (c == '[' && value_is_hot) {
-				struct json_keyed_array *a = vec_push(&arrays);
-				if (!a) {
+		} else if (c == ']' && expect == VALUE_OR_CLOSE) {
+			depth--;
+			i++;
+			value_done = true;
+		} else {
+			/* A value starts here. */
+			if (depth == 1 && stack[0] == 'a') {
+				size_t *e = vec_push(&elements);
+				if (!e) {
 					oom = true;
 					break;
 				}
-				size_t count = 0, first = values.len;
-				size_t end = read_int_array(t, i, len, &values, &count,
-							    &scan->first_newline);
-				*a = (struct json_keyed_array){end != 0, i, end ? end - 1 : 0, first, count};
-				if (end) {
-					i = end;
-					value_is_hot = false;
-					value_done = true;
-					goto next;
+				*e = i;
+			}
+			bool hot = value_is_hot;
+			value_is_hot = false; /* the hot key names this value only */
+			if (c == '"') {
+				struct string_end s = skip_string(t, i, len);
+				if (s.control) {
+					scan->control_in_string = s.end;
+					break;
 				}
+				if (s.open) {
+					in_string = true;
+					i = len;
+					break;
+				}
+				if (s.escaped_nul) {
+					size_t *n = vec_push(&nul_strings);
+					if (!n) {
+						oom = true;
+						break;
+					}
+					*n = strings;
+				}
+				strings++;
+				i = s.end;
+				value_done = true;
+			} else if (c == '{' || c == '[') {
+				if (c == '[' && hot) {
+					struct json_keyed_array *a = vec_push(&arrays);
+					if (!a) {
+						oom = true;
+						break;
+					}
+					size_t count = 0, first = values.len;
+					size_t end = read_int_array(t, i, len, &values, &count,
+								    &scan->first_newline);
+					*a = (struct json_keyed_array){end != 0, i, end ? end - 1 : 0, first,
+								       count};
+					if (end) {
+						i = end;
+						value_done = true;
+					}
+				}
+				if (!value_done) {
+					if (depth == JSON_MAX_NESTING) {
+						scan->too_deep = true;
+						break;
+					}
+					stack[depth++] = c == '{' ? 'o' : 'a';
+					expect = c == '{' ? KEY_OR_CLOSE : VALUE_OR_CLOSE;
+					i++;
+					continue;
+				}
+			} else if (c == '-' || (c >= '0' && c <= '9')) {
+				size_t start = i;
+				while (i < len && is_number_char(t[i]))
+					i++;
+				struct json_token *tok = vec_push(&numbers);
+				if (!tok) {
+					oom = true;
+					break;
+				}
+				*tok = (struct json_token){start, i - start};
+				value_done = true;
+			} else {
+				size_t n = literal(t, i, len);
+				if (n == 0)
+					break; /* not JSON: cJSON will say where */
+				i += n;
+				value_done = true;
 			}
-			if (depth == MAX_NESTING)
-				break;
-			stack[depth++] = c == '{' ? 'o' : 'a';
-			expect_key = c == '{';
-			value_is_hot = false; /* the hot key names this container only */
-			i++;
-		} else if (c == '}' || c == ']') {
-			if (depth)
-				depth--;
-			expect_key = false; /* "{}" leaves no key pending */
-			i++;
-			value_done = true;
-		} else if (c == '-' || (c >= '0' && c <= '9')) {
-			size_t start = i;
-			while (i < len && is_number_char(t[i]))
-				i++;
-			struct json_token *tok = vec_push(&numbers);
-			if (!tok) {
-				oom = true;
-				break;
-			}
-			*tok = (struct json_token){start, i - start};
-			value_done = true;
-		} else if (c >= 'a' && c <= 'z') {
-			while (i < len && t[i] >= 'a' && t[i] <= 'z')
-				i++;
-			value_done = true;
-		} else {
-			break; /* not JSON: cJSON will say where */
 		}
-next:
 		if (value_done) {
-			value_is_hot = false;
-			if (depth == 0)
-				break; /* the end of the first value */
+			if (depth == 0) {
+				scan->complete = true; /* the end of the first value */
+				scan->end = i;
+				break;
+			}
+			expect = COMMA_OR_CLOSE;
 		}
 	}
+	if (!scan->complete && i < len && !oom)
+		scan->error = scan->control_in_string != SIZE_MAX ? scan->control_in_string : i;
 	scan->numbers = numbers.data;
 	scan->n_numbers = numbers.len;
 	scan->arrays = arrays.data;
@@ -257,8 +363,10 @@ next:
 	scan->n_values = values.len;
 	scan->elements = elements.data;
 	scan->n_elements = elements.len;
+	scan->nul_strings = nul_strings.data;
+	scan->n_nul_strings = nul_strings.len;
 	/* The text ran out inside a value: truncated, not malformed. */
-	scan->unfinished = i >= len && (depth > 0 || in_string);
+	scan->unfinished = !scan->complete && i >= len && (depth > 0 || in_string);
 	if (oom) {
 		json_scan_release(scan);
 		return HG_ENOMEM;
@@ -272,5 +380,6 @@ void json_scan_release(struct json_scan *scan)
 	free(scan->numbers);
 	free(scan->arrays);
 	free(scan->values);
+	free(scan->nul_strings);
 	memset(scan, 0, sizeof *scan);
 }

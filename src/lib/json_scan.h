@@ -6,8 +6,11 @@
  *  - it reads the value of every member named `hot_key` that is an array of
  *    integers directly into int64s ("hot arrays"), so that a million-word
  *    AppMethodBeat buffer never becomes a million cJSON nodes.
- * It only scans the first JSON value of the text.  On invalid JSON it stops
- * early without error: cJSON reports the error. */
+ * It only scans the first JSON value of the text, and checks its grammar as
+ * it goes (a light one: commas, colons, brackets and literals where they
+ * belong), so that it stops at the end of that value or at its first error,
+ * never reading on into the text after it: reading a stream of reports stays
+ * linear.  cJSON is then shown only text[0 .. stop] and has the last word. */
 #ifndef HANGAR_LIB_JSON_SCAN_H
 #define HANGAR_LIB_JSON_SCAN_H
 
@@ -39,9 +42,24 @@ struct json_scan {
 	size_t first_newline;        /* offset of the first '\n' between tokens, or SIZE_MAX */
 	size_t *elements;            /* where each element of a top-level array starts */
 	size_t n_elements;
+	size_t *nul_strings;         /* ordinals of the strings holding \u0000 (see below) */
+	size_t n_nul_strings;
+	bool complete;               /* the first value ended, at `end` */
+	size_t end;
+	size_t error;                /* where the grammar broke, or SIZE_MAX */
+	bool too_deep;               /* ... because of nesting deeper than MAX_NESTING */
 	bool unfinished;             /* the text ends inside a value */
-	size_t line_break_in_string; /* offset of a raw line break in a string, or SIZE_MAX */
+	size_t control_in_string;    /* offset of a raw control byte (< 0x20) in a string, or SIZE_MAX */
 };
+
+/* cJSON's CJSON_NESTING_LIMIT: containers nested deeper are refused. */
+#define JSON_MAX_NESTING 1000
+
+/* Strings are numbered in document order, keys and values alike (a key
+ * before its value): the order of a pre-order walk of cJSON's nodes, which
+ * visits a member's key (node->string) before its value.  A string holding
+ * an escaped NUL is listed by that ordinal, so that json.c can put back
+ * what cJSON's C strings cut off. */
 
 /* Scans text[0..len); hot_key may be NULL (no hot arrays).  Returns 0 or
  * HG_ENOMEM.  Free with json_scan_release. */

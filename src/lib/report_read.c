@@ -283,10 +283,11 @@ static int read_values(struct reader *r, size_t pos)
 		}
 		hg_json_doc *doc = NULL;
 		size_t end = 0, rest = r->len - pos;
+		const char *why = NULL;
 		/* The JSON reader takes at most 2 GiB at once; one report is far
 		 * smaller, and the text after it is left for the next round. */
-		rc = hg_json_parse_hot(r->text + pos, rest < MAX_VALUE ? rest : MAX_VALUE, "buffer",
-				       &doc, &end);
+		rc = hg_json_parse_why(r->text + pos, rest < MAX_VALUE ? rest : MAX_VALUE, "buffer",
+				       &doc, &end, &why);
 		if (rc == HG_ENOMEM)
 			return rc;
 		if (rc != 0 && rest > MAX_VALUE && pos + end >= pos + MAX_VALUE - 1) {
@@ -311,9 +312,11 @@ static int read_values(struct reader *r, size_t pos)
 			}
 			r->span = r->text + pos;
 			r->span_len = next - pos;
-			rc = syntax_error(r, ++number, line, at, skipped_lines(r, pos, next) ?
-					  "invalid JSON (reading resumes at the next line that starts "
-					  "with '{' or '[')" : "invalid JSON");
+			char what[192];
+			snprintf(what, sizeof what, "invalid JSON%s%s%s", why ? ": " : "", why ? why : "",
+				 skipped_lines(r, pos, next) ? " (reading resumes at the next line that "
+							       "starts with '{' or '[')" : "");
+			rc = syntax_error(r, ++number, line, at, what);
 			pos = next;
 			prev_end = SIZE_MAX;
 			continue;
@@ -350,12 +353,16 @@ static int read_logcat(struct reader *r)
 			size_t start = (size_t)(at - r->text) + 8, end_at = close ? (size_t)(close - r->text) : eol;
 			hg_json_doc *doc = NULL;
 			size_t end = 0;
+			const char *why = NULL;
 			number++;
-			rc = hg_json_parse_hot(r->text + start, end_at - start, "buffer", &doc, &end);
+			rc = hg_json_parse_why(r->text + start, end_at - start, "buffer", &doc, &end, &why);
 			if (rc == HG_ENOMEM)
 				return rc;
 			if (rc != 0) {
-				rc = syntax_error(r, number, line, start + end, "invalid JSON in content[...]");
+				char what[160];
+				snprintf(what, sizeof what, "invalid JSON in content[...]%s%s",
+					 why ? ": " : "", why ? why : "");
+				rc = syntax_error(r, number, line, start + end, what);
 			} else {
 				set_span(r, start, start + end, false);
 				rc = one_report(r, doc, hg_json_root(doc), start, number, line);

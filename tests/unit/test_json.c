@@ -496,6 +496,110 @@ static void test_hot_error_offsets(void **state)
 	assert_in_range(end, 20, strlen(text));
 }
 
+/* JSON strings hold no raw control bytes: a raw NUL, tab or line break is
+ * an error at that byte, named as such (a line break is the usual cut
+ * NDJSON line, left to "invalid JSON ... truncated?"). */
+static void test_raw_control_bytes(void **state)
+{
+	(void)state;
+	static const char text[] = "{\"a\":\"x\0y\",\"b\":1}";
+	hg_json_doc *doc = NULL;
+	size_t end = 0;
+	const char *why = NULL;
+	assert_int_equal(hg_json_parse_why(text, sizeof text - 1, NULL, &doc, &end, &why), HG_EPARSE);
+	assert_null(doc);
+	assert_int_equal(end, 7);
+	assert_non_null(why);
+	assert_non_null(strstr(why, "raw control byte"));
+	const char *tab = "[\"a\tb\"]";
+	assert_int_equal(hg_json_parse_why(tab, strlen(tab), "buffer", &doc, &end, &why), HG_EPARSE);
+	assert_int_equal(end, 3);
+	assert_non_null(why);
+	const char *line = "{\"a\":\"cut\n{\"b\":2}\n";
+	assert_int_equal(hg_json_parse_why(line, strlen(line), NULL, &doc, &end, &why), HG_EPARSE);
+	assert_int_equal(end, 9);
+	assert_null(why);
+	/* Escaped, they are fine. */
+	hg_json_doc_destroy(parse_ok("[\"a\\tb\\u0001\"]", NULL));
+}
+
+/* \u0000 never cuts a string: it is kept as C0 80 and written back as
+ * \u0000, in keys and values, beside other escapes and surrogate pairs. */
+static void test_escaped_nul_kept(void **state)
+{
+	(void)state;
+	const char *text = "{\"k\\u0000ey\":\"a\\u0000b\\n\\ud83d\\ude00\\u00e9\",\"n\":[1,\"\\u0000\"],"
+			   "\"plain\":\"p\",\"buffer\":[1,2],\"z\":\"\\u0000\\u0000\"}";
+	hg_json_doc *doc = NULL;
+	size_t end = 0;
+	assert_int_equal(hg_json_parse_hot(text, strlen(text), "buffer", &doc, &end), 0);
+	const hg_json *root = hg_json_root(doc);
+	const hg_json *first = hg_json_first(root);
+	assert_string_equal(hg_json_key(first), "k\xC0\x80" "ey");
+	assert_string_equal(hg_json_string(first), "a\xC0\x80" "b\n\xF0\x9F\x98\x80\xC3\xA9");
+	assert_string_equal(hg_json_string(at(hg_json_get(root, "n"), 1)), "\xC0\x80");
+	assert_string_equal(hg_json_string(hg_json_get(root, "plain")), "p");
+	assert_string_equal(hg_json_string(hg_json_get(root, "z")), "\xC0\x80\xC0\x80");
+	assert_int_equal(hg_json_int_array(doc, hg_json_get(root, "buffer"), &(const int64_t *){0},
+					   &(size_t){0}), 0);
+	hg_buf out;
+	hg_buf_init(&out);
+	hg_json_write(doc, root, &out);
+	hg_buf_putc(&out, '\0');
+	assert_string_equal(out.data, "{\"k\\u0000ey\":\"a\\u0000b\\n\xF0\x9F\x98\x80\xC3\xA9\","
+				      "\"n\":[1,\"\\u0000\"],\"plain\":\"p\",\"buffer\":[1,2],"
+				      "\"z\":\"\\u0000\\u0000\"}");
+	hg_buf_release(&out);
+	hg_json_doc_destroy(doc);
+}
+
+/* Nesting over cJSON's limit is named as such. */
+static void test_nesting_limit_named(void **state)
+{
+	(void)state;
+	char *open = repeat("[", 1001, "", "");
+	hg_json_doc *doc = NULL;
+	size_t end = 0;
+	const char *why = NULL;
+	assert_int_equal(hg_json_parse_why(open, strlen(open), NULL, &doc, &end, &why), HG_EPARSE);
+	assert_int_equal(end, 1000);
+	assert_non_null(why);
+	assert_non_null(strstr(why, "nested deeper than 1000"));
+	free(open);
+	char *ok = repeat("[", 1000, "", "]");
+	assert_int_equal(hg_json_parse_why(ok, strlen(ok), NULL, &doc, &end, &why), 0);
+	hg_json_doc_destroy(doc);
+	free(ok);
+}
+
+/* The parse looks at the value and no further, however long the text after
+ * it (a stream of reports): at most twice its length. */
+static void test_touches_only_the_value(void **state)
+{
+	(void)state;
+	size_t n = 1 << 20;
+	char *text = malloc(n + 1);
+	assert_non_null(text);
+	memset(text, ' ', n);
+	const char *value = "{\"buffer\":[1,2,3],\"s\":\"x\"}";
+	memcpy(text, value, strlen(value));
+	memcpy(text + 100, "{\"a\":1}", 7);
+	text[n] = '\0';
+	size_t before = hg_json_bytes_touched(), end = 0;
+	hg_json_doc *doc = NULL;
+	assert_int_equal(hg_json_parse_hot(text, n, "buffer", &doc, &end), 0);
+	assert_int_equal(end, strlen(value));
+	assert_true(hg_json_bytes_touched() - before <= 2 * strlen(value));
+	hg_json_doc_destroy(doc);
+	/* An error too: a value cut by a line break is not read on past it. */
+	memcpy(text, "{\"buffer\":[1,2,", 15);
+	text[15] = '\n';
+	before = hg_json_bytes_touched();
+	assert_int_equal(hg_json_parse_hot(text, n, "buffer", &doc, &end), HG_EPARSE);
+	assert_true(hg_json_bytes_touched() - before <= 2 * 200);
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -517,6 +621,10 @@ int main(void)
 		cmocka_unit_test(test_hot_key_anywhere),
 		cmocka_unit_test(test_hot_array_overflow),
 		cmocka_unit_test(test_hot_error_offsets),
+		cmocka_unit_test(test_raw_control_bytes),
+		cmocka_unit_test(test_escaped_nul_kept),
+		cmocka_unit_test(test_nesting_limit_named),
+		cmocka_unit_test(test_touches_only_the_value),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
