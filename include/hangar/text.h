@@ -25,6 +25,8 @@ void hg_buf_add(hg_buf *buf, const char *s, size_t len);
 void hg_buf_puts(hg_buf *buf, const char *s);
 void hg_buf_putc(hg_buf *buf, char c);
 void hg_buf_printf(hg_buf *buf, const char *fmt, ...) HG_PRINTF(2, 3);
+/* Appends v in decimal (without printf: the hot loops of the writers). */
+void hg_buf_int(hg_buf *buf, int64_t v);
 /* Appends s[0..len) as a quoted JSON string (control characters escaped,
  * invalid UTF-8 bytes replaced by U+FFFD so the output always parses). */
 void hg_buf_json_string(hg_buf *buf, const char *s, size_t len);

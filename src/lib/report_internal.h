@@ -26,6 +26,11 @@ struct report_part {
 	/* In and out: the part starts on the line of a value that ended just
 	 * before it (an array or not), so text there is "after the report". */
 	bool after_value, after_array;
+	/* In and out: a top-level array open at the part's start (see
+	 * struct reader in report_read.c). */
+	bool in_array;
+	int array_next;
+	long array_elements, array_line, array_col;
 };
 
 /* Reads the values of one part (see struct report_part) as

@@ -34,6 +34,13 @@ struct reader {
 	bool more;
 	size_t stopped_at;
 	bool after_value, after_array; /* see struct report_part */
+	/* A top-level array is read element by element, each a value of its
+	 * own, so that an array of a million reports needs the memory of one,
+	 * and a broken element spoils only itself.  What may come next in it,
+	 * how many elements it has had, where it opened. */
+	bool in_array;
+	enum array_next { ELEMENT_OR_CLOSE, ELEMENT, COMMA_OR_CLOSE } array_next;
+	long array_elements, array_line, array_col;
 };
 
 static void locate(struct reader *r, size_t off, long *line, long *col)
@@ -94,12 +101,9 @@ static void set_span(struct reader *r, size_t start, size_t end, bool in_array)
 
 /* Records a failed report: diagnostic plus an error report for the sink.
  * offset is absolute in r->text, or NO_OFFSET. */
-static int fail_report(struct reader *r, long number, long rep_line, size_t offset,
-		       const char *msg)
+static int fail_report_at(struct reader *r, long number, long rep_line, long line, long col,
+			  const char *msg)
 {
-	long line = rep_line, col = 0;
-	if (offset != NO_OFFSET)
-		locate(r, offset, &line, &col);
 	hg_diagf(r->ctx, HG_DIAG_ERROR, r->source, line, col, number, "%s", msg);
 	r->failed++;
 	hg_report *rep = report_new(r->source, rep_line, number);
@@ -108,6 +112,15 @@ static int fail_report(struct reader *r, long number, long rep_line, size_t offs
 		return HG_ENOMEM;
 	}
 	return deliver(r, rep);
+}
+
+static int fail_report(struct reader *r, long number, long rep_line, size_t offset,
+		       const char *msg)
+{
+	long line = rep_line, col = 0;
+	if (offset != NO_OFFSET)
+		locate(r, offset, &line, &col);
+	return fail_report_at(r, number, rep_line, line, col, msg);
 }
 
 /* One report object of a parsed document; base is the document's offset.
@@ -198,32 +211,6 @@ static bool skipped_lines(struct reader *r, size_t value_start, size_t next)
 	return false;
 }
 
-/* The reports of one parsed value: an object, or an array of them. */
-static int value_reports(struct reader *r, const hg_json_doc *doc, size_t start, size_t end,
-			 long line, long *number)
-{
-	const hg_json *root = hg_json_root(doc);
-	if (hg_json_type(root) != HG_JSON_ARRAY) {
-		set_span(r, start, end, false);
-		return one_report(r, doc, root, start, ++*number, line);
-	}
-	int rc = 0;
-	size_t k = 0;
-	for (const hg_json *e = hg_json_first(root); e && rc == 0; e = hg_json_next(e), k++) {
-		size_t at = hg_json_element_offset(doc, k);
-		long eline = 0, col;
-		if (at != SIZE_MAX) {
-			locate(r, start + at, &eline, &col);
-			size_t next = hg_json_next(e) ? hg_json_element_offset(doc, k + 1) : SIZE_MAX;
-			set_span(r, start + at, next != SIZE_MAX ? start + next : end, true);
-		}
-		rc = one_report(r, doc, e, start, ++*number, eline);
-	}
-	if (rc == 0 && k == 0)
-		rc = fail_report(r, ++*number, line, start, "the array holds no report");
-	return rc;
-}
-
 /* Reading a part stops at pos, to go on there with more text; says
  * whether pos is on the line of the value before it (see report_part). */
 static void stop_at(struct reader *r, size_t pos, size_t prev_end, bool prev_array)
@@ -231,6 +218,151 @@ static void stop_at(struct reader *r, size_t pos, size_t prev_end, bool prev_arr
 	r->stopped_at = pos;
 	r->after_value = prev_end != SIZE_MAX && !memchr(r->text + prev_end, '\n', pos - prev_end);
 	r->after_array = prev_array;
+}
+
+/* Where to go on in an array after the broken element at pos (column
+ * col): the next line whose first non-blank byte is '{' in the element's
+ * own column, as `jq .` prints arrays; a line that starts with ']' ends the
+ * array there.  SIZE_MAX when the array is to be left (the element did not
+ * start its line, or a line starting a value in column 1 comes first);
+ * r->len when the text ends before it is known. */
+static size_t resume_in_array(struct reader *r, size_t pos, long col)
+{
+	size_t indent = (size_t)(col - 1), start = pos - (indent <= pos ? indent : pos);
+	if (indent == 0 || indent > pos || (start > 0 && r->text[start - 1] != '\n'))
+		return SIZE_MAX;
+	for (size_t i = start; i < pos; i++)
+		if (r->text[i] != ' ' && r->text[i] != '\t')
+			return SIZE_MAX;
+	for (size_t p = pos;;) {
+		const char *nl = memchr(r->text + p, '\n', r->len - p);
+		if (!nl)
+			return r->len;
+		p = (size_t)(nl - r->text) + 1;
+		size_t b = p;
+		while (b < r->len && b - p < indent && (r->text[b] == ' ' || r->text[b] == '\t'))
+			b++;
+		if (b == r->len)
+			return r->len;
+		if (b - p == indent && r->text[b] == '{')
+			return b;
+		if (b == p && r->text[b] == ']')
+			return b;
+		if (b == p && (r->text[b] == '{' || r->text[b] == '['))
+			return SIZE_MAX;
+	}
+}
+
+/* Parses the value at pos (the JSON reader takes at most 2 GiB at once; one
+ * report is far smaller, and the text after it is left for later). */
+static int parse_at(struct reader *r, size_t pos, hg_json_doc **doc, size_t *end, const char **why)
+{
+	size_t rest = r->len - pos;
+	return hg_json_parse_why(r->text + pos, rest < MAX_VALUE ? rest : MAX_VALUE, "buffer", doc,
+				 end, why);
+}
+
+/* Whether a value that failed to parse at pos may only have been cut by
+ * the end of this part: then it is read again with more text. */
+static bool cut_by_part(struct reader *r, size_t pos, size_t end, size_t next)
+{
+	return r->more && (pos + end + 1 >= r->len || next == r->len);
+}
+
+/* The failed value at pos: one failed report, whose error lies at `at`
+ * unless it lies in the next report (this one was cut at the end of its
+ * line). */
+static int invalid_value(struct reader *r, long number, long line, size_t pos, size_t at,
+			 size_t next, const char *why, bool say_skipped)
+{
+	if (next < r->len && at >= next) {
+		at = next - 1;
+		while (at > pos && (unsigned char)r->text[at - 1] <= 0x20)
+			at--;
+	}
+	r->span = r->text + pos;
+	r->span_len = next - pos;
+	char what[192];
+	snprintf(what, sizeof what, "invalid JSON%s%s%s", why ? ": " : "", why ? why : "",
+		 say_skipped && skipped_lines(r, pos, next) ? " (reading resumes at the next line "
+							    "that starts with '{' or '[')" : "");
+	return syntax_error(r, number, line, at, what);
+}
+
+/* One step inside an open top-level array at pos (a non-blank byte): a
+ * comma, the closing bracket, or an element, which is one report.  Sets
+ * *stop when the part ends before the step can be taken. */
+static int array_step(struct reader *r, size_t *pos, long line, long col, long *number,
+		      size_t *prev_end, bool *prev_array, bool *stop)
+{
+	char c = r->text[*pos];
+	if (c == ',' && r->array_next == COMMA_OR_CLOSE) {
+		r->array_next = ELEMENT;
+		++*pos;
+		return 0;
+	}
+	if (c == ']' && r->array_next != ELEMENT) {
+		r->in_array = false;
+		*prev_end = ++*pos;
+		*prev_array = true;
+		return r->array_elements ? 0 : fail_report_at(r, ++*number, r->array_line, r->array_line,
+							      r->array_col, "the array holds no report");
+	}
+	if (r->array_next == COMMA_OR_CLOSE || c == ']') {
+		/* No comma between two elements, or one before the ']'. */
+		size_t next = resume_after(r, *pos);
+		if (cut_by_part(r, *pos, 0, next)) {
+			*stop = true;
+			return 0;
+		}
+		r->in_array = false;
+		int rc = invalid_value(r, ++*number, line, *pos, *pos, next, NULL, true);
+		*pos = next;
+		*prev_end = SIZE_MAX;
+		return rc;
+	}
+	hg_json_doc *doc = NULL;
+	size_t end = 0;
+	const char *why = NULL;
+	int rc = parse_at(r, *pos, &doc, &end, &why);
+	if (rc == HG_ENOMEM)
+		return rc;
+	if (rc != 0) {
+		size_t next = resume_in_array(r, *pos, col);
+		bool leave = next == SIZE_MAX;
+		if (leave)
+			next = resume_after(r, *pos);
+		if (cut_by_part(r, *pos, end, next)) {
+			*stop = true;
+			return 0;
+		}
+		if (leave || next == r->len)
+			r->in_array = false; /* (at the end: the array's end was cut off with it) */
+		r->array_elements++;
+		r->array_next = next < r->len && r->text[next] == ']' ? COMMA_OR_CLOSE : ELEMENT;
+		rc = invalid_value(r, ++*number, line, *pos, *pos + end, next, why, leave);
+		*pos = next;
+		*prev_end = SIZE_MAX;
+		return rc;
+	}
+	r->array_elements++;
+	r->array_next = COMMA_OR_CLOSE;
+	set_span(r, *pos, *pos + end, true);
+	rc = one_report(r, doc, hg_json_root(doc), *pos, ++*number, line);
+	hg_json_doc_destroy(doc);
+	*pos += end;
+	return rc;
+}
+
+/* Reading a part stops inside an open array at pos.  When only blanks
+ * precede pos on its line, the next part starts at that line's start, so
+ * that resume_in_array sees the element's indentation there as here. */
+static void array_stop_at(struct reader *r, size_t pos)
+{
+	size_t back = pos;
+	while (back > 0 && (r->text[back - 1] == ' ' || r->text[back - 1] == '\t'))
+		back--;
+	stop_at(r, back > 0 && r->text[back - 1] == '\n' ? back : pos, SIZE_MAX, false);
 }
 
 /* The input is a sequence of JSON values separated by whitespace: one
@@ -248,19 +380,54 @@ static int read_values(struct reader *r, size_t pos)
 	bool prev_array = r->after_array;
 	r->stopped_at = r->len;
 	r->after_value = r->after_array = false;
-	while (rc == 0 && (pos = skip_space(r->text, pos, r->len)) < r->len) {
+	while (rc == 0) {
+		pos = skip_space(r->text, pos, r->len);
+		if (pos >= r->len) {
+			if (r->in_array && r->more) {
+				array_stop_at(r, pos);
+			} else if (r->in_array) {
+				/* The input ends inside the array. */
+				r->in_array = false;
+				long line, col;
+				locate(r, pos, &line, &col);
+				r->span = NULL;
+				rc = syntax_error(r, ++number, line, pos, "invalid JSON");
+			}
+			break;
+		}
 		if (r->more && r->len - pos < 3) { /* perhaps a byte order mark, cut */
-			stop_at(r, pos, prev_end, prev_array);
+			if (r->in_array)
+				array_stop_at(r, pos);
+			else
+				stop_at(r, pos, prev_end, prev_array);
 			break;
 		}
 		long line, col;
 		locate(r, pos, &line, &col);
 		char c = r->text[pos];
+		if (r->in_array) {
+			bool stop = false;
+			rc = array_step(r, &pos, line, col, &number, &prev_end, &prev_array, &stop);
+			if (stop) {
+				array_stop_at(r, pos);
+				break;
+			}
+			continue;
+		}
 		if (c != '{' && c != '[' && r->more && resume_after(r, pos) == r->len) {
 			stop_at(r, pos, prev_end, prev_array); /* where to go on lies beyond */
 			break;
 		}
-		if (c != '{' && c != '[') {
+		if (c == '[') {
+			r->in_array = true;
+			r->array_next = ELEMENT_OR_CLOSE;
+			r->array_elements = 0;
+			r->array_line = line;
+			r->array_col = col;
+			pos++;
+			continue;
+		}
+		if (c != '{') {
 			bool same_line = prev_end != SIZE_MAX &&
 					 !memchr(r->text + prev_end, '\n', pos - prev_end);
 			const char *eol = memchr(r->text + pos, '\n', r->len - pos);
@@ -284,10 +451,7 @@ static int read_values(struct reader *r, size_t pos)
 		hg_json_doc *doc = NULL;
 		size_t end = 0, rest = r->len - pos;
 		const char *why = NULL;
-		/* The JSON reader takes at most 2 GiB at once; one report is far
-		 * smaller, and the text after it is left for the next round. */
-		rc = hg_json_parse_why(r->text + pos, rest < MAX_VALUE ? rest : MAX_VALUE, "buffer",
-				       &doc, &end, &why);
+		rc = parse_at(r, pos, &doc, &end, &why);
 		if (rc == HG_ENOMEM)
 			return rc;
 		if (rc != 0 && rest > MAX_VALUE && pos + end >= pos + MAX_VALUE - 1) {
@@ -296,38 +460,26 @@ static int read_values(struct reader *r, size_t pos)
 			prev_end = SIZE_MAX;
 			continue;
 		}
-		if (rc != 0 && r->more && (pos + end + 1 >= r->len || resume_after(r, pos) == r->len)) {
-			stop_at(r, pos, prev_end, prev_array); /* cut: read again with more */
-			rc = 0;
-			break;
-		}
 		if (rc != 0) {
-			size_t next = resume_after(r, pos), at = pos + end;
-			if (next < r->len && at >= next) {
-				/* The error lies in the next report: this one was cut
-				 * at the end of its line. */
-				at = next - 1;
-				while (at > pos && (unsigned char)r->text[at - 1] <= 0x20)
-					at--;
+			size_t next = resume_after(r, pos);
+			if (cut_by_part(r, pos, end, next)) {
+				stop_at(r, pos, prev_end, prev_array); /* cut: read again with more */
+				rc = 0;
+				break;
 			}
-			r->span = r->text + pos;
-			r->span_len = next - pos;
-			char what[192];
-			snprintf(what, sizeof what, "invalid JSON%s%s%s", why ? ": " : "", why ? why : "",
-				 skipped_lines(r, pos, next) ? " (reading resumes at the next line that "
-							       "starts with '{' or '[')" : "");
-			rc = syntax_error(r, ++number, line, at, what);
+			rc = invalid_value(r, ++number, line, pos, pos + end, next, why, true);
 			pos = next;
 			prev_end = SIZE_MAX;
 			continue;
 		}
-		prev_array = hg_json_type(hg_json_root(doc)) == HG_JSON_ARRAY;
-		rc = value_reports(r, doc, pos, pos + end, line, &number);
+		prev_array = false;
+		set_span(r, pos, pos + end, false);
+		rc = one_report(r, doc, hg_json_root(doc), pos, ++number, line);
 		hg_json_doc_destroy(doc);
 		pos += end;
 		prev_end = pos;
 	}
-	if (rc == 0 && number == 0 && !r->more)
+	if (rc == 0 && number == 0 && !r->more && !r->in_array)
 		rc = fail_report(r, 1, 0, NO_OFFSET, "no report in the input (it is empty)");
 	r->number_base = number;
 	return rc;
@@ -487,11 +639,19 @@ int report_read_json_part(const hg_ctx *ctx, const char *source, const char *dat
 			   .user = user, .format = format, .cur_line = part->line,
 			   .line_base = part->line, .col_base = part->col,
 			   .number_base = part->reports, .more = part->more,
-			   .after_value = part->after_value, .after_array = part->after_array};
+			   .after_value = part->after_value, .after_array = part->after_array,
+			   .in_array = part->in_array, .array_next = (enum array_next)part->array_next,
+			   .array_elements = part->array_elements, .array_line = part->array_line,
+			   .array_col = part->array_col};
 	int rc = read_values(&r, 0);
 	part->consumed = r.stopped_at;
 	part->after_value = r.after_value;
 	part->after_array = r.after_array;
+	part->in_array = r.in_array;
+	part->array_next = (int)r.array_next;
+	part->array_elements = r.array_elements;
+	part->array_line = r.array_line;
+	part->array_col = r.array_col;
 	part->reports = r.number_base;
 	part->failed += r.failed;
 	return rc;

@@ -71,16 +71,37 @@ void hg_buf_putc(hg_buf *buf, char c)
 
 void hg_buf_printf(hg_buf *buf, const char *fmt, ...)
 {
+	if (buf->failed)
+		return;
 	va_list ap, copy;
 	va_start(ap, fmt);
 	va_copy(copy, ap);
-	int n = vsnprintf(NULL, 0, fmt, copy);
+	/* Straight into the room there is; formatted again only when it
+	 * did not fit (formatting twice every time was a fifth of a run). */
+	size_t room = buf->cap > buf->len ? buf->cap - buf->len : 0;
+	int n = vsnprintf(room ? buf->data + buf->len : NULL, room, fmt, copy);
 	va_end(copy);
-	if (n >= 0 && reserve(buf, (size_t)n) == 0) {
+	if (n >= 0 && (size_t)n < room) {
+		buf->len += (size_t)n;
+	} else if (n >= 0 && reserve(buf, (size_t)n) == 0) {
 		vsnprintf(buf->data + buf->len, (size_t)n + 1, fmt, ap);
 		buf->len += (size_t)n;
+	} else if (room) {
+		buf->data[buf->len] = '\0'; /* what vsnprintf wrote is not kept */
 	}
 	va_end(ap);
+}
+
+void hg_buf_int(hg_buf *buf, int64_t v)
+{
+	char digits[24], *p = digits + sizeof digits;
+	uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+	do
+		*--p = (char)('0' + u % 10);
+	while ((u /= 10) != 0);
+	if (v < 0)
+		*--p = '-';
+	hg_buf_add(buf, p, (size_t)(digits + sizeof digits - p));
 }
 
 size_t hg_utf8_len(const char *text, size_t avail)
