@@ -1,4 +1,5 @@
 /* Building thread stacks, and reading one Java frame. */
+#include <stdint.h>
 #include <string.h>
 
 #include "hangar/hangar.h"
@@ -43,6 +44,23 @@ hg_frame *hg_thread_add_frame(hg_thread *t, hg_arena *arena)
 	f->repeat = 1;
 	t->n_frames++;
 	return f;
+}
+
+int hg_thread_reserve_frames(hg_thread *t, hg_arena *arena, size_t n)
+{
+	if (t->cap_frames - t->n_frames >= n)
+		return 0;
+	if (n > SIZE_MAX / sizeof *t->frames - t->n_frames)
+		return HG_ENOMEM;
+	size_t cap = t->n_frames + n;
+	hg_frame *p = hg_arena_calloc(arena, cap, sizeof *p);
+	if (!p)
+		return HG_ENOMEM;
+	if (t->n_frames)
+		memcpy(p, t->frames, t->n_frames * sizeof *p);
+	t->frames = p;
+	t->cap_frames = cap;
+	return 0;
 }
 
 int hg_thread_add_held(hg_thread *t, hg_arena *arena, const char *addr, const char *cls)

@@ -441,6 +441,33 @@ static void test_reanalyse_resets_results(void **state)
 	assert_int_equal(w->ts.n_cycles, 1);
 }
 
+/* A reserved array is filled in place: frames keep their addresses, and
+ * what was there before is kept. */
+static void test_reserve_frames(void **state)
+{
+	struct world *w = *state;
+	size_t i = thread(w, "main", 1);
+	hg_thread *t = &w->ts.items[i];
+	hg_frame *first = hg_thread_add_frame(t, w->arena);
+	assert_non_null(first);
+	first->text = "first";
+	assert_int_equal(hg_thread_reserve_frames(t, w->arena, 1000), 0);
+	assert_int_equal(t->cap_frames, 1001);
+	assert_string_equal(t->frames[0].text, "first");
+	hg_frame *base = t->frames;
+	for (int k = 0; k < 1000; k++)
+		assert_non_null(hg_thread_add_frame(t, w->arena));
+	assert_ptr_equal(t->frames, base);
+	assert_int_equal(t->n_frames, 1001);
+	assert_int_equal(t->frames[1000].line, -1);
+	assert_int_equal(t->frames[1000].repeat, 1);
+	assert_int_equal(hg_thread_reserve_frames(t, w->arena, 0), 0);
+	assert_int_equal(hg_thread_reserve_frames(t, w->arena, SIZE_MAX / 2), HG_ENOMEM);
+	assert_non_null(hg_thread_add_frame(t, w->arena)); /* grows past the reservation */
+	assert_int_equal(t->n_frames, 1002);
+	assert_string_equal(t->frames[0].text, "first");
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
@@ -462,6 +489,7 @@ int main(void)
 		T(test_idle_main),
 		T(test_not_idle),
 		T(test_reanalyse_resets_results),
+		T(test_reserve_frames),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 #undef T
