@@ -24,6 +24,15 @@ char *hg_arena_strdup(hg_arena *arena, const char *s);
 char *hg_arena_printf(hg_arena *arena, const char *fmt, ...) HG_PRINTF(2, 3);
 char *hg_arena_vprintf(hg_arena *arena, const char *fmt, va_list ap);
 
+/* Growing arrays: hg_arena_regrow returns room for new_size bytes holding
+ * the first old_size bytes of p (NULL p: none), the rest zeroed; p's block
+ * (of old_size bytes, from hg_arena_regrow or hg_arena_alloc) goes back to
+ * the arena, for a later regrow of that size, instead of being lost until
+ * the arena goes.  Arrays grown by doubling (a thread's frames, thread by
+ * thread) then cost their final size, not twice it.  NULL on ENOMEM (p is
+ * kept). */
+void *hg_arena_regrow(hg_arena *arena, void *p, size_t old_size, size_t new_size);
+
 /* A growable list of strings whose storage lives in an arena. */
 typedef struct hg_strlist {
 	char **items;

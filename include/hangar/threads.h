@@ -17,23 +17,25 @@ enum hg_frame_kind {
 
 typedef struct hg_frame {
 	enum hg_frame_kind kind;
+	int candidate;          /* which candidate of an ambiguous retrace (1, 2, ...; a
+	                           candidate may be several inlined frames); 0 when not ambiguous */
 	const char *cls;        /* Java: dotted class name, e.g. "a.b.C$D"; else NULL */
 	const char *method;     /* Java method, or native symbol without "+offset"; may be NULL */
 	const char *file;       /* Java source as written ("C.java", "Native Method",
 	                           "Unknown Source"); NULL when absent */
 	long line;              /* Java line, -1 when absent */
-	bool has_pc;
-	uint64_t pc;            /* native: program counter, read exactly */
+	uint64_t pc;            /* native: program counter, read exactly (when has_pc) */
 	const char *image;      /* native: library path or binary image name; may be NULL */
-	bool has_offset;
-	uint64_t offset;        /* native: pc's offset in image (or past the symbol) */
+	uint64_t offset;        /* native: pc's offset in image or past the symbol (when has_offset) */
 	const char *symbol;     /* native: symbol as written, e.g. "art::Foo(int)+12"; may be NULL */
 	long repeat;            /* samples that saw this frame (iOS repeat_count); 1 */
 	const char *text;       /* the frame as written, trimmed */
+	/* The flags sit together so that a frame is 96 bytes, not 112: a
+	 * million-frame report holds a million of them. */
+	bool has_pc;
+	bool has_offset;
 	bool retraced;          /* names come from a ProGuard/R8 mapping */
 	bool alternative;       /* one of several candidates of an ambiguous retrace */
-	int candidate;          /* then which one (1, 2, ...; a candidate may be several
-	                           inlined frames); 0 when not ambiguous */
 } hg_frame;
 
 enum hg_thread_flag {
@@ -89,6 +91,11 @@ typedef struct hg_threads {
 hg_thread *hg_threads_add(hg_threads *ts, hg_arena *arena);
 /* Appends a frame (line -1, repeat 1) to t; NULL on ENOMEM. */
 hg_frame *hg_thread_add_frame(hg_thread *t, hg_arena *arena);
+/* Makes room for n more frames in t, so that the next n hg_thread_add_frame
+ * calls do not grow (and copy) its array: a reader that knows how many
+ * frames follow keeps one array instead of a trail of doubled ones in the
+ * arena.  0 or HG_ENOMEM (also when n is absurdly large). */
+int hg_thread_reserve_frames(hg_thread *t, hg_arena *arena, size_t n);
 /* Records a lock t holds; 0 or HG_ENOMEM. */
 int hg_thread_add_held(hg_thread *t, hg_arena *arena, const char *addr, const char *cls);
 

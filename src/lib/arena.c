@@ -17,8 +17,16 @@ struct chunk {
 	_Alignas(16) unsigned char data[];
 };
 
+#define SPARE_CLASSES 40 /* blocks handed back by hg_arena_regrow, by log2 of their size */
+
+struct spare {
+	struct spare *next;
+	size_t size;
+};
+
 struct hg_arena {
 	struct chunk *head;
+	struct spare *spare[SPARE_CLASSES]; /* blocks of [2^k, 2^(k+1)) bytes */
 };
 
 hg_arena *hg_arena_create(void)
@@ -138,6 +146,40 @@ char *hg_arena_printf(hg_arena *arena, const char *fmt, ...)
 	char *p = hg_arena_vprintf(arena, fmt, ap);
 	va_end(ap);
 	return p;
+}
+
+/* The list a block of `size` bytes goes to: floor(log2(size)); -1 for
+ * blocks too small to hold their link. */
+static int size_class(size_t size)
+{
+	if (size < sizeof(struct spare))
+		return -1;
+	int k = 63 - __builtin_clzll((unsigned long long)size);
+	return k < SPARE_CLASSES ? k : -1;
+}
+
+void *hg_arena_regrow(hg_arena *arena, void *p, size_t old_size, size_t new_size)
+{
+	int k = size_class(new_size);
+	struct spare *s = k >= 0 ? arena->spare[k] : NULL;
+	void *q;
+	if (s && s->size >= new_size) { /* arrays grown alike come back at one size */
+		arena->spare[k] = s->next;
+		q = s;
+		memset(q, 0, new_size);
+	} else if (!(q = hg_arena_alloc(arena, new_size))) {
+		return NULL;
+	}
+	if (p && old_size)
+		memcpy(q, p, old_size < new_size ? old_size : new_size);
+	int old_k = p ? size_class(old_size) : -1;
+	if (old_k >= 0) {
+		s = p;
+		s->size = old_size;
+		s->next = arena->spare[old_k];
+		arena->spare[old_k] = s;
+	}
+	return q;
 }
 
 int hg_strlist_addf(hg_strlist *list, hg_arena *arena, const char *fmt, ...)

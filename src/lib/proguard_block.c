@@ -279,6 +279,14 @@ struct pg_class *pg_expand(hg_proguard *pg, size_t idx, bool *oom)
 		line++;
 		nl = memchr(p, '\n', (size_t)(e - p));
 		char *le = nl ? nl : e;
+		/* The index pass skipped lines over PG_MAX_LINE (and said so),
+		 * save comments: a class line then, whose members follow it, and
+		 * the members. */
+		bool overlong = (size_t)(le - p) > PG_MAX_LINE;
+		const char *o, *ob;
+		size_t on, obn;
+		if (overlong && !pg_blank(*p) && pg_class_line(p, (size_t)(le - p), &o, &on, &ob, &obn))
+			break;
 		while (le > p && (le[-1] == '\r' || pg_blank(le[-1])))
 			le--;
 		char *s = p;
@@ -286,6 +294,10 @@ struct pg_class *pg_expand(hg_proguard *pg, size_t idx, bool *oom)
 			s++;
 		if (s == le)
 			continue;
+		if (overlong && *s != '#') {
+			b.last = LAST_FIELD; /* its metadata goes nowhere */
+			continue;
+		}
 		if (*s == '#') {
 			for (s++; s < le && pg_blank(*s); s++)
 				;

@@ -216,6 +216,23 @@ static void before_class(struct pg_worker *w, const char *text, size_t at, size_
 		pg_worker_warn(w, line, "member line before any class line; skipped");
 }
 
+/* A line of more than PG_MAX_LINE bytes, text[at..at+len): a class line
+ * warned of already (class_line), a comment (kept: metadata may be long),
+ * blank, or a member line, which is skipped when its class is expanded
+ * (pg_expand) and is warned of here, once.  Members before any class line
+ * were warned of by before_class. */
+static void long_line(struct pg_worker *w, const char *text, size_t at, size_t len,
+		      bool after_class, long line)
+{
+	const char *s = text + at, *e = s + len;
+	if (!after_class || !pg_blank(*s))
+		return;
+	while (s < e && (pg_blank(*s) || *s == '\r'))
+		s++;
+	if (s < e && *s != '#')
+		pg_worker_warn(w, line, "line longer than %zu bytes; skipped", PG_MAX_LINE);
+}
+
 /* ---- the bitmaps ---- */
 
 /* Newlines, and bytes that may start a class or comment line (not blank:
@@ -268,6 +285,10 @@ static inline __attribute__((always_inline)) void scan_body(struct pg_worker *w,
 {
 	(void)wide; /* only x86-64 has a wide version */
 	uint64_t carry = 1; /* text[0] starts a line */
+	/* Where the line at hand starts, and whether a class line came before
+	 * it: overlong lines are found from the first newline of each block. */
+	size_t line_start = 0;
+	bool after_class = w->seen_class;
 	for (size_t k = 0; 64 * k < limit && w->rc == 0; k++) {
 		struct masks m;
 		size_t avail = limit - 64 * k;
@@ -302,8 +323,19 @@ static inline __attribute__((always_inline)) void scan_body(struct pg_worker *w,
 			else
 				class_line(w, text, at, limit, base, line);
 		}
-		w->lines += __builtin_popcountll(m.nl & valid);
+		uint64_t nls = m.nl & valid;
+		if (nls) {
+			size_t first = 64 * k + (size_t)__builtin_ctzll(nls);
+			if (first - line_start > PG_MAX_LINE)
+				long_line(w, text, line_start, first - line_start, after_class,
+					  w->lines + 1);
+			line_start = 64 * k + 64 - (size_t)__builtin_clzll(nls);
+			after_class = w->seen_class;
+		}
+		w->lines += __builtin_popcountll(nls);
 	}
+	if (w->rc == 0 && limit - line_start > PG_MAX_LINE) /* the last line, without a newline */
+		long_line(w, text, line_start, limit - line_start, after_class, w->lines + 1);
 }
 
 #ifdef PG_X86_DISPATCH

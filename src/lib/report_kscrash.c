@@ -280,7 +280,7 @@ bool report_is_kscrash(const hg_json *obj)
 int report_from_kscrash(const hg_ctx *ctx, const hg_json_doc *doc, const hg_json *obj,
 			hg_report *rep, struct read_error *err)
 {
-	struct kx k = {ctx, {doc, err}, rep, NULL, 0, 0};
+	struct kx k = {ctx, {doc, err}, rep, NULL, 0, 0, {0}};
 	err->offset = NO_OFFSET;
 	err->msg[0] = '\0';
 	const hg_json *crash = hg_json_get(obj, "crash");
@@ -290,10 +290,16 @@ int report_from_kscrash(const hg_ctx *ctx, const hg_json_doc *doc, const hg_json
 	rep->format = HG_FORMAT_KSCRASH;
 	struct error_info ei = {0};
 	struct thread_info *info = NULL;
-	int rc;
-	if ((rc = read_system(&k, obj)) != 0 || (rc = read_error_info(&k, crash, &ei)) != 0 ||
-	    (rc = kscrash_read_images(&k, obj)) != 0 ||
-	    (rc = kscrash_read_threads(&k, crash, &info)) != 0 || (rc = blame(&k, info, &ei)) != 0 ||
+	strcache_init(&k.strs, rep->arena);
+	int rc = read_system(&k, obj);
+	if (rc == 0)
+		rc = read_error_info(&k, crash, &ei);
+	if (rc == 0)
+		rc = kscrash_read_images(&k, obj);
+	if (rc == 0)
+		rc = kscrash_read_threads(&k, crash, &info);
+	strcache_release(&k.strs);
+	if (rc != 0 || (rc = blame(&k, info, &ei)) != 0 ||
 	    (ei.profile && (rc = read_profile(&k, &ei)) != 0) ||
 	    (!ctx->skip_meta && (rc = read_meta(&k, obj, crash, ei.profile)) != 0))
 		return rc;

@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "report_internal.h"
+#include "strcache.h"
 
 struct image; /* one binary image (report_kscrash_threads.c) */
 
@@ -25,6 +26,7 @@ struct kx {
 	struct image *images; /* sorted by addr */
 	size_t n_images;
 	size_t frames;        /* frames and threads read, against max_stack_lines */
+	struct strcache strs; /* image names, symbols and frame texts, one copy each */
 };
 
 /* s copied into the report's arena; NULL when s is (or on ENOMEM). */

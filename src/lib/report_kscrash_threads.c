@@ -32,6 +32,12 @@ static int count_frames(struct kx *k, size_t n, const char *where)
 	return HG_ELIMIT;
 }
 
+/* A string of the report, shared with its other copies. */
+static const char *cached(struct kx *k, const char *s)
+{
+	return s ? strcache_get(&k->strs, s, strlen(s)) : NULL;
+}
+
 /* ---- binary images ---- */
 
 static int image_cmp(const void *a, const void *b)
@@ -68,7 +74,7 @@ int kscrash_read_images(struct kx *k, const hg_json *root)
 		const char *slash = strrchr(name, '/');
 		img[kept].addr = addr;
 		img[kept].size = size;
-		if (!(img[kept].name = kscrash_dup(k, slash ? slash + 1 : name)))
+		if (!(img[kept].name = cached(k, slash ? slash + 1 : name)))
 			return HG_ENOMEM;
 		kept++;
 	}
@@ -99,23 +105,40 @@ static const struct image *find_image(const struct kx *k, uint64_t pc)
 /* ---- frames and threads ---- */
 
 /* "libfoo.dylib 0x00000001a2b3c4d0 symbol + 12", as Apple's crash reports
- * print a frame; "0x1a2b3c000 + 1234" in place of an unknown symbol. */
+ * print a frame; "0x1a2b3c000 + 1234" in place of an unknown symbol.
+ * snprintf's contract: the length of the whole text, or negative. */
+static int format_frame(char *out, size_t size, const hg_frame *f, bool has_sym_addr,
+			uint64_t sym_addr)
+{
+	const char *image = f->image ? f->image : "???";
+	if (!f->has_pc)
+		return snprintf(out, size, "%s %s", image, f->symbol ? f->symbol : "?");
+	if (f->symbol && has_sym_addr && sym_addr <= f->pc)
+		return snprintf(out, size, "%s 0x%016" PRIx64 " %s + %" PRIu64, image, f->pc,
+				f->symbol, f->pc - sym_addr);
+	if (f->symbol)
+		return snprintf(out, size, "%s 0x%016" PRIx64 " %s", image, f->pc, f->symbol);
+	if (f->has_offset)
+		return snprintf(out, size, "%s 0x%016" PRIx64 " 0x%" PRIx64 " + %" PRIu64, image,
+				f->pc, f->pc - f->offset, f->offset);
+	return snprintf(out, size, "%s 0x%016" PRIx64, image, f->pc);
+}
+
+/* The frame's text, shared with every frame that reads the same (threads
+ * of one process run through the same code); NULL on ENOMEM. */
 static const char *frame_text(struct kx *k, const hg_frame *f, bool has_sym_addr,
 			      uint64_t sym_addr)
 {
-	const char *image = f->image ? f->image : "???";
-	hg_arena *a = k->rep->arena;
-	if (!f->has_pc)
-		return hg_arena_printf(a, "%s %s", image, f->symbol ? f->symbol : "?");
-	if (f->symbol && has_sym_addr && sym_addr <= f->pc)
-		return hg_arena_printf(a, "%s 0x%016" PRIx64 " %s + %" PRIu64, image, f->pc,
-				       f->symbol, f->pc - sym_addr);
-	if (f->symbol)
-		return hg_arena_printf(a, "%s 0x%016" PRIx64 " %s", image, f->pc, f->symbol);
-	if (f->has_offset)
-		return hg_arena_printf(a, "%s 0x%016" PRIx64 " 0x%" PRIx64 " + %" PRIu64, image,
-				       f->pc, f->pc - f->offset, f->offset);
-	return hg_arena_printf(a, "%s 0x%016" PRIx64, image, f->pc);
+	char buf[512];
+	int n = format_frame(buf, sizeof buf, f, has_sym_addr, sym_addr);
+	if (n < 0)
+		return NULL;
+	if ((size_t)n < sizeof buf)
+		return strcache_get(&k->strs, buf, (size_t)n);
+	char *text = hg_arena_alloc(k->rep->arena, (size_t)n + 1); /* a long symbol */
+	if (text && format_frame(text, (size_t)n + 1, f, has_sym_addr, sym_addr) != n)
+		return NULL;
+	return text;
 }
 
 static int read_frame(struct kx *k, const hg_json *e, const char *where, hg_thread *t,
@@ -145,7 +168,7 @@ static int read_frame(struct kx *k, const hg_json *e, const char *where, hg_thre
 	*repeats |= has_repeat;
 	const struct image *img;
 	if (obj_name && has_obj) {
-		f->image = kscrash_dup(k, obj_name);
+		f->image = cached(k, obj_name);
 		f->has_offset = has_pc && pc >= obj_addr;
 		f->offset = f->has_offset ? pc - obj_addr : 0;
 	} else if (has_pc && (img = find_image(k, pc)) != NULL) {
@@ -153,9 +176,9 @@ static int read_frame(struct kx *k, const hg_json *e, const char *where, hg_thre
 		f->has_offset = true;
 		f->offset = pc - img->addr;
 	} else {
-		f->image = kscrash_dup(k, obj_name);
+		f->image = cached(k, obj_name);
 	}
-	f->symbol = f->method = kscrash_dup(k, sym);
+	f->symbol = f->method = cached(k, sym);
 	f->text = frame_text(k, f, has_sym, sym_addr);
 	if ((obj_name && !f->image) || (sym && !f->symbol) || !f->text)
 		return HG_ENOMEM;
@@ -178,8 +201,11 @@ static int read_backtrace(struct kx *k, const hg_json *th, const char *where, si
 	if (rc != 0)
 		return rc;
 	snprintf(fwhere, sizeof fwhere, "%s.contents", bwhere);
-	if ((rc = count_frames(k, hg_json_count(contents), fwhere)) != 0)
+	size_t n = hg_json_count(contents);
+	if ((rc = count_frames(k, n, fwhere)) != 0)
 		return rc;
+	if (hg_thread_reserve_frames(&k->rep->threads.items[ti], k->rep->arena, n) != 0)
+		return HG_ENOMEM;
 	size_t j = 0;
 	for (const hg_json *e = hg_json_first(contents); e; e = hg_json_next(e), j++) {
 		snprintf(fwhere, sizeof fwhere, "%s.contents[%zu]", bwhere, j);

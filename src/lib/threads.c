@@ -1,19 +1,26 @@
 /* Building thread stacks, and reading one Java frame. */
+#include <stdint.h>
 #include <string.h>
 
 #include "hangar/hangar.h"
 #include "hangar/threads.h"
 
-/* Grows an arena array of `size`-byte items to hold one more. */
-static void *grow(void **items, size_t *cap, size_t n, size_t size, hg_arena *arena)
+/* Grows an arena array of `size`-byte items to hold one more.  With
+ * recycle, the array it outgrew goes back to the arena (hg_arena_regrow)
+ * for the next thread's frames: readers add one thread's frames after
+ * another's, and keep no pointer to a frame across adding one. */
+static void *grow(void **items, size_t *cap, size_t n, size_t size, hg_arena *arena, bool recycle)
 {
 	if (n == *cap) {
 		size_t ncap = *cap ? *cap * 2 : 8;
-		void *p = hg_arena_calloc(arena, ncap, size);
+		if (ncap > SIZE_MAX / size)
+			return NULL;
+		void *p = recycle ? hg_arena_regrow(arena, *items, *cap * size, ncap * size)
+				  : hg_arena_calloc(arena, ncap, size);
+		if (p && !recycle && n)
+			memcpy(p, *items, n * size);
 		if (!p)
 			return NULL;
-		if (n)
-			memcpy(p, *items, n * size);
 		*items = p;
 		*cap = ncap;
 	}
@@ -22,7 +29,7 @@ static void *grow(void **items, size_t *cap, size_t n, size_t size, hg_arena *ar
 
 hg_thread *hg_threads_add(hg_threads *ts, hg_arena *arena)
 {
-	hg_thread *t = grow((void **)&ts->items, &ts->cap, ts->n, sizeof *t, arena);
+	hg_thread *t = grow((void **)&ts->items, &ts->cap, ts->n, sizeof *t, arena, false);
 	if (!t)
 		return NULL;
 	memset(t, 0, sizeof *t);
@@ -35,7 +42,7 @@ hg_thread *hg_threads_add(hg_threads *ts, hg_arena *arena)
 
 hg_frame *hg_thread_add_frame(hg_thread *t, hg_arena *arena)
 {
-	hg_frame *f = grow((void **)&t->frames, &t->cap_frames, t->n_frames, sizeof *f, arena);
+	hg_frame *f = grow((void **)&t->frames, &t->cap_frames, t->n_frames, sizeof *f, arena, true);
 	if (!f)
 		return NULL;
 	memset(f, 0, sizeof *f);
@@ -45,9 +52,26 @@ hg_frame *hg_thread_add_frame(hg_thread *t, hg_arena *arena)
 	return f;
 }
 
+int hg_thread_reserve_frames(hg_thread *t, hg_arena *arena, size_t n)
+{
+	if (t->cap_frames - t->n_frames >= n)
+		return 0;
+	if (n > SIZE_MAX / sizeof *t->frames - t->n_frames)
+		return HG_ENOMEM;
+	size_t cap = t->n_frames + n;
+	hg_frame *p = hg_arena_calloc(arena, cap, sizeof *p);
+	if (!p)
+		return HG_ENOMEM;
+	if (t->n_frames)
+		memcpy(p, t->frames, t->n_frames * sizeof *p);
+	t->frames = p;
+	t->cap_frames = cap;
+	return 0;
+}
+
 int hg_thread_add_held(hg_thread *t, hg_arena *arena, const char *addr, const char *cls)
 {
-	hg_lock *l = grow((void **)&t->held, &t->cap_held, t->n_held, sizeof *l, arena);
+	hg_lock *l = grow((void **)&t->held, &t->cap_held, t->n_held, sizeof *l, arena, false);
 	if (!l)
 		return HG_ENOMEM;
 	l->addr = addr;

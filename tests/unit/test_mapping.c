@@ -653,6 +653,51 @@ static void test_format_empty_parts(void **state)
 	assert_format("", "", "", "");
 }
 
+/* Lines over 64 KiB are warned of as skipped, and are: their ids are
+ * absent and the lines after them read.  One line is under the file
+ * reader's 128 KiB chunk, one over it; from memory and from a file. */
+static void test_overlong_lines_skipped(void **state)
+{
+	struct fixture *f = *state;
+	const size_t sizes[] = {100u << 10, 200u << 10};
+	size_t cap = sizes[0] + sizes[1] + 4096, len = 0;
+	char *text = malloc(cap);
+	assert_non_null(text);
+	len += (size_t)snprintf(text + len, cap - len, "1,1,com.a.A first ()V\n");
+	for (int k = 0; k < 2; k++) {
+		len += (size_t)snprintf(text + len, cap - len, "%d,1,com.a.A huge", 2 + k);
+		memset(text + len, 'x', sizes[k]);
+		len += sizes[k];
+		len += (size_t)snprintf(text + len, cap - len, " ()V\n");
+	}
+	len += (size_t)snprintf(text + len, cap - len, "4,1,com.a.A after ()V\n");
+	char *path = write_temp_file(text, len);
+	for (int from_file = 0; from_file < 2; from_file++) {
+		clear_diags(f);
+		hg_mapping *m = NULL;
+		if (from_file)
+			assert_int_equal(hg_mapping_open(&f->ctx, path, &m), 0);
+		else
+			assert_int_equal(hg_mapping_from_memory(&f->ctx, "mem.txt", text, len, &m), 0);
+		assert_int_equal(hg_mapping_count(m), 2);
+		assert_int_equal(hg_mapping_skipped(m), 2);
+		assert_int_equal(f->all_diags, 2);
+		for (size_t i = 0; i < 2; i++) {
+			assert_string_equal(f->diag[i].source, from_file ? path : "mem.txt");
+			assert_int_equal(f->diag[i].line, (long)i + 2);
+			assert_non_null(strstr(f->diag[i].message, "longer than 65536 bytes; line skipped"));
+		}
+		assert_symbol(m, 1, "com.a.A.first()");
+		assert_absent(m, 2);
+		assert_absent(m, 3);
+		assert_symbol(m, 4, "com.a.A.after()");
+		hg_mapping_destroy(m);
+	}
+	unlink(path);
+	free(path);
+	free(text);
+}
+
 int main(int argc, char **argv)
 {
 	mapping_path = argc > 1 ? argv[1] : "testdata/matrix-sample/methodMapping.txt";
@@ -677,6 +722,7 @@ int main(int argc, char **argv)
 		T(test_large_generated_mapping),
 		T(test_large_generated_file),
 		T(test_large_file_duplicates_across_halves),
+		T(test_overlong_lines_skipped),
 		T(test_format_dots_and_slashes),
 		T(test_format_primitives_and_void),
 		T(test_format_arrays),

@@ -26,6 +26,7 @@ struct diags {
 	int warnings, errors;
 	long lines[64];
 	char msgs[64][256];
+	char sources[64][128];
 };
 
 static void collect(void *user, const hg_diag *d)
@@ -39,6 +40,7 @@ static void collect(void *user, const hg_diag *d)
 	if (n < 64) {
 		c->lines[n] = d->line;
 		snprintf(c->msgs[n], sizeof c->msgs[n], "%s", d->message);
+		snprintf(c->sources[n], sizeof c->sources[n], "%s", d->source ? d->source : "");
 	}
 }
 
@@ -852,6 +854,71 @@ static void test_big_generated(void **state)
 	unlink(path);
 }
 
+/* Member lines over PG_MAX_LINE (64 KiB) are skipped, as the warning says
+ * (it names the file and the line): the members they map are not used,
+ * and the lines after them still are.  One line sits between 64 and 128
+ * KiB (the file reader's chunk), one above; and a class line over the
+ * limit takes its members with it.  From a file and from memory alike. */
+static void test_overlong_member_lines(void **state)
+{
+	(void)state;
+	char path[] = "/tmp/hangar-proguard-long-XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	FILE *f = fdopen(fd, "w");
+	assert_non_null(f);
+	const size_t sizes[] = {100u << 10, 200u << 10};
+	fprintf(f, "com.a.A -> a:\n");                             /* 1 */
+	fprintf(f, "    1:1:void first():10:10 -> a\n");           /* 2 */
+	for (int k = 0; k < 2; k++) {                              /* 3, 4 */
+		fprintf(f, "    %d:%d:void huge", 2 + k, 2 + k);
+		for (size_t i = 0; i < sizes[k]; i++)
+			fputc('x', f);
+		fprintf(f, "():20:20 -> %c\n", 'b' + k);
+	}
+	fprintf(f, "    5:5:void after():30:30 -> d\n");           /* 5 */
+	fprintf(f, "com.b.B -> b:\n");                             /* 6 */
+	fprintf(f, "    1:1:void bee():5:5 -> a\n");               /* 7 */
+	fprintf(f, "com.c.");                                      /* 8: a class line too long */
+	for (size_t i = 0; i < sizes[1]; i++)
+		fputc('C', f);
+	fprintf(f, " -> c:\n");
+	fprintf(f, "    1:1:void orphan():5:5 -> e\n");            /* 9: its member */
+	fclose(f);
+	size_t len;
+	char *data = slurp(path, &len);
+	struct diags c1, c2;
+	hg_ctx ctx1 = ctx_for(&c1), ctx2 = ctx_for(&c2);
+	hg_proguard *maps[2];
+	assert_int_equal(hg_proguard_open(&ctx1, path, &maps[0]), 0);
+	assert_int_equal(hg_proguard_from_memory(&ctx2, "mem", data, len, &maps[1]), 0);
+	for (int k = 0; k < 2; k++) {
+		struct diags *c = k ? &c2 : &c1;
+		const char *name = k ? "mem" : path;
+		expect_text(maps[k], "at a.a(SourceFile:1)\n", "at com.a.A.first(A.java:10)\n");
+		expect_text(maps[k], "at a.b(SourceFile:2)\n", "at com.a.A.b(A.java:2)\n");
+		expect_text(maps[k], "at a.c(SourceFile:3)\n", "at com.a.A.c(A.java:3)\n");
+		expect_text(maps[k], "at a.d(SourceFile:5)\n", "at com.a.A.after(A.java:30)\n");
+		expect_text(maps[k], "at b.a(SourceFile:1)\n", "at com.b.B.bee(B.java:5)\n");
+		/* The long class line went, and its member with it: not B's. */
+		expect_text(maps[k], "at b.e(SourceFile:1)\n", "at com.b.B.e(B.java:1)\n");
+		assert_int_equal(hg_proguard_class_count(maps[k]), 2);
+		assert_int_equal(c->errors, 0);
+		assert_int_equal(c->warnings, 3); /* once each, however often expanded */
+		const long want_lines[] = {3, 4, 8};
+		for (int w = 0; w < 3; w++) {
+			assert_int_equal(c->lines[w], want_lines[w]);
+			assert_string_equal(c->sources[w], name);
+			assert_non_null(strstr(c->msgs[w], "longer than 65536 bytes; skipped"));
+		}
+		assert_int_equal(hg_proguard_skipped(maps[k]), 3);
+	}
+	hg_proguard_destroy(maps[0]);
+	hg_proguard_destroy(maps[1]);
+	free(data);
+	unlink(path);
+}
+
 int main(int argc, char **argv)
 {
 	testdata = argc > 1 ? argv[1] : "testdata";
@@ -880,6 +947,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_mutations),
 		cmocka_unit_test(test_big_generated),
+		cmocka_unit_test(test_overlong_member_lines),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -441,6 +441,59 @@ static void test_reanalyse_resets_results(void **state)
 	assert_int_equal(w->ts.n_cycles, 1);
 }
 
+/* A reserved array is filled in place: frames keep their addresses, and
+ * what was there before is kept. */
+static void test_reserve_frames(void **state)
+{
+	struct world *w = *state;
+	size_t i = thread(w, "main", 1);
+	hg_thread *t = &w->ts.items[i];
+	hg_frame *first = hg_thread_add_frame(t, w->arena);
+	assert_non_null(first);
+	first->text = "first";
+	assert_int_equal(hg_thread_reserve_frames(t, w->arena, 1000), 0);
+	assert_int_equal(t->cap_frames, 1001);
+	assert_string_equal(t->frames[0].text, "first");
+	hg_frame *base = t->frames;
+	for (int k = 0; k < 1000; k++)
+		assert_non_null(hg_thread_add_frame(t, w->arena));
+	assert_ptr_equal(t->frames, base);
+	assert_int_equal(t->n_frames, 1001);
+	assert_int_equal(t->frames[1000].line, -1);
+	assert_int_equal(t->frames[1000].repeat, 1);
+	assert_int_equal(hg_thread_reserve_frames(t, w->arena, 0), 0);
+	assert_int_equal(hg_thread_reserve_frames(t, w->arena, SIZE_MAX / 2), HG_ENOMEM);
+	assert_non_null(hg_thread_add_frame(t, w->arena)); /* grows past the reservation */
+	assert_int_equal(t->n_frames, 1002);
+	assert_string_equal(t->frames[0].text, "first");
+}
+
+/* Arrays outgrown by one thread's frames serve the next thread's
+ * (hg_arena_regrow): every thread keeps its own frames intact. */
+static void test_frames_recycled(void **state)
+{
+	struct world *w = *state;
+	static const char *const texts[] = {"a", "b", "c"};
+	for (size_t k = 0; k < 3; k++) {
+		size_t i = thread(w, texts[k], (long)k + 1);
+		for (int n = 0; n < 40 + (int)k * 30; n++) {
+			hg_frame *f = hg_thread_add_frame(&w->ts.items[i], w->arena);
+			assert_non_null(f);
+			assert_null(f->text); /* zeroed, even when recycled */
+			f->text = texts[k];
+			f->line = n;
+		}
+	}
+	for (size_t k = 0; k < 3; k++) {
+		const hg_thread *t = &w->ts.items[w->ts.n - 3 + k];
+		assert_int_equal(t->n_frames, 40 + k * 30);
+		for (size_t n = 0; n < t->n_frames; n++) {
+			assert_string_equal(t->frames[n].text, texts[k]);
+			assert_int_equal(t->frames[n].line, (long)n);
+		}
+	}
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
@@ -462,6 +515,8 @@ int main(void)
 		T(test_idle_main),
 		T(test_not_idle),
 		T(test_reanalyse_resets_results),
+		T(test_reserve_frames),
+		T(test_frames_recycled),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 #undef T
