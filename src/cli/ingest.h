@@ -69,7 +69,7 @@ struct ingest {
  * table (macros, as C cannot join two arrays statically), parsed by
  * ingest_option.  -m is 'm'; the rest have codes of their own. */
 enum { OPT_DB = 900, OPT_PROGUARD, OPT_MAPPING_DIR, OPT_APP_VERSION, OPT_RULES,
-       OPT_INPUT_FORMAT, OPT_STACK_DIR, OPT_SUMMARY_FORMAT };
+       OPT_INPUT_FORMAT, OPT_STACK_DIR, OPT_SUMMARY_FORMAT, OPT_MAX_INPUT };
 #define INGEST_READ_OPTIONS                                                    \
 	{"db", required_argument, NULL, OPT_DB},                               \
 	{"mapping", required_argument, NULL, 'm'},                             \
@@ -78,7 +78,8 @@ enum { OPT_DB = 900, OPT_PROGUARD, OPT_MAPPING_DIR, OPT_APP_VERSION, OPT_RULES,
 	{"app-version", required_argument, NULL, OPT_APP_VERSION},             \
 	{"rules", required_argument, NULL, OPT_RULES},                         \
 	{"input-format", required_argument, NULL, OPT_INPUT_FORMAT},           \
-	{"stack-dir", required_argument, NULL, OPT_STACK_DIR}
+	{"stack-dir", required_argument, NULL, OPT_STACK_DIR},                 \
+	{"max-input", required_argument, NULL, OPT_MAX_INPUT}
 #define INGEST_READ_USAGE                                                                  \
 	"      --db FILE          the store (default: $HANGAR_DB, else ./hangar.db)\n"      \
 	"  -m, --mapping FILE     methodMapping.txt for every report\n"                      \
@@ -88,7 +89,9 @@ enum { OPT_DB = 900, OPT_PROGUARD, OPT_MAPPING_DIR, OPT_APP_VERSION, OPT_RULES,
 	"      --app-version V    the version of reports that do not say\n"                  \
 	"      --rules FILE       grouping rules (see hangar-formats(5))\n"                  \
 	"      --input-format F   matrix, kscrash, anr, blockcanary, java (default: detect)\n" \
-	"      --stack-dir DIR    where APM reports' stack files are\n"
+	"      --stack-dir DIR    where APM reports' stack files are\n"                     \
+	"      --max-input BYTES  largest input that is not a stream of JSON values, and\n" \
+	"                         largest report (default 1 GiB)\n"
 
 /* The options of remote sources, shared the same way.  Codes from
  * OPT_REMOTE up. */
