@@ -56,7 +56,8 @@ struct ingest {
 	struct cli_diag_sink store_diags;
 	hg_store *store;
 	size_t reports, fresh, duplicate, rejected, in_batch;
-	double batch_started;                /* ingest_now() at the batch's start */
+	double batch_started;                /* ingest_now() at the batch's first item */
+	bool batch_closed;                   /* committed; begun again with the next item */
 	char (*touched)[33];                 /* distinct cluster hashes: a hash set */
 	size_t n_touched, cap_touched;
 	bool tty;
