@@ -47,6 +47,7 @@ struct ingest {
 	/* remote sources (ingest_remote.c) */
 	hg_fetch_opts fetch;
 	const char *db_path;                 /* the reader opens it too, to skip known objects */
+	size_t files_skipped;                /* in folders: not regular files (warned) */
 	size_t reports_of_object;            /* reports queued from the object at hand */
 	size_t listed, fetched, skipped, fetch_failed, sources_failed;
 	int64_t fetched_bytes;

@@ -215,25 +215,30 @@ void ingest_summary(struct ingest *in, double seconds)
 	if (in->tty)
 		fputc('\r', stderr);
 	if (in->summary_format == ROWS_JSON) {
-		printf("{\"new\":%zu,\"duplicate\":%zu,\"rejected\":%zu,\"clusters_touched\":%zu,"
+		printf("{\"new\":%zu,\"duplicate\":%zu,\"rejected\":%zu,\"skipped\":%zu,"
+		       "\"clusters_touched\":%zu,"
 		       "\"reports_per_second\":%.0f,\"objects\":{\"listed\":%zu,\"fetched\":%zu,"
 		       "\"skipped\":%zu,\"failed\":%zu,\"bytes\":%lld},\"failed_sources\":%zu,"
 		       "\"store_errors\":%d}\n",
-		       in->fresh, in->duplicate, in->rejected, in->n_touched, rate, in->listed,
-		       in->fetched, in->skipped, in->fetch_failed, (long long)in->fetched_bytes,
-		       in->sources_failed, in->failed);
+		       in->fresh, in->duplicate, in->rejected, in->files_skipped, in->n_touched, rate,
+		       in->listed, in->fetched, in->skipped, in->fetch_failed,
+		       (long long)in->fetched_bytes, in->sources_failed, in->failed);
 		return;
 	}
 	if (in->summary_format == ROWS_CSV) {
-		printf("new,duplicate,rejected,clusters_touched,reports_per_second,objects_listed,"
-		       "objects_fetched,objects_skipped,objects_failed,bytes\n"
-		       "%zu,%zu,%zu,%zu,%.0f,%zu,%zu,%zu,%zu,%lld\n",
-		       in->fresh, in->duplicate, in->rejected, in->n_touched, rate, in->listed,
-		       in->fetched, in->skipped, in->fetch_failed, (long long)in->fetched_bytes);
+		printf("new,duplicate,rejected,skipped,clusters_touched,reports_per_second,"
+		       "objects_listed,objects_fetched,objects_skipped,objects_failed,bytes\n"
+		       "%zu,%zu,%zu,%zu,%zu,%.0f,%zu,%zu,%zu,%zu,%lld\n",
+		       in->fresh, in->duplicate, in->rejected, in->files_skipped, in->n_touched, rate,
+		       in->listed, in->fetched, in->skipped, in->fetch_failed,
+		       (long long)in->fetched_bytes);
 		return;
 	}
-	fprintf(stderr, "ingest: %zu new, %zu duplicate, %zu rejected, %zu clusters touched, "
-		"%.0f reports/s", in->fresh, in->duplicate, in->rejected, in->n_touched, rate);
+	fprintf(stderr, "ingest: %zu new, %zu duplicate, %zu rejected, ", in->fresh, in->duplicate,
+		in->rejected);
+	if (in->files_skipped) /* said only when there are: the line scripts know stays */
+		fprintf(stderr, "%zu skipped, ", in->files_skipped);
+	fprintf(stderr, "%zu clusters touched, %.0f reports/s", in->n_touched, rate);
 	if (in->listed || in->sources_failed)
 		fprintf(stderr, "; objects: %zu listed, %zu fetched, %zu skipped, %zu failed, %.1f MB",
 			in->listed, in->fetched, in->skipped, in->fetch_failed,
