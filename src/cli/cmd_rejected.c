@@ -12,7 +12,8 @@ static void rejected_usage(FILE *out)
 		"usage: hangar rejected [OPTIONS] [ID]\n"
 		"\n"
 		"The inputs ingest rejected, with the reason; with an ID, that input's\n"
-		"original bytes.\n"
+		"original bytes (the first MiB of a larger one: its size and SHA-256 are\n"
+		"listed to find the rest).\n"
 		"\n"
 		"Options:\n"
 		"      --db FILE      the store (default: $HANGAR_DB, else ./hangar.db)\n"
@@ -28,19 +29,31 @@ struct list {
 static int on_rejected(void *user, const hg_rejected_row *r)
 {
 	struct list *l = user;
-	char id[24], line[24], size[24];
+	char id[24], line[24], size[24], kept[24];
 	snprintf(id, sizeof id, "%" PRId64, r->id);
 	snprintf(line, sizeof line, "%ld", r->line);
 	snprintf(size, sizeof size, "%zu", r->size);
+	snprintf(kept, sizeof kept, "%zu", r->stored);
 	bool j = l->format == ROWS_JSON;
-	struct cell cells[] = {
-		{"id", id, 5, j},        {"when", r->when, 20, false}, {"line", line, 6, j},
-		{"bytes", size, 7, j},   {"source", r->source, 30, false},
-		{"reason", r->reason, 0, false},
-	};
+	/* The hash (to find the original of a cut input) is too wide for the
+	 * table: json and csv only, with the flag. */
+	bool wide = l->format != ROWS_TABLE;
+	struct cell cells[9];
+	size_t n = 0;
+	cells[n++] = (struct cell){"id", id, 5, j};
+	cells[n++] = (struct cell){"when", r->when, 20, false};
+	cells[n++] = (struct cell){"line", line, 6, j};
+	cells[n++] = (struct cell){"bytes", size, 9, j};
+	cells[n++] = (struct cell){"kept", kept, 8, j};
+	if (wide) {
+		cells[n++] = (struct cell){"truncated", r->truncated ? "true" : "false", 0, j};
+		cells[n++] = (struct cell){"sha256", r->sha256, 0, false};
+	}
+	cells[n++] = (struct cell){"source", r->source, 30, false};
+	cells[n++] = (struct cell){"reason", r->reason, 0, false};
 	if (l->rows++ == 0)
-		print_header(stdout, l->format, cells, sizeof cells / sizeof *cells);
-	print_row(stdout, l->format, cells, sizeof cells / sizeof *cells);
+		print_header(stdout, l->format, cells, n);
+	print_row(stdout, l->format, cells, n);
 	return 0;
 }
 

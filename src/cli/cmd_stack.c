@@ -297,30 +297,49 @@ static const hg_mapping *mapping_for(struct stack_run *run, const char *path)
 	return env && *env ? load_once(run, env, &run->env_tried) : NULL;
 }
 
+/* A file that cannot be read (or the rest of it) is one failed input: say
+ * so in the machine formats too, so a pipeline sees it. */
+static void input_failed(struct stack_run *run, const char *path)
+{
+	run->failed_reports++;
+	if (run->format != FORMAT_TREE) {
+		hg_buf_puts(&run->out, "{\"source\":");
+		hg_buf_json_string(&run->out, path, strlen(path));
+		hg_buf_puts(&run->out, ",\"report\":0,\"error\":");
+		hg_buf_json_string(&run->out, run->diags.last, strlen(run->diags.last));
+		hg_buf_puts(&run->out, "}\n");
+		flush_out(run);
+	}
+}
+
+/* Reports are read as ingest reads them: a stream of JSON values a part
+ * at a time, so that memory follows the largest report, not the file.  The
+ * mapping is looked up first, as when the file was read whole first, so
+ * that its diagnostics come in the same order; but not for a path that
+ * will not open (it was not looked up then). */
 static void read_one(struct stack_run *run, const char *path)
 {
+	if (!run->raw) {
+		struct stat st;
+		if (strcmp(path, "-") == 0 ||
+		    (stat(path, &st) == 0 && (S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode))))
+			run->current = mapping_for(run, path);
+		int rc = hg_reports_read_path(&run->ctx, path, NULL, run->input_format, on_report,
+					      run);
+		if (rc == HG_EIO || rc == HG_ELIMIT)
+			input_failed(run, path);
+		return;
+	}
+	/* A bare buffer is one report, read whole (refused from its size). */
 	char *data = NULL;
 	size_t len = 0;
 	if (hg_input_read(&run->ctx, path, &data, &len) != 0) {
-		/* A file that cannot be read is one failed input: say so in the
-		 * machine formats too, so a pipeline sees it. */
-		run->failed_reports++;
-		if (run->format != FORMAT_TREE) {
-			hg_buf_puts(&run->out, "{\"source\":");
-			hg_buf_json_string(&run->out, path, strlen(path));
-			hg_buf_puts(&run->out, ",\"report\":0,\"error\":");
-			hg_buf_json_string(&run->out, run->diags.last, strlen(run->diags.last));
-			hg_buf_puts(&run->out, "}\n");
-			flush_out(run);
-		}
+		input_failed(run, path);
 		return;
 	}
 	run->current = mapping_for(run, path);
-	if (run->raw)
-		hg_reports_read_raw(&run->ctx, path, (const unsigned char *)data, len, &run->raw_opts,
-				    on_report, run);
-	else
-		hg_reports_read_as(&run->ctx, path, data, len, run->input_format, on_report, run);
+	hg_reports_read_raw(&run->ctx, path, (const unsigned char *)data, len, &run->raw_opts,
+			    on_report, run);
 	free(data);
 }
 

@@ -47,6 +47,7 @@ struct ingest {
 	/* remote sources (ingest_remote.c) */
 	hg_fetch_opts fetch;
 	const char *db_path;                 /* the reader opens it too, to skip known objects */
+	size_t files_skipped;                /* in folders: not regular files (warned) */
 	size_t reports_of_object;            /* reports queued from the object at hand */
 	size_t listed, fetched, skipped, fetch_failed, sources_failed;
 	int64_t fetched_bytes;
@@ -56,7 +57,8 @@ struct ingest {
 	struct cli_diag_sink store_diags;
 	hg_store *store;
 	size_t reports, fresh, duplicate, rejected, in_batch;
-	double batch_started;                /* ingest_now() at the batch's start */
+	double batch_started;                /* ingest_now() at the batch's first item */
+	bool batch_closed;                   /* committed; begun again with the next item */
 	char (*touched)[33];                 /* distinct cluster hashes: a hash set */
 	size_t n_touched, cap_touched;
 	bool tty;
@@ -69,7 +71,7 @@ struct ingest {
  * table (macros, as C cannot join two arrays statically), parsed by
  * ingest_option.  -m is 'm'; the rest have codes of their own. */
 enum { OPT_DB = 900, OPT_PROGUARD, OPT_MAPPING_DIR, OPT_APP_VERSION, OPT_RULES,
-       OPT_INPUT_FORMAT, OPT_STACK_DIR, OPT_SUMMARY_FORMAT };
+       OPT_INPUT_FORMAT, OPT_STACK_DIR, OPT_SUMMARY_FORMAT, OPT_MAX_INPUT };
 #define INGEST_READ_OPTIONS                                                    \
 	{"db", required_argument, NULL, OPT_DB},                               \
 	{"mapping", required_argument, NULL, 'm'},                             \
@@ -78,7 +80,8 @@ enum { OPT_DB = 900, OPT_PROGUARD, OPT_MAPPING_DIR, OPT_APP_VERSION, OPT_RULES,
 	{"app-version", required_argument, NULL, OPT_APP_VERSION},             \
 	{"rules", required_argument, NULL, OPT_RULES},                         \
 	{"input-format", required_argument, NULL, OPT_INPUT_FORMAT},           \
-	{"stack-dir", required_argument, NULL, OPT_STACK_DIR}
+	{"stack-dir", required_argument, NULL, OPT_STACK_DIR},                 \
+	{"max-input", required_argument, NULL, OPT_MAX_INPUT}
 #define INGEST_READ_USAGE                                                                  \
 	"      --db FILE          the store (default: $HANGAR_DB, else ./hangar.db)\n"      \
 	"  -m, --mapping FILE     methodMapping.txt for every report\n"                      \
@@ -88,7 +91,9 @@ enum { OPT_DB = 900, OPT_PROGUARD, OPT_MAPPING_DIR, OPT_APP_VERSION, OPT_RULES,
 	"      --app-version V    the version of reports that do not say\n"                  \
 	"      --rules FILE       grouping rules (see hangar-formats(5))\n"                  \
 	"      --input-format F   matrix, kscrash, anr, blockcanary, java (default: detect)\n" \
-	"      --stack-dir DIR    where APM reports' stack files are\n"
+	"      --stack-dir DIR    where APM reports' stack files are\n"                     \
+	"      --max-input BYTES  largest input that is not a stream of JSON values, and\n" \
+	"                         largest report (default 1 GiB)\n"
 
 /* The options of remote sources, shared the same way.  Codes from
  * OPT_REMOTE up. */

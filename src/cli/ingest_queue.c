@@ -83,10 +83,23 @@ static void deadline_in(struct timespec *ts, long ms)
 	ts->tv_nsec %= 1000000000L;
 }
 
-size_t ingest_queue_pop_all(struct ingest_queue *q, struct ingest_item *out, size_t max)
+static long ms_since(const struct timespec *t0)
 {
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (long)(now.tv_sec - t0->tv_sec) * 1000L + (now.tv_nsec - t0->tv_nsec) / 1000000L;
+}
+
+size_t ingest_queue_pop_all(struct ingest_queue *q, struct ingest_item *out, size_t max,
+			    long wait_ms, bool *timed_out)
+{
+	struct timespec t0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	*timed_out = false;
 	pthread_mutex_lock(&q->lock);
-	/* Wait for a wake-up's worth, or for whatever came in the wait. */
+	/* Wait for a wake-up's worth, or for whatever came in the wait; with
+	 * nothing at all, until wait_ms has passed (a reader blocked on a
+	 * FIFO must not keep the writer from committing what it has). */
 	while (q->len < INGEST_QUEUE_WAKE && !q->closed) {
 		struct timespec until;
 		deadline_in(&until, INGEST_QUEUE_WAIT_MS);
@@ -95,6 +108,10 @@ size_t ingest_queue_pop_all(struct ingest_queue *q, struct ingest_item *out, siz
 		q->writer_waits = false;
 		if (rc != 0 && q->len > 0)
 			break;
+		if (q->len == 0 && wait_ms >= 0 && ms_since(&t0) >= wait_ms) {
+			*timed_out = true;
+			break;
+		}
 	}
 	size_t n = q->len < max ? q->len : max;
 	for (size_t i = 0; i < n; i++) {

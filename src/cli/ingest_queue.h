@@ -53,8 +53,10 @@ void ingest_queue_release(struct ingest_queue *q);   /* frees items left */
  * the items the writer handed back meanwhile (ingest_queue_recycle). */
 bool ingest_queue_push(struct ingest_queue *q, const struct ingest_item *item);
 /* Waits for items and takes them all (at most max, in order) into out;
- * 0 when closed and empty. */
-size_t ingest_queue_pop_all(struct ingest_queue *q, struct ingest_item *out, size_t max);
+ * 0 when closed and empty, or when no item came in wait_ms (< 0: no
+ * limit; then *timed_out is set, else cleared). */
+size_t ingest_queue_pop_all(struct ingest_queue *q, struct ingest_item *out, size_t max,
+			    long wait_ms, bool *timed_out);
 void ingest_queue_close(struct ingest_queue *q);     /* reader: no more items */
 void ingest_queue_stop(struct ingest_queue *q);      /* writer: take no more */
 bool ingest_queue_stopped(struct ingest_queue *q);

@@ -1,5 +1,5 @@
 /* hangar ingest's reader thread: files, folders (searched recursively, in
- * a stable order) and stdin; each report parsed, named (mappings), signed
+ * a stable order, regular files only) and stdin or FIFOs (streams); each report parsed, named (mappings), signed
  * and prepared for the store here, so that the writer only writes. */
 #define _XOPEN_SOURCE 700 /* nftw */
 #include <ftw.h>
@@ -46,11 +46,41 @@ static void ingest_file(struct ingest *in, const char *path)
  * user pointer, hence the file-level list (used by the reader thread only). */
 static char **found;
 static size_t n_found, cap_found;
+static struct ingest *walking; /* the run whose folder is walked */
+
+/* What a folder entry that is not a regular file is, or NULL: it is one. */
+static const char *not_regular(int type, const struct stat *st)
+{
+	if (type == FTW_DNR)
+		return "a folder that cannot be read";
+	if (type == FTW_NS)
+		return "a file whose status cannot be read";
+	if (type != FTW_F || S_ISREG(st->st_mode))
+		return NULL;
+	if (S_ISFIFO(st->st_mode))
+		return "a FIFO";
+	if (S_ISSOCK(st->st_mode))
+		return "a socket";
+	if (S_ISCHR(st->st_mode))
+		return "a character device";
+	if (S_ISBLK(st->st_mode))
+		return "a block device";
+	return "not a regular file";
+}
 
 static int collect(const char *path, const struct stat *st, int type, struct FTW *ftw)
 {
-	(void)st;
 	(void)ftw;
+	/* Only regular files are read: a FIFO would wait for a writer
+	 * forever, a device never ends.  Symbolic links are not followed
+	 * (FTW_SL), so what they point to is never opened. */
+	const char *kind = not_regular(type, st);
+	if (kind) {
+		hg_diagf(&walking->ctx, HG_DIAG_WARNING, path, 0, 0, 0, "skipped: %s%s", kind,
+			 type == FTW_F ? ", not a regular file" : "");
+		walking->files_skipped++;
+		return 0;
+	}
 	if (type != FTW_F)
 		return 0;
 	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
@@ -86,7 +116,9 @@ static void ingest_input(struct ingest *in, const char *path)
 	struct stat st;
 	if (strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
 		n_found = 0;
+		walking = in;
 		nftw(path, collect, 16, FTW_PHYS);
+		walking = NULL;
 		qsort(found, n_found, sizeof *found, by_name);
 		for (size_t i = 0; i < n_found; i++) {
 			if (!ingest_queue_stopped(&in->queue))

@@ -45,6 +45,13 @@ int ingest_option(struct ingest *in, const char *cmd, int code, const char *arg)
 		return EXIT_FINE;
 	}
 	case OPT_STACK_DIR: in->ctx.stack_dir = arg; return EXIT_FINE;
+	case OPT_MAX_INPUT: {
+		int64_t v;
+		if (!cli_parse_int64(arg, &v) || v <= 0)
+			return cli_usage_error(cmd, "--max-input wants a byte count > 0, not '%s'", arg);
+		in->ctx.limits.max_input_bytes = (size_t)v;
+		return EXIT_FINE;
+	}
 	default:
 		if (code >= OPT_REMOTE && code < OPT_REMOTE_END)
 			return ingest_remote_option(in, cmd, code, arg);

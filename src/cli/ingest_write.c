@@ -75,6 +75,8 @@ static void progress(struct ingest *in, bool final)
  * the rerun adds again. */
 static bool batch_full(struct ingest *in)
 {
+	if (in->in_batch == 0)
+		in->batch_started = ingest_now(); /* its age counts from its first item */
 	if (++in->in_batch >= BATCH_MAX)
 		return true;
 	if (in->in_batch % 64 != 0)
@@ -83,15 +85,41 @@ static bool batch_full(struct ingest *in)
 	       ingest_now() - in->batch_started >= BATCH_SECONDS;
 }
 
+/* Commits the batch; with reopen, begins the next one at once, else when
+ * the next item comes (open_batch). */
 static int flush_batch(struct ingest *in, bool reopen)
 {
+	if (in->batch_closed) {
+		in->batch_closed = !reopen;
+		if (reopen && hg_store_begin(in->store) != 0) {
+			in->failed++;
+			return -1;
+		}
+		return 0;
+	}
 	if (hg_store_commit(in->store) != 0 || (reopen && hg_store_begin(in->store) != 0)) {
 		in->failed++;
 		return -1;
 	}
+	in->batch_closed = !reopen;
 	in->in_batch = 0;
 	in->batch_started = ingest_now();
 	ingest_checkpointer_poke(in);
+	return 0;
+}
+
+/* The batch an item goes into, begun again after a commit made while the
+ * reader waited (a FIFO without a writer, a slow network source): the
+ * store's write lock is not held while nothing is written. */
+static int open_batch(struct ingest *in)
+{
+	if (!in->batch_closed)
+		return 0;
+	if (hg_store_begin(in->store) != 0) {
+		in->failed++;
+		return -1;
+	}
+	in->batch_closed = false;
 	return 0;
 }
 
@@ -99,6 +127,8 @@ static void store_item(struct ingest *in, const struct ingest_item *item)
 {
 	int rc = 0;
 	const hg_report *rep = item->rep;
+	if (open_batch(in) != 0)
+		return;
 	if (item->object.source) {
 		hg_object_row row = item->object;
 		row.error = item->reason;
@@ -107,7 +137,10 @@ static void store_item(struct ingest *in, const struct ingest_item *item)
 			fprintf(stderr, "hangar ingest: %s: cannot record an object: %s\n", row.key,
 				hg_strerror(rc));
 			in->failed++;
+			return;
 		}
+		if (batch_full(in))
+			flush_batch(in, true);
 		return;
 	}
 	in->reports++;
@@ -143,14 +176,28 @@ void ingest_write_all(struct ingest *in)
 	in->batch_started = ingest_now();
 	in->tty = isatty(STDERR_FILENO);
 	struct ingest_item items[INGEST_QUEUE_LEN];
-	size_t n;
-	while ((n = ingest_queue_pop_all(&in->queue, items, INGEST_QUEUE_LEN)) > 0) {
+	for (;;) {
+		/* A batch with items is committed BATCH_SECONDS after its first,
+		 * even when no more come: what was read is not held back by a
+		 * reader that waits. */
+		long wait_ms = -1;
+		if (in->in_batch && !in->failed) {
+			double left = BATCH_SECONDS - (ingest_now() - in->batch_started);
+			wait_ms = left > 0 ? (long)(left * 1000.0) + 1 : 0;
+		}
+		bool timed_out;
+		size_t n = ingest_queue_pop_all(&in->queue, items, INGEST_QUEUE_LEN, wait_ms, &timed_out);
+		if (n == 0 && !timed_out)
+			break; /* closed and empty */
 		for (size_t i = 0; i < n && !in->failed; i++) {
 			store_item(in, &items[i]);
 			if (in->failed)
 				ingest_queue_stop(&in->queue); /* the reader stops, the rest drains */
 		}
 		ingest_queue_recycle(&in->queue, items, n);
+		if (!in->failed && in->in_batch &&
+		    ingest_now() - in->batch_started >= BATCH_SECONDS && flush_batch(in, false) != 0)
+			ingest_queue_stop(&in->queue);
 	}
 }
 
@@ -158,7 +205,7 @@ void ingest_finish(struct ingest *in)
 {
 	if (!in->failed)
 		flush_batch(in, false);
-	else
+	else if (!in->batch_closed)
 		hg_store_rollback(in->store);
 }
 
@@ -168,25 +215,30 @@ void ingest_summary(struct ingest *in, double seconds)
 	if (in->tty)
 		fputc('\r', stderr);
 	if (in->summary_format == ROWS_JSON) {
-		printf("{\"new\":%zu,\"duplicate\":%zu,\"rejected\":%zu,\"clusters_touched\":%zu,"
+		printf("{\"new\":%zu,\"duplicate\":%zu,\"rejected\":%zu,\"skipped\":%zu,"
+		       "\"clusters_touched\":%zu,"
 		       "\"reports_per_second\":%.0f,\"objects\":{\"listed\":%zu,\"fetched\":%zu,"
 		       "\"skipped\":%zu,\"failed\":%zu,\"bytes\":%lld},\"failed_sources\":%zu,"
 		       "\"store_errors\":%d}\n",
-		       in->fresh, in->duplicate, in->rejected, in->n_touched, rate, in->listed,
-		       in->fetched, in->skipped, in->fetch_failed, (long long)in->fetched_bytes,
-		       in->sources_failed, in->failed);
+		       in->fresh, in->duplicate, in->rejected, in->files_skipped, in->n_touched, rate,
+		       in->listed, in->fetched, in->skipped, in->fetch_failed,
+		       (long long)in->fetched_bytes, in->sources_failed, in->failed);
 		return;
 	}
 	if (in->summary_format == ROWS_CSV) {
-		printf("new,duplicate,rejected,clusters_touched,reports_per_second,objects_listed,"
-		       "objects_fetched,objects_skipped,objects_failed,bytes\n"
-		       "%zu,%zu,%zu,%zu,%.0f,%zu,%zu,%zu,%zu,%lld\n",
-		       in->fresh, in->duplicate, in->rejected, in->n_touched, rate, in->listed,
-		       in->fetched, in->skipped, in->fetch_failed, (long long)in->fetched_bytes);
+		printf("new,duplicate,rejected,skipped,clusters_touched,reports_per_second,"
+		       "objects_listed,objects_fetched,objects_skipped,objects_failed,bytes\n"
+		       "%zu,%zu,%zu,%zu,%zu,%.0f,%zu,%zu,%zu,%zu,%lld\n",
+		       in->fresh, in->duplicate, in->rejected, in->files_skipped, in->n_touched, rate,
+		       in->listed, in->fetched, in->skipped, in->fetch_failed,
+		       (long long)in->fetched_bytes);
 		return;
 	}
-	fprintf(stderr, "ingest: %zu new, %zu duplicate, %zu rejected, %zu clusters touched, "
-		"%.0f reports/s", in->fresh, in->duplicate, in->rejected, in->n_touched, rate);
+	fprintf(stderr, "ingest: %zu new, %zu duplicate, %zu rejected, ", in->fresh, in->duplicate,
+		in->rejected);
+	if (in->files_skipped) /* said only when there are: the line scripts know stays */
+		fprintf(stderr, "%zu skipped, ", in->files_skipped);
+	fprintf(stderr, "%zu clusters touched, %.0f reports/s", in->n_touched, rate);
 	if (in->listed || in->sources_failed)
 		fprintf(stderr, "; objects: %zu listed, %zu fetched, %zu skipped, %zu failed, %.1f MB",
 			in->listed, in->fetched, in->skipped, in->fetch_failed,

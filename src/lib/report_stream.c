@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "input_internal.h"
 #include "report_internal.h"
 
 #define PART_BYTES ((size_t)8 << 20)
@@ -115,19 +116,11 @@ static int read_parts(struct stream *s, enum hg_input_format format, hg_report_s
 int hg_reports_read_path(const hg_ctx *ctx, const char *path, const char *source,
 			 enum hg_input_format format, hg_report_sink sink, void *user)
 {
-	bool is_stdin = strcmp(path, "-") == 0;
-	struct stream s = {ctx, source ? source : path, is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC),
-			   NULL, 0, 0, false};
-	if (s.fd < 0) {
-		hg_diagf(ctx, HG_DIAG_ERROR, s.path, 0, 0, 0, "cannot open: %s", strerror(errno));
-		return HG_EIO;
-	}
+	struct stream s = {ctx, source ? source : path, -1, NULL, 0, 0, false};
 	struct stat st;
-	if (!is_stdin && fstat(s.fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-		hg_diagf(ctx, HG_DIAG_ERROR, s.path, 0, 0, 0, "is a directory, not a report file");
-		close(s.fd);
+	if ((s.fd = input_open(ctx, path, s.path, &st)) < 0)
 		return HG_EIO;
-	}
+	bool is_stdin = s.fd == STDIN_FILENO;
 	s.cap = PART_BYTES < ctx->limits.max_input_bytes ? PART_BYTES : ctx->limits.max_input_bytes;
 	s.buf = malloc(s.cap + 1);
 	int rc = s.buf ? fill(&s) : HG_ENOMEM;
@@ -136,7 +129,11 @@ int hg_reports_read_path(const hg_ctx *ctx, const char *path, const char *source
 	if (rc == 0 && json) {
 		rc = read_parts(&s, format, sink, user);
 	} else if (rc == 0) {
-		/* Read whole: one report, or lines that are not JSON values. */
+		/* Read whole: one report, or lines that are not JSON values.  A
+		 * file over the cap is refused from its size, not read up to it;
+		 * a stream grows to the cap at most. */
+		if (!s.eof && input_too_large(ctx, s.path, &st))
+			rc = HG_ELIMIT;
 		while (rc == 0 && !s.eof)
 			if ((rc = grow(&s)) == 0)
 				rc = fill(&s);

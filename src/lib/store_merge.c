@@ -395,8 +395,9 @@ static int add_rejected_and_objects(struct merge *m)
 {
 	hg_store *store = m->store;
 	int rc = exec_count(store,
-		"INSERT INTO main.rejected(source, line, reason, text, text_hash, at)"
-		"  SELECT source, line, reason, text, text_hash, at FROM " SHARD ".rejected"
+		"INSERT INTO main.rejected(source, line, reason, text, text_hash, at, size, truncated)"
+		"  SELECT source, line, reason, text, text_hash, at, size, truncated FROM " SHARD
+		".rejected"
 		"  WHERE true ORDER BY id ON CONFLICT(source, line, text_hash) DO NOTHING",
 		&m->stats->rejected_added);
 	if (rc >= 0)

@@ -169,14 +169,16 @@ int hg_store_report_text(hg_store *store, const char *content_hash, char **text,
 int hg_store_rejected(hg_store *store, hg_rejected_fn fn, void *user)
 {
 	hg_db_stmt *st = db_stmt(store->db, S_REJECTED,
-		"SELECT id, source, line, reason, at, length(text) FROM rejected ORDER BY id");
+		"SELECT id, source, line, reason, at, size, length(CAST(text AS BLOB)), text_hash,"
+		" truncated FROM rejected ORDER BY id");
 	if (!st)
 		return store_fail(store, HG_EIO, "cannot query rejected inputs");
 	int rc, ret = 0;
 	while ((rc = db_step(st)) == DB_ROW) {
 		hg_rejected_row row = {db_col_int(st, 0), db_col_text(st, 1), (long)db_col_int(st, 2),
 				       db_col_text(st, 3), db_col_text(st, 4),
-				       (size_t)db_col_int(st, 5)};
+				       (size_t)db_col_int(st, 5), (size_t)db_col_int(st, 6),
+				       db_col_text(st, 7), db_col_int(st, 8) != 0};
 		if ((ret = fn(user, &row)) != 0)
 			break;
 	}

@@ -2,10 +2,20 @@
  * size, the reports handed on (numbers, lines, errors, kept bytes) and the
  * diagnostics (line:col) are those of reading the whole file at once; a
  * value over the cap is refused after the reports before it; text dumps
- * are read whole. */
+ * are read whole, refused from their size when over the cap; devices,
+ * sockets and folders are refused unopened, FIFOs read as streams. */
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
+
+#include "hangar/input.h"
 
 #include "report_fixture.h"
 
@@ -161,7 +171,8 @@ static void test_text_dump_read_whole(void **state)
 	reset(f);
 	f->ctx.limits.max_input_bytes = 40; /* smaller than the dump: one piece, refused */
 	assert_int_equal(hg_reports_read_path(&f->ctx, path, NULL, HG_FORMAT_AUTO, sink, f), HG_ELIMIT);
-	assert_contains(f->diag[0].message, "input is larger than the 40-byte limit");
+	/* A file: refused from its size, which the message gives. */
+	assert_contains(f->diag[0].message, "input is 124 bytes, larger than the 40-byte limit");
 	reset(f);
 	f->ctx.limits.max_input_bytes = 1 << 20;
 	assert_true(hg_reports_read_path(&f->ctx, path, NULL, HG_FORMAT_AUTO, sink, f) >= 0);
@@ -173,12 +184,138 @@ static void test_text_dump_read_whole(void **state)
 	assert_contains(f->diag[0].message, "cannot open");
 }
 
+static long peak_rss_kb(void)
+{
+	struct rusage ru;
+	assert_int_equal(getrusage(RUSAGE_SELF, &ru), 0);
+	return ru.ru_maxrss;
+}
+
+/* A 50 MB sparse file over a 20 MiB cap: refused from its size by both
+ * readers, with the size and the limit, without reading it whole (the
+ * peak memory grows by the stream's first part at most; it grew by 32 MB
+ * when hg_input_read doubled its buffer past the cap). */
+static void test_file_over_the_cap_not_read(void **state)
+{
+	struct fixture *f = *state;
+	char path[] = "/tmp/hangar-sparse-XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, 50 << 20), 0);
+	close(fd);
+	f->ctx.limits.max_input_bytes = 20 << 20;
+	long before = peak_rss_kb();
+	char *data = (char *)1;
+	size_t len = 1;
+	reset(f);
+	assert_int_equal(hg_input_read(&f->ctx, path, &data, &len), HG_ELIMIT);
+	assert_null(data);
+	assert_int_equal(f->all_diags, 1);
+	assert_string_equal(f->diag[0].source, path);
+	assert_contains(f->diag[0].message,
+			"input is 52428800 bytes, larger than the 20971520-byte limit (see --max-input)");
+	reset(f);
+	assert_int_equal(hg_reports_read_path(&f->ctx, path, NULL, HG_FORMAT_AUTO, sink, f), HG_ELIMIT);
+	assert_int_equal(f->delivered, 0);
+	assert_contains(f->diag[0].message, "input is 52428800 bytes, larger than the 20971520-byte");
+	assert_true(peak_rss_kb() - before < 12 * 1024);
+	unlink(path);
+}
+
+/* Devices, sockets and folders are not report files: refused, never read. */
+static void test_refused_kinds(void **state)
+{
+	struct fixture *f = *state;
+	char *data = NULL;
+	size_t len = 0;
+	reset(f);
+	assert_int_equal(hg_input_read(&f->ctx, "/dev/zero", &data, &len), HG_EIO);
+	assert_string_equal(f->diag[0].source, "/dev/zero");
+	assert_string_equal(f->diag[0].message, "is a device, not a report file");
+	reset(f);
+	assert_int_equal(hg_reports_read_path(&f->ctx, "/dev/zero", NULL, HG_FORMAT_AUTO, sink, f),
+			 HG_EIO);
+	assert_string_equal(f->diag[0].message, "is a device, not a report file");
+	reset(f);
+	assert_int_equal(hg_reports_read_path(&f->ctx, "/tmp", NULL, HG_FORMAT_AUTO, sink, f), HG_EIO);
+	assert_string_equal(f->diag[0].message, "is a directory, not a report file");
+
+	struct sockaddr_un addr = {.sun_family = AF_UNIX};
+	snprintf(addr.sun_path, sizeof addr.sun_path, "/tmp/hangar-sock-%ld", (long)getpid());
+	int sock = socket(AF_UNIX, SOCK_STREAM, 0);
+	assert_true(sock >= 0);
+	unlink(addr.sun_path);
+	assert_int_equal(bind(sock, (struct sockaddr *)&addr, sizeof addr), 0);
+	reset(f);
+	assert_int_equal(hg_reports_read_path(&f->ctx, addr.sun_path, NULL, HG_FORMAT_AUTO, sink, f),
+			 HG_EIO);
+	assert_string_equal(f->diag[0].source, addr.sun_path);
+	assert_string_equal(f->diag[0].message, "is a socket, not a report file");
+	close(sock);
+	unlink(addr.sun_path);
+}
+
+struct fifo_writer {
+	const char *path;
+	const char *text;
+};
+
+static void *write_fifo(void *arg)
+{
+	struct fifo_writer *w = arg;
+	int fd = open(w->path, O_WRONLY);
+	if (fd >= 0) {
+		size_t len = strlen(w->text);
+		ssize_t n = write(fd, w->text, len);
+		(void)n;
+		close(fd);
+	}
+	return NULL;
+}
+
+/* A FIFO is a stream: its reports are read as it is written, and over
+ * the cap it is refused once the bytes read pass it. */
+static void test_fifo_read_as_a_stream(void **state)
+{
+	struct fixture *f = *state;
+	char path[64];
+	snprintf(path, sizeof path, "/tmp/hangar-fifo-%ld", (long)getpid());
+	unlink(path);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	signal(SIGPIPE, SIG_IGN); /* the writer of a refused stream */
+	struct fifo_writer w = {path, "{\"buffer\":" SMALL_WORDS ",\"cost\":1}\n"};
+	pthread_t t;
+	assert_int_equal(pthread_create(&t, NULL, write_fifo, &w), 0);
+	reset(f);
+	assert_int_equal(hg_reports_read_path(&f->ctx, path, NULL, HG_FORMAT_AUTO, sink, f), 0);
+	pthread_join(t, NULL);
+	assert_int_equal(f->delivered, 1);
+	assert_null(f->rep[0]->error);
+
+	static char dump[4096];
+	memset(dump, 'x', sizeof dump - 1);
+	w.text = dump;
+	f->ctx.limits.max_input_bytes = 1000;
+	assert_int_equal(pthread_create(&t, NULL, write_fifo, &w), 0);
+	char *data = (char *)1;
+	size_t len = 1;
+	reset(f);
+	assert_int_equal(hg_input_read(&f->ctx, path, &data, &len), HG_ELIMIT);
+	pthread_join(t, NULL);
+	assert_null(data);
+	assert_contains(f->diag[0].message, "input is larger than the 1000-byte limit");
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_parts_read_like_the_whole, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_value_over_the_cap, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_text_dump_read_whole, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_file_over_the_cap_not_read, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_refused_kinds, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fifo_read_as_a_stream, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -9,6 +9,8 @@
 
 #include <sys/stat.h>
 
+#include <openssl/evp.h>
+
 #include "store_fixture.h"
 
 /* ---- fixture ---- */
@@ -488,7 +490,9 @@ static void test_migrates_schema_1(void **state)
 		"INSERT INTO reports VALUES(1, 'h1', 's', 1, 'lag', 'a', '1', 'P', 'x',"
 		" '1714000013443', 10, 1, 'aa', 1, '{}', '2024-05-01T00:00:00Z');"
 		"INSERT INTO tree_nodes VALUES(1, 'aa', 0, 'a.Main.run', 2, 30, 20, 0, 1);"
-		"INSERT INTO tree_nodes VALUES(2, 'aa', 1, 'a.B.c', 2, 30, 20, 30, 1);");
+		"INSERT INTO tree_nodes VALUES(2, 'aa', 1, 'a.B.c', 2, 30, 20, 30, 1);"
+		"INSERT INTO rejected VALUES(1, 'r.json', 3, 'bad', CAST('abcd' AS BLOB), 'h',"
+		" '2024-05-01T00:00:00Z');");
 	hg_store *st = NULL;
 	assert_int_equal(hg_store_open(&f->ctx, f->path, &st), 0);
 	hg_store_close(st);
@@ -506,6 +510,9 @@ static void test_migrates_schema_1(void **state)
 	assert_int_equal(sql_int(f->path, "SELECT count(*) FROM reports WHERE"
 				 " time = '2024-04-24T23:06:53.443Z' AND time_written = '1714000013443'"),
 			 1);
+	/* 5 -> 6: a rejected input's whole size, and not cut. */
+	assert_int_equal(sql_int(f->path, "SELECT count(*) FROM rejected WHERE size = 4 AND"
+				 " truncated = 0 AND text_hash = 'h'"), 1);
 }
 
 struct tree {
@@ -772,7 +779,9 @@ struct rej {
 	int n;
 	int64_t last_id;
 	char reason[64];
-	size_t size;
+	size_t size, stored;
+	char sha256[65];
+	bool truncated;
 };
 
 static int rej_cb(void *user, const hg_rejected_row *row)
@@ -781,6 +790,9 @@ static int rej_cb(void *user, const hg_rejected_row *row)
 	r->n++;
 	r->last_id = row->id;
 	r->size = row->size;
+	r->stored = row->stored;
+	r->truncated = row->truncated;
+	snprintf(r->sha256, sizeof r->sha256, "%s", row->sha256 ? row->sha256 : "");
 	snprintf(r->reason, sizeof r->reason, "%s", row->reason);
 	return 0;
 }
@@ -810,7 +822,52 @@ static void test_rejected_once(void **state)
 	memset(&r, 0, sizeof r);
 	assert_int_equal(hg_store_rejected(st, rej_cb, &r), 0);
 	assert_int_equal(r.n, 2);
+	assert_int_equal(r.stored, len);
+	assert_false(r.truncated);
 	hg_store_close(st);
+}
+
+/* A rejected input over HG_STORE_REJECTED_MAX_BYTES: its first bytes are
+ * kept, with its whole size and the SHA-256 of all of it; the same input
+ * again is the same row, one that differs after the cap another. */
+static void test_rejected_capped(void **state)
+{
+	struct fx *f = *state;
+	hg_store *st = NULL;
+	assert_int_equal(hg_store_open(&f->ctx, f->path, &st), 0);
+	size_t len = 3 * HG_STORE_REJECTED_MAX_BYTES + 5;
+	char *big = malloc(len);
+	assert_non_null(big);
+	for (size_t i = 0; i < len; i++)
+		big[i] = (char)('a' + i % 26);
+	assert_int_equal(hg_store_add_rejected(st, "big.json", 1, "too big", big, len), 0);
+	assert_int_equal(hg_store_add_rejected(st, "big.json", 1, "too big", big, len), 0);
+	struct rej r = {0};
+	assert_int_equal(hg_store_rejected(st, rej_cb, &r), 0);
+	assert_int_equal(r.n, 1);
+	assert_int_equal(r.size, len);
+	assert_int_equal(r.stored, HG_STORE_REJECTED_MAX_BYTES);
+	assert_true(r.truncated);
+	char want[65];
+	unsigned char md[32];
+	unsigned int n = 0;
+	assert_true(EVP_Digest(big, len, md, &n, EVP_sha256(), NULL));
+	for (unsigned i = 0; i < 32; i++)
+		snprintf(want + 2 * i, 3, "%02x", md[i]);
+	assert_string_equal(r.sha256, want);
+	char *text = NULL;
+	size_t got = 0;
+	assert_int_equal(hg_store_rejected_text(st, r.last_id, &text, &got), 0);
+	assert_int_equal(got, HG_STORE_REJECTED_MAX_BYTES);
+	assert_memory_equal(text, big, got);
+	free(text);
+	big[len - 1] = '!'; /* differs only beyond the cap */
+	assert_int_equal(hg_store_add_rejected(st, "big.json", 1, "too big", big, len), 0);
+	memset(&r, 0, sizeof r);
+	assert_int_equal(hg_store_rejected(st, rej_cb, &r), 0);
+	assert_int_equal(r.n, 2);
+	hg_store_close(st);
+	free(big);
 }
 
 /* ---- forked writers ---- */
@@ -969,6 +1026,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_checkpoint_from_second_handle, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reports_and_text, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_rejected_once, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_rejected_capped, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_crash_safety, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_concurrent_ingests, setup, teardown),
 	};
