@@ -18,7 +18,8 @@
 struct hg_json_doc {
 	cJSON *root;
 	const char *text;
-	const char *hot_key;
+	const char *hot_key, *lazy_key;
+	size_t base; /* a lazy array's element: where its text starts in the whole */
 	struct json_scan scan;
 };
 
@@ -42,8 +43,9 @@ static void index_nodes(hg_json_doc *doc, cJSON *node, size_t *number, size_t *a
 		if (cJSON_IsNumber(node)) {
 			node->valueint = (int)(*number)++;
 		} else {
-			if (cJSON_IsArray(node) && doc->hot_key && node->string &&
-			    strcmp(node->string, doc->hot_key) == 0)
+			if (cJSON_IsArray(node) && node->string &&
+			    ((doc->hot_key && strcmp(node->string, doc->hot_key) == 0) ||
+			     (doc->lazy_key && strcmp(node->string, doc->lazy_key) == 0)))
 				node->valueint = (int)++(*array);
 			if (node->child)
 				index_nodes(doc, node->child, number, array);
@@ -59,7 +61,7 @@ static int shrink(const char *text, size_t len, const struct json_scan *scan, ch
 	*shrunk = NULL;
 	size_t removed = 0;
 	for (size_t k = 0; k < scan->n_arrays; k++)
-		if (scan->arrays[k].hot)
+		if (scan->arrays[k].hot || scan->arrays[k].lazy)
 			removed += scan->arrays[k].close - scan->arrays[k].open - 1;
 	if (removed == 0)
 		return 0;
@@ -69,7 +71,7 @@ static int shrink(const char *text, size_t len, const struct json_scan *scan, ch
 	size_t from = 0, n = 0;
 	for (size_t k = 0; k < scan->n_arrays; k++) {
 		const struct json_keyed_array *a = &scan->arrays[k];
-		if (!a->hot)
+		if (!a->hot && !a->lazy)
 			continue;
 		memcpy(out + n, text + from, a->open - from);
 		n += a->open - from;
@@ -91,7 +93,7 @@ static size_t unshrink(const struct json_scan *scan, size_t off)
 	size_t shift = 0;
 	for (size_t k = 0; k < scan->n_arrays; k++) {
 		const struct json_keyed_array *a = &scan->arrays[k];
-		if (!a->hot)
+		if (!a->hot && !a->lazy)
 			continue;
 		if (a->open - shift >= off)
 			break;
@@ -243,6 +245,12 @@ int hg_json_parse_hot(const char *text, size_t len, const char *hot_key, hg_json
 int hg_json_parse_why(const char *text, size_t len, const char *hot_key, hg_json_doc **out,
 		      size_t *end, const char **why)
 {
+	return hg_json_parse_keys(text, len, hot_key, NULL, out, end, why);
+}
+
+int hg_json_parse_keys(const char *text, size_t len, const char *hot_key, const char *lazy_key,
+		       hg_json_doc **out, size_t *end, const char **why)
+{
 	*out = NULL;
 	*end = 0;
 	if (why)
@@ -254,7 +262,8 @@ int hg_json_parse_why(const char *text, size_t len, const char *hot_key, hg_json
 		return HG_ENOMEM;
 	doc->text = text;
 	doc->hot_key = hot_key;
-	if (json_scan(text, len, hot_key, &doc->scan) != 0) {
+	doc->lazy_key = lazy_key;
+	if (json_scan(text, len, hot_key, lazy_key, &doc->scan) != 0) {
 		hg_json_doc_destroy(doc);
 		return HG_ENOMEM;
 	}
@@ -419,7 +428,7 @@ void hg_json_number_text(const hg_json_doc *doc, const hg_json *node, const char
 
 size_t hg_json_number_offset(const hg_json_doc *doc, const hg_json *node)
 {
-	return doc->scan.numbers[C(node)->valueint].offset;
+	return doc->base + doc->scan.numbers[C(node)->valueint].offset;
 }
 
 int hg_json_int64(const hg_json_doc *doc, const hg_json *node, int64_t *out)
@@ -437,14 +446,45 @@ size_t hg_json_first_newline(const hg_json_doc *doc)
 	return doc->scan.first_newline;
 }
 
-/* The keyed array node stands for, when it is hot; else NULL. */
-static const struct json_keyed_array *hot_array(const hg_json_doc *doc, const hg_json *node)
+/* The keyed array node stands for, or NULL. */
+static const struct json_keyed_array *keyed_array(const hg_json_doc *doc, const hg_json *node)
 {
 	const cJSON *n = C(node);
 	if (!cJSON_IsArray(n) || n->valueint <= 0 || (size_t)n->valueint > doc->scan.n_arrays)
 		return NULL;
-	const struct json_keyed_array *a = &doc->scan.arrays[n->valueint - 1];
-	return a->hot ? a : NULL;
+	return &doc->scan.arrays[n->valueint - 1];
+}
+
+/* ... when it is hot. */
+static const struct json_keyed_array *hot_array(const hg_json_doc *doc, const hg_json *node)
+{
+	const struct json_keyed_array *a = keyed_array(doc, node);
+	return a && a->hot ? a : NULL;
+}
+
+int hg_json_lazy_count(const hg_json_doc *doc, const hg_json *node, size_t *count)
+{
+	const struct json_keyed_array *a = keyed_array(doc, node);
+	if (!a || !a->lazy)
+		return HG_EINVAL;
+	*count = a->count;
+	return 0;
+}
+
+int hg_json_lazy_element(const hg_json_doc *doc, const hg_json *node, size_t index,
+			 hg_json_doc **out)
+{
+	*out = NULL;
+	const struct json_keyed_array *a = keyed_array(doc, node);
+	if (!a || !a->lazy || index >= a->count)
+		return HG_EINVAL;
+	size_t at = doc->scan.lazy[a->first + index];
+	size_t end = 0;
+	int rc = hg_json_parse_keys(doc->text + at, a->close - at, doc->hot_key, doc->lazy_key, out,
+				    &end, NULL);
+	if (rc == 0)
+		(*out)->base = doc->base + at;
+	return rc;
 }
 
 size_t hg_json_element_offset(const hg_json_doc *doc, size_t index)
@@ -481,7 +521,24 @@ void hg_json_write(const hg_json_doc *doc, const hg_json *node, hg_buf *out)
 		return;
 	case HG_JSON_ARRAY:
 	case HG_JSON_OBJECT: {
-		const struct json_keyed_array *hot = hot_array(doc, node);
+		const struct json_keyed_array *keyed = keyed_array(doc, node);
+		if (keyed && keyed->lazy) {
+			/* Its elements parsed one at a time, as its reader does. */
+			hg_buf_putc(out, '[');
+			for (size_t k = 0; k < keyed->count; k++) {
+				hg_json_doc *e = NULL;
+				if (k)
+					hg_buf_putc(out, ',');
+				if (hg_json_lazy_element(doc, node, k, &e) == 0)
+					hg_json_write(e, hg_json_root(e), out);
+				else
+					hg_buf_puts(out, "null");
+				hg_json_doc_destroy(e);
+			}
+			hg_buf_putc(out, ']');
+			return;
+		}
+		const struct json_keyed_array *hot = keyed && keyed->hot ? keyed : NULL;
 		if (hot) {
 			/* Its digits as written, whitespace left out. */
 			for (size_t i = hot->open; i <= hot->close; i++)

@@ -43,7 +43,23 @@ int hg_json_parse_hot(const char *text, size_t len, const char *hot_key, hg_json
  * a string), else NULL.  The reason is a static string. */
 int hg_json_parse_why(const char *text, size_t len, const char *hot_key, hg_json_doc **doc,
 		      size_t *end, const char **why);
+/* Same, with a lazy key too (NULL: none): an array of objects under it is
+ * checked but not built into nodes, and is empty to hg_json_first and
+ * hg_json_count; its elements are read one document at a time with
+ * hg_json_lazy_element (a KSCrash report's million frames never stand as
+ * one tree).  hg_json_write writes its elements all the same. */
+int hg_json_parse_keys(const char *text, size_t len, const char *hot_key, const char *lazy_key,
+		       hg_json_doc **doc, size_t *end, const char **why);
 void hg_json_doc_destroy(hg_json_doc *doc);
+
+/* When node is a lazy array (see hg_json_parse_keys): its number of
+ * elements, and element `index` parsed as a document of its own (the
+ * caller's, to destroy), whose number offsets count from the start of doc's
+ * text.  HG_EINVAL when node is not lazy; HG_EPARSE or HG_ENOMEM as
+ * hg_json_parse. */
+int hg_json_lazy_count(const hg_json_doc *doc, const hg_json *node, size_t *count);
+int hg_json_lazy_element(const hg_json_doc *doc, const hg_json *node, size_t index,
+			 hg_json_doc **elem);
 
 /* How many bytes this thread's parses have looked at so far (each parse:
  * twice the text it scanned and showed cJSON).  Reading a stream must touch

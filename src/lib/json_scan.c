@@ -104,7 +104,7 @@ static bool string_equals(const char *t, size_t s, size_t e, const char *key)
 				c = (unsigned)((h0 << 12) | (h1 << 8) | (h2 << 4) | h3);
 				i += 4;
 				if (c == 0)
-					return false; /* key holds no NUL */
+					break; /* where cJSON's C string ends, as json.c compares it */
 				if (c >= 0x80)
 					return false; /* key is ASCII */
 			} else {
@@ -182,17 +182,70 @@ static size_t literal(const char *t, size_t i, size_t len)
 	return 0;
 }
 
-int json_scan(const char *t, size_t len, const char *hot_key, struct json_scan *scan)
+/* What one scan records: a lazy array's own scan keeps only where its
+ * elements start, at a depth that counts the containers around it. */
+struct scan_opts {
+	const char *hot_key, *lazy_key;
+	bool record;
+	size_t max_depth;
+};
+
+static int scan_value(const char *t, size_t len, const struct scan_opts *o, struct json_scan *scan);
+
+/* The lazy array at t[i] == '[': checked by a scan of its own, which keeps
+ * where its elements start.  Returns the offset past ']', or 0 when it
+ * does not end well (its scan's findings, moved to t, are then in *sub). */
+static size_t skip_lazy(const char *t, size_t i, size_t len, size_t depth, struct vec *lazy,
+			struct json_keyed_array *a, struct json_scan *sub, bool *oom)
 {
+	struct scan_opts o = {NULL, NULL, false, JSON_MAX_NESTING - depth};
+	if (scan_value(t + i, len - i, &o, sub) != 0) {
+		*oom = true;
+		return 0;
+	}
+	if (!sub->complete) {
+		if (sub->error != SIZE_MAX)
+			sub->error += i;
+		if (sub->control_in_string != SIZE_MAX)
+			sub->control_in_string += i;
+		return 0;
+	}
+	a->lazy = true;
+	a->open = i;
+	a->close = i + sub->end - 1;
+	a->first = lazy->len;
+	a->count = sub->n_elements;
+	for (size_t k = 0; k < sub->n_elements && !*oom; k++) {
+		size_t *e = vec_push(lazy);
+		if (!e)
+			*oom = true;
+		else
+			*e = i + sub->elements[k];
+	}
+	return *oom ? 0 : i + sub->end;
+}
+
+int json_scan(const char *t, size_t len, const char *hot_key, const char *lazy_key,
+	      struct json_scan *scan)
+{
+	struct scan_opts o = {hot_key, lazy_key, true, JSON_MAX_NESTING};
+	return scan_value(t, len, &o, scan);
+}
+
+static int scan_value(const char *t, size_t len, const struct scan_opts *o, struct json_scan *scan)
+{
+	const char *hot_key = o->hot_key;
 	struct vec numbers = {NULL, 0, 0, sizeof(struct json_token)};
 	struct vec arrays = {NULL, 0, 0, sizeof(struct json_keyed_array)};
 	struct vec values = {NULL, 0, 0, sizeof(int64_t)};
 	struct vec elements = {NULL, 0, 0, sizeof(size_t)};
 	struct vec nul_strings = {NULL, 0, 0, sizeof(size_t)};
+	struct vec lazy = {NULL, 0, 0, sizeof(size_t)};
 	char stack[JSON_MAX_NESTING]; /* 'o' object, 'a' array */
 	size_t depth = 0, i = 0, strings = 0;
 	enum expect expect = VALUE;
-	bool value_is_hot = false, oom = false, in_string = false;
+	bool value_is_hot = false, value_is_lazy = false, oom = false, in_string = false;
+	bool sub_unfinished = false;
 	memset(scan, 0, sizeof *scan);
 	scan->first_newline = SIZE_MAX;
 	scan->error = SIZE_MAX;
@@ -243,7 +296,7 @@ int json_scan(const char *t, size_t len, const char *hot_key, struct json_scan *
 					i = len;
 					break;
 				}
-				if (s.escaped_nul) {
+				if (s.escaped_nul && o->record) {
 					size_t *n = vec_push(&nul_strings);
 					if (!n) {
 						oom = true;
@@ -254,6 +307,8 @@ int json_scan(const char *t, size_t len, const char *hot_key, struct json_scan *
 				strings++;
 				value_is_hot = hot_key && *hot_key && s.end > i + 1 &&
 					       string_equals(t, i + 1, s.end - 1, hot_key);
+				value_is_lazy = o->lazy_key && s.end > i + 1 &&
+						string_equals(t, i + 1, s.end - 1, o->lazy_key);
 				expect = COLON;
 				i = s.end;
 				continue;
@@ -274,8 +329,8 @@ int json_scan(const char *t, size_t len, const char *hot_key, struct json_scan *
 				}
 				*e = i;
 			}
-			bool hot = value_is_hot;
-			value_is_hot = false; /* the hot key names this value only */
+			bool hot = value_is_hot, lazy_value = value_is_lazy;
+			value_is_hot = value_is_lazy = false; /* the key names this value only */
 			if (c == '"') {
 				struct string_end s = skip_string(t, i, len);
 				if (s.control) {
@@ -287,7 +342,7 @@ int json_scan(const char *t, size_t len, const char *hot_key, struct json_scan *
 					i = len;
 					break;
 				}
-				if (s.escaped_nul) {
+				if (s.escaped_nul && o->record) {
 					size_t *n = vec_push(&nul_strings);
 					if (!n) {
 						oom = true;
@@ -308,15 +363,37 @@ int json_scan(const char *t, size_t len, const char *hot_key, struct json_scan *
 					size_t count = 0, first = values.len;
 					size_t end = read_int_array(t, i, len, &values, &count,
 								    &scan->first_newline);
-					*a = (struct json_keyed_array){end != 0, i, end ? end - 1 : 0, first,
-								       count};
+					*a = (struct json_keyed_array){.hot = end != 0, .open = i,
+								       .close = end ? end - 1 : 0,
+								       .first = first, .count = count};
 					if (end) {
 						i = end;
 						value_done = true;
 					}
 				}
+				if (c == '[' && lazy_value && !value_done) {
+					struct json_keyed_array *a = vec_push(&arrays);
+					if (!a) {
+						oom = true;
+						break;
+					}
+					*a = (struct json_keyed_array){.lazy = false};
+					struct json_scan sub;
+					size_t end = skip_lazy(t, i, len, depth, &lazy, a, &sub, &oom);
+					if (!end && !oom) {
+						scan->too_deep = sub.too_deep;
+						scan->control_in_string = sub.control_in_string;
+						sub_unfinished = sub.unfinished;
+						i = sub.error != SIZE_MAX ? sub.error : len;
+					}
+					json_scan_release(&sub);
+					if (!end)
+						break;
+					i = end;
+					value_done = true;
+				}
 				if (!value_done) {
-					if (depth == JSON_MAX_NESTING) {
+					if (depth == o->max_depth) {
 						scan->too_deep = true;
 						break;
 					}
@@ -329,12 +406,13 @@ int json_scan(const char *t, size_t len, const char *hot_key, struct json_scan *
 				size_t start = i;
 				while (i < len && is_number_char(t[i]))
 					i++;
-				struct json_token *tok = vec_push(&numbers);
-				if (!tok) {
+				struct json_token *tok = o->record ? vec_push(&numbers) : NULL;
+				if (o->record && !tok) {
 					oom = true;
 					break;
 				}
-				*tok = (struct json_token){start, i - start};
+				if (tok)
+					*tok = (struct json_token){start, i - start};
 				value_done = true;
 			} else {
 				size_t n = literal(t, i, len);
@@ -355,6 +433,8 @@ int json_scan(const char *t, size_t len, const char *hot_key, struct json_scan *
 	}
 	if (!scan->complete && i < len && !oom)
 		scan->error = scan->control_in_string != SIZE_MAX ? scan->control_in_string : i;
+	scan->lazy = lazy.data;
+	scan->n_lazy = lazy.len;
 	scan->numbers = numbers.data;
 	scan->n_numbers = numbers.len;
 	scan->arrays = arrays.data;
@@ -366,7 +446,7 @@ int json_scan(const char *t, size_t len, const char *hot_key, struct json_scan *
 	scan->nul_strings = nul_strings.data;
 	scan->n_nul_strings = nul_strings.len;
 	/* The text ran out inside a value: truncated, not malformed. */
-	scan->unfinished = !scan->complete && i >= len && (depth > 0 || in_string);
+	scan->unfinished = !scan->complete && (sub_unfinished || (i >= len && (depth > 0 || in_string)));
 	if (oom) {
 		json_scan_release(scan);
 		return HG_ENOMEM;
@@ -381,5 +461,6 @@ void json_scan_release(struct json_scan *scan)
 	free(scan->arrays);
 	free(scan->values);
 	free(scan->nul_strings);
+	free(scan->lazy);
 	memset(scan, 0, sizeof *scan);
 }

@@ -28,6 +28,7 @@ struct json_token {
  * between `open` ('[') and `close` (']') is hidden from cJSON. */
 struct json_keyed_array {
 	bool hot;
+	bool lazy;                   /* under lazy_key: hidden, its elements at lazy[first ..) */
 	size_t open, close;
 	size_t first, count;
 };
@@ -42,6 +43,8 @@ struct json_scan {
 	size_t first_newline;        /* offset of the first '\n' between tokens, or SIZE_MAX */
 	size_t *elements;            /* where each element of a top-level array starts */
 	size_t n_elements;
+	size_t *lazy;                /* where each element of each lazy array starts */
+	size_t n_lazy;
 	size_t *nul_strings;         /* ordinals of the strings holding \u0000 (see below) */
 	size_t n_nul_strings;
 	bool complete;               /* the first value ended, at `end` */
@@ -61,9 +64,13 @@ struct json_scan {
  * an escaped NUL is listed by that ordinal, so that json.c can put back
  * what cJSON's C strings cut off. */
 
-/* Scans text[0..len); hot_key may be NULL (no hot arrays).  Returns 0 or
- * HG_ENOMEM.  Free with json_scan_release. */
-int json_scan(const char *text, size_t len, const char *hot_key, struct json_scan *scan);
+/* Scans text[0..len); hot_key may be NULL (no hot arrays).  An array under
+ * lazy_key (NULL: none) is checked but hidden from cJSON like a hot array,
+ * and only where its elements start is kept: each is parsed on its own
+ * later, so that a million frames never stand as one tree of nodes.
+ * Returns 0 or HG_ENOMEM.  Free with json_scan_release. */
+int json_scan(const char *text, size_t len, const char *hot_key, const char *lazy_key,
+	      struct json_scan *scan);
 void json_scan_release(struct json_scan *scan);
 
 #endif

@@ -201,16 +201,40 @@ static int read_backtrace(struct kx *k, const hg_json *th, const char *where, si
 	if (rc != 0)
 		return rc;
 	snprintf(fwhere, sizeof fwhere, "%s.contents", bwhere);
-	size_t n = hg_json_count(contents);
+	size_t n = 0;
+	bool lazy = contents && hg_json_lazy_count(k->f.doc, contents, &n) == 0;
+	if (!lazy)
+		n = hg_json_count(contents);
 	if ((rc = count_frames(k, n, fwhere)) != 0)
 		return rc;
 	if (hg_thread_reserve_frames(&k->rep->threads.items[ti], k->rep->arena, n) != 0)
 		return HG_ENOMEM;
-	size_t j = 0;
-	for (const hg_json *e = hg_json_first(contents); e; e = hg_json_next(e), j++) {
-		snprintf(fwhere, sizeof fwhere, "%s.contents[%zu]", bwhere, j);
-		if ((rc = read_frame(k, e, fwhere, &k->rep->threads.items[ti], repeats)) != 0)
-			return rc;
+	if (lazy) {
+		/* One frame's document at a time (json.h): read, copied into the
+		 * arena, destroyed. */
+		for (size_t j = 0; j < n; j++) {
+			snprintf(fwhere, sizeof fwhere, "%s.contents[%zu]", bwhere, j);
+			hg_json_doc *frame = NULL;
+			rc = hg_json_lazy_element(k->f.doc, contents, j, &frame);
+			if (rc == HG_ENOMEM)
+				return rc;
+			if (rc != 0)
+				return report_fail(k->f.err, NO_OFFSET, "field \"%s\": invalid JSON", fwhere);
+			struct json_fields whole = k->f;
+			k->f.doc = frame;
+			rc = read_frame(k, hg_json_root(frame), fwhere, &k->rep->threads.items[ti], repeats);
+			k->f = whole;
+			hg_json_doc_destroy(frame);
+			if (rc != 0)
+				return rc;
+		}
+	} else {
+		size_t j = 0;
+		for (const hg_json *e = hg_json_first(contents); e; e = hg_json_next(e), j++) {
+			snprintf(fwhere, sizeof fwhere, "%s.contents[%zu]", bwhere, j);
+			if ((rc = read_frame(k, e, fwhere, &k->rep->threads.items[ti], repeats)) != 0)
+				return rc;
+		}
 	}
 	if (skipped > 0 &&
 	    hg_strlist_addf(&k->rep->warnings, k->rep->arena, "%s: KSCrash skipped %ld frames "

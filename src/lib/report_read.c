@@ -11,6 +11,11 @@
 #include "report_internal.h"
 
 #define MAX_VALUE ((size_t)INT32_MAX) /* the most the JSON reader takes at once */
+/* Matrix's AppMethodBeat words are read straight into integers, and a
+ * KSCrash backtrace's frames one at a time (json.h): the two arrays that
+ * grow to a million values. */
+#define HOT_KEY "buffer"
+#define LAZY_KEY "contents"
 
 struct reader {
 	const hg_ctx *ctx;
@@ -258,8 +263,8 @@ static size_t resume_in_array(struct reader *r, size_t pos, long col)
 static int parse_at(struct reader *r, size_t pos, hg_json_doc **doc, size_t *end, const char **why)
 {
 	size_t rest = r->len - pos;
-	return hg_json_parse_why(r->text + pos, rest < MAX_VALUE ? rest : MAX_VALUE, "buffer", doc,
-				 end, why);
+	return hg_json_parse_keys(r->text + pos, rest < MAX_VALUE ? rest : MAX_VALUE, HOT_KEY,
+				  LAZY_KEY, doc, end, why);
 }
 
 /* Whether a value that failed to parse at pos may only have been cut by
@@ -507,7 +512,8 @@ static int read_logcat(struct reader *r)
 			size_t end = 0;
 			const char *why = NULL;
 			number++;
-			rc = hg_json_parse_why(r->text + start, end_at - start, "buffer", &doc, &end, &why);
+			rc = hg_json_parse_keys(r->text + start, end_at - start, HOT_KEY, LAZY_KEY, &doc,
+						&end, &why);
 			if (rc == HG_ENOMEM)
 				return rc;
 			if (rc != 0) {
