@@ -5,7 +5,10 @@
 // strictly, (2) fail on demand and (3) tell what requests it saw.
 //
 //   node front.js --upstream http://127.0.0.1:PORT [--verify-sigv4] [--port-file FILE]
+//                 [--delay-ms N]
 //
+// --delay-ms N holds every request N ms before handling it (a distant
+// endpoint's round trip; the control endpoints are not delayed).
 // Listens on 127.0.0.1, on a port the kernel picks; prints the port on
 // stdout and, with --port-file, writes it there (atomically, once listening).
 // Control endpoints (never forwarded, never signed, never logged):
@@ -24,12 +27,17 @@ const { sendError } = require('./lib/s3-error');
 const sigv4 = require('./lib/sigv4-verify');
 
 function parseArgs(argv) {
-  const opts = { upstream: null, verify: false, portFile: null };
+  const opts = { upstream: null, verify: false, portFile: null, delayMs: 0 };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--upstream') opts.upstream = argv[++i];
     else if (a === '--verify-sigv4') opts.verify = true;
     else if (a === '--port-file') opts.portFile = argv[++i];
+    else if (a === '--delay-ms') {
+      const v = argv[++i];
+      if (!/^[0-9]+$/.test(v || '') || Number(v) > 600000) throw new Error(`--delay-ms wants ms from 0 to 600000, not ${v}`);
+      opts.delayMs = Number(v);
+    }
     else throw new Error(`unknown argument: ${a}`);
   }
   if (!opts.upstream) throw new Error('--upstream URL is required');
@@ -40,7 +48,7 @@ let opts;
 try {
   opts = parseArgs(process.argv.slice(2));
 } catch (e) {
-  process.stderr.write(`front.js: ${e.message}\nusage: front.js --upstream URL [--verify-sigv4] [--port-file FILE]\n`);
+  process.stderr.write(`front.js: ${e.message}\nusage: front.js --upstream URL [--verify-sigv4] [--port-file FILE] [--delay-ms N]\n`);
   process.exit(2);
 }
 const upstream = new URL(opts.upstream);
@@ -49,6 +57,7 @@ const agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
 const faults = new FaultRules();
 let requestLog = [];
 const stallTimers = new Set();
+const delay = ms => new Promise(resolve => setTimeout(resolve, ms));
 
 // Hop-by-hop headers are the proxy's own business on each side.
 const HOP_BY_HOP = ['connection', 'keep-alive', 'transfer-encoding', 'proxy-connection', 'upgrade', 'te', 'trailer'];
@@ -201,6 +210,7 @@ async function handle(req, res) {
   };
   requestLog.push(entry);
   res.on('finish', () => { entry.status = res.statusCode; });
+  if (opts.delayMs) await delay(opts.delayMs);
 
   const rule = faults.take(req.method, req.url);
   if (rule) entry.fault = rule.kind;

@@ -53,7 +53,7 @@ wait_for_file() {
 	return 1
 }
 
-# start_front STATE_DIR UPSTREAM_URL [--verify-sigv4]: starts front.js
+# start_front STATE_DIR UPSTREAM_URL [front.js options]: starts front.js
 # before UPSTREAM_URL, waits until it listens, writes STATE_DIR/endpoint.
 start_front() {
 	local dir=$1 upstream=$2
