@@ -498,7 +498,8 @@ int hg_json_int_array(const hg_json_doc *doc, const hg_json *node, const int64_t
 	const struct json_keyed_array *a = hot_array(doc, node);
 	if (!a)
 		return HG_EINVAL;
-	*values = doc->scan.values + a->first;
+	static const int64_t none[1];
+	*values = a->count ? doc->scan.values + a->first : none; /* "[]": nothing was stored */
 	*count = a->count;
 	return 0;
 }

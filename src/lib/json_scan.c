@@ -170,6 +170,32 @@ not_ints:
 	return 0;
 }
 
+/* After a string (key or value): counts it, lists it when it holds an
+ * escaped NUL; false when the scan stops there (a raw control byte, the
+ * text's end, no memory). */
+static bool string_done(struct json_scan *scan, const struct string_end *s, bool record,
+			struct vec *nul_strings, size_t *strings, bool *in_string, bool *oom)
+{
+	if (s->control) {
+		scan->control_in_string = s->end;
+		return false;
+	}
+	if (s->open) {
+		*in_string = true;
+		return false;
+	}
+	if (s->escaped_nul && record) {
+		size_t *n = vec_push(nul_strings);
+		if (!n) {
+			*oom = true;
+			return false;
+		}
+		*n = *strings;
+	}
+	++*strings;
+	return true;
+}
+
 /* The length of the literal true/false/null at t[i], or 0. */
 static size_t literal(const char *t, size_t i, size_t len)
 {
@@ -287,24 +313,11 @@ static int scan_value(const char *t, size_t len, const struct scan_opts *o, stru
 				value_done = true;
 			} else if (c == '"') {
 				struct string_end s = skip_string(t, i, len);
-				if (s.control) {
-					scan->control_in_string = s.end;
+				if (!string_done(scan, &s, o->record, &nul_strings, &strings, &in_string,
+						 &oom)) {
+					i = s.open ? len : i;
 					break;
 				}
-				if (s.open) {
-					in_string = true;
-					i = len;
-					break;
-				}
-				if (s.escaped_nul && o->record) {
-					size_t *n = vec_push(&nul_strings);
-					if (!n) {
-						oom = true;
-						break;
-					}
-					*n = strings;
-				}
-				strings++;
 				value_is_hot = hot_key && *hot_key && s.end > i + 1 &&
 					       string_equals(t, i + 1, s.end - 1, hot_key);
 				value_is_lazy = o->lazy_key && s.end > i + 1 &&
@@ -333,24 +346,11 @@ static int scan_value(const char *t, size_t len, const struct scan_opts *o, stru
 			value_is_hot = value_is_lazy = false; /* the key names this value only */
 			if (c == '"') {
 				struct string_end s = skip_string(t, i, len);
-				if (s.control) {
-					scan->control_in_string = s.end;
+				if (!string_done(scan, &s, o->record, &nul_strings, &strings, &in_string,
+						 &oom)) {
+					i = s.open ? len : i;
 					break;
 				}
-				if (s.open) {
-					in_string = true;
-					i = len;
-					break;
-				}
-				if (s.escaped_nul && o->record) {
-					size_t *n = vec_push(&nul_strings);
-					if (!n) {
-						oom = true;
-						break;
-					}
-					*n = strings;
-				}
-				strings++;
 				i = s.end;
 				value_done = true;
 			} else if (c == '{' || c == '[') {

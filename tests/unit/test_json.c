@@ -600,6 +600,46 @@ static void test_touches_only_the_value(void **state)
 	free(text);
 }
 
+/* A lazy array is checked, hidden from the tree, and read one element at a
+ * time, with number offsets in the whole text; written whole all the same. */
+static void test_lazy_array(void **state)
+{
+	(void)state;
+	const char *text = "{\"a\":1,\"contents\":[{\"pc\":17},\n {\"pc\":-9007199254740993,"
+			   "\"s\":\"x\\u0000y\"}, [2]],\"b\":[3]}";
+	hg_json_doc *doc = NULL, *e = NULL;
+	size_t end = 0, n = 0;
+	assert_int_equal(hg_json_parse_keys(text, strlen(text), "buffer", "contents", &doc, &end, NULL),
+			 0);
+	const hg_json *root = hg_json_root(doc), *lazy = hg_json_get(root, "contents");
+	assert_int_equal(hg_json_count(lazy), 0);
+	assert_int_equal(hg_json_lazy_count(doc, lazy, &n), 0);
+	assert_int_equal(n, 3);
+	assert_int_equal(int_of(doc, hg_json_get(root, "a")), 1);
+	assert_int_equal(int_of(doc, at(hg_json_get(root, "b"), 0)), 3);
+	assert_int_equal(hg_json_lazy_element(doc, lazy, 1, &e), 0);
+	const hg_json *pc = hg_json_get(hg_json_root(e), "pc");
+	assert_true(int_of(e, pc) == -INT64_C(9007199254740993));
+	assert_int_equal(hg_json_number_offset(e, pc), (size_t)(strstr(text, "-9007") - text));
+	assert_string_equal(hg_json_string(hg_json_get(hg_json_root(e), "s")), "x\xC0\x80y");
+	hg_json_doc_destroy(e);
+	assert_int_equal(hg_json_lazy_element(doc, lazy, 3, &e), HG_EINVAL);
+	assert_int_equal(hg_json_lazy_count(doc, hg_json_get(root, "b"), &n), HG_EINVAL);
+	hg_buf out;
+	hg_buf_init(&out);
+	hg_json_write(doc, root, &out);
+	hg_buf_putc(&out, '\0');
+	assert_string_equal(out.data, "{\"a\":1,\"contents\":[{\"pc\":17},{\"pc\":-9007199254740993,"
+				      "\"s\":\"x\\u0000y\"},[2]],\"b\":[3]}");
+	hg_buf_release(&out);
+	hg_json_doc_destroy(doc);
+	/* Broken inside, the whole parse fails there. */
+	const char *bad = "{\"contents\":[{\"pc\":1},{\"pc\" 2}]}";
+	assert_int_equal(hg_json_parse_keys(bad, strlen(bad), NULL, "contents", &doc, &end, NULL),
+			 HG_EPARSE);
+	assert_int_equal(end, 28); /* at the 2 where a colon belongs */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -625,6 +665,7 @@ int main(void)
 		cmocka_unit_test(test_escaped_nul_kept),
 		cmocka_unit_test(test_nesting_limit_named),
 		cmocka_unit_test(test_touches_only_the_value),
+		cmocka_unit_test(test_lazy_array),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
