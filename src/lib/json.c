@@ -282,6 +282,8 @@ int hg_json_parse_keys(const char *text, size_t len, const char *hot_key, const 
 	 * rest of a long stream (reading it, or copying it, per value would
 	 * make a stream quadratic).  At an error it sees the byte there. */
 	size_t limit = scan->complete ? scan->end : scan->error != SIZE_MAX ? scan->error + 1 : len;
+	if (scan->unfinished && scan->cut_hot_array != SIZE_MAX)
+		limit = scan->cut_hot_array + 1; /* what precedes it may still be wrong */
 	bytes_touched += 2 * limit;
 	char *shrunk = NULL;
 	size_t shrunk_len = 0;
@@ -297,7 +299,9 @@ int hg_json_parse_keys(const char *text, size_t len, const char *hot_key, const 
 		*end = len;
 	free(shrunk);
 	if (!doc->root) {
-		if (scan->unfinished && ends_at(text, len, *end))
+		if (scan->unfinished && scan->cut_hot_array != SIZE_MAX && *end >= scan->cut_hot_array)
+			*end = len; /* cJSON was shown the text up to the cut buffer */
+		else if (scan->unfinished && ends_at(text, len, *end))
 			*end = len; /* the text ran out: say so at its end */
 		hg_json_doc_destroy(doc);
 		return HG_EPARSE;

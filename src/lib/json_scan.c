@@ -134,7 +134,7 @@ static size_t skip_ws(const char *t, size_t i, size_t len, size_t *first_newline
 /* Reads "[int, int, ...]" at t[i] == '[' into values.  Returns the offset
  * past ']' or 0 when the array is not made of integers only. */
 static size_t read_int_array(const char *t, size_t i, size_t len, struct vec *values, size_t *count,
-			     size_t *first_newline)
+			     size_t *first_newline, bool *ran_out)
 {
 	size_t newline_before = *first_newline;
 	size_t start_len = values->len;
@@ -149,8 +149,10 @@ static size_t read_int_array(const char *t, size_t i, size_t len, struct vec *va
 		for (; j < len && t[j] >= '0' && t[j] <= '9' && j - d < 19; j++)
 			v = v * 10 + (uint64_t)(t[j] - '0');
 		/* 19 digits can exceed int64; let the exact reader handle those. */
-		if (j == d || (j < len && is_number_char(t[j])) || (j - d == 19 && v > (uint64_t)INT64_MAX))
+		if (j == d || (j < len && is_number_char(t[j])) || (j - d == 19 && v > (uint64_t)INT64_MAX)) {
+			i = j == d ? d : i; /* "-" alone at the end: ran out too */
 			goto not_ints;
+		}
 		int64_t *slot = vec_push(values);
 		if (!slot)
 			goto not_ints;
@@ -165,6 +167,7 @@ static size_t read_int_array(const char *t, size_t i, size_t len, struct vec *va
 		i = skip_ws(t, i + 1, len, first_newline);
 	}
 not_ints:
+	*ran_out = i >= len; /* integers up to the end: a value cut short */
 	values->len = start_len;
 	*first_newline = newline_before; /* the main scan will see them again */
 	return 0;
@@ -276,6 +279,7 @@ static int scan_value(const char *t, size_t len, const struct scan_opts *o, stru
 	scan->first_newline = SIZE_MAX;
 	scan->error = SIZE_MAX;
 	scan->control_in_string = SIZE_MAX;
+	scan->cut_hot_array = SIZE_MAX;
 	if (len >= 3 && memcmp(t, "\xEF\xBB\xBF", 3) == 0)
 		i = 3; /* cJSON skips a UTF-8 byte order mark */
 	while (i < len && !oom) {
@@ -361,11 +365,20 @@ static int scan_value(const char *t, size_t len, const struct scan_opts *o, stru
 						break;
 					}
 					size_t count = 0, first = values.len;
+					bool ran_out = false;
 					size_t end = read_int_array(t, i, len, &values, &count,
-								    &scan->first_newline);
+								    &scan->first_newline, &ran_out);
 					*a = (struct json_keyed_array){.hot = end != 0, .open = i,
 								       .close = end ? end - 1 : 0,
 								       .first = first, .count = count};
+					if (ran_out) {
+						/* A buffer cut by the end of the text (a part of a
+						 * stream, read again with more): cJSON need not
+						 * read its numbers one by one to say so. */
+						scan->cut_hot_array = i;
+						i = len;
+						break;
+					}
 					if (end) {
 						i = end;
 						value_done = true;

@@ -52,6 +52,7 @@ struct json_scan {
 	size_t error;                /* where the grammar broke, or SIZE_MAX */
 	bool too_deep;               /* ... because of nesting deeper than MAX_NESTING */
 	bool unfinished;             /* the text ends inside a value */
+	size_t cut_hot_array;        /* ... inside this hot array, all integers so far; or SIZE_MAX */
 	size_t control_in_string;    /* offset of a raw control byte (< 0x20) in a string, or SIZE_MAX */
 };
 
