@@ -40,6 +40,12 @@ int report_read_json_part(const hg_ctx *ctx, const char *source, const char *dat
 			  enum hg_input_format format, struct report_part *part, hg_report_sink sink,
 			  void *user);
 
+/* The value at the part's start fills the whole --max-input: it fails as
+ * one report (numbered, at part->line), and the caller skips to the next
+ * line that starts with '{' or '['.  0, HG_ENOMEM or the sink's value. */
+int report_part_oversized(const hg_ctx *ctx, const char *source, struct report_part *part,
+			  hg_report_sink sink, void *user);
+
 /* Why a report could not be read, and where (an offset into the text the
  * document was parsed from, or NO_OFFSET). */
 struct read_error {

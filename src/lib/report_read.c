@@ -350,6 +350,12 @@ static int array_step(struct reader *r, size_t *pos, long line, long col, long *
 		*prev_end = SIZE_MAX;
 		return rc;
 	}
+	if (r->more && *pos + end >= r->len) {
+		/* A number or literal that ends the part may go on in the next. */
+		hg_json_doc_destroy(doc);
+		*stop = true;
+		return 0;
+	}
 	r->array_elements++;
 	r->array_next = COMMA_OR_CLOSE;
 	set_span(r, *pos, *pos + end, true);
@@ -660,6 +666,20 @@ int report_read_json_part(const hg_ctx *ctx, const char *source, const char *dat
 	part->array_col = r.array_col;
 	part->reports = r.number_base;
 	part->failed += r.failed;
+	return rc;
+}
+
+int report_part_oversized(const hg_ctx *ctx, const char *source, struct report_part *part,
+			  hg_report_sink sink, void *user)
+{
+	struct reader r = {.ctx = ctx, .source = source, .sink = sink, .user = user};
+	char msg[200];
+	snprintf(msg, sizeof msg, "a report larger than the %zu-byte limit (see --max-input); "
+		 "reading resumes at the next line that starts with '{' or '['",
+		 ctx->limits.max_input_bytes);
+	int rc = fail_report_at(&r, ++part->reports, part->line, part->line, part->col, msg);
+	part->failed += r.failed;
+	part->in_array = part->after_value = part->after_array = false;
 	return rc;
 }
 

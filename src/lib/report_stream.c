@@ -91,6 +91,39 @@ static void advance(const char *buf, size_t n, long *line, long *col)
 	*col += (long)(end - p);
 }
 
+/* A value fills the whole buffer at --max-input: it fails as one report,
+ * and its bytes are passed over, never held, up to the next line that
+ * starts with '{' or '[' (where reading goes on), or the end. */
+static int skip_oversized(struct stream *s, struct report_part *part, hg_report_sink sink,
+			  void *user)
+{
+	int rc = report_part_oversized(s->ctx, s->path, part, sink, user);
+	if (rc != 0)
+		return rc;
+	size_t from = 1; /* the value's own first byte is no new start */
+	for (;;) {
+		for (size_t i = from; i < s->len; i++) {
+			if ((s->buf[i] == '{' || s->buf[i] == '[') && s->buf[i - 1] == '\n') {
+				advance(s->buf, i, &part->line, &part->col);
+				memmove(s->buf, s->buf + i, s->len - i);
+				s->len -= i;
+				return fill(s);
+			}
+		}
+		if (s->eof) {
+			s->len = 0;
+			return 0;
+		}
+		/* Keep the last byte: a line break there may precede a '{'. */
+		advance(s->buf, s->len - 1, &part->line, &part->col);
+		s->buf[0] = s->buf[s->len - 1];
+		s->len = 1;
+		from = 1;
+		if ((rc = fill(s)) != 0)
+			return rc;
+	}
+}
+
 static int read_parts(struct stream *s, enum hg_input_format format, hg_report_sink sink,
 		      void *user)
 {
@@ -106,7 +139,15 @@ static int read_parts(struct stream *s, enum hg_input_format format, hg_report_s
 		advance(s->buf, part.consumed, &part.line, &part.col);
 		memmove(s->buf, s->buf + part.consumed, s->len - part.consumed);
 		s->len -= part.consumed;
-		if (s->len == s->cap && (rc = grow(s)) != 0) /* one value fills it all */
+		if (s->len == s->cap && s->cap >= s->ctx->limits.max_input_bytes) {
+			/* One value fills all that a value may take. */
+			if ((rc = skip_oversized(s, &part, sink, user)) != 0)
+				return rc;
+			if (s->len == 0)
+				return (int)(part.failed > INT32_MAX ? INT32_MAX : part.failed);
+			continue;
+		}
+		if (s->len == s->cap && (rc = grow(s)) != 0) /* one value fills it */
 			return rc;
 		if ((rc = fill(s)) != 0)
 			return rc;

@@ -149,14 +149,31 @@ static void test_value_over_the_cap(void **state)
 	int n = snprintf(text, sizeof text, "{\"buffer\":" SMALL_WORDS ",\"cost\":1}\n{\"buffer\":[");
 	for (int i = 0; i < 300; i++)
 		n += snprintf(text + n, sizeof text - (size_t)n, "%d,", i);
-	n += snprintf(text + n, sizeof text - (size_t)n, "0]}\n");
+	n += snprintf(text + n, sizeof text - (size_t)n, "0]}\n  {\"indented\":1}\n");
+	n += snprintf(text + n, sizeof text - (size_t)n, "{\"buffer\":" SMALL_WORDS ",\"cost\":2}\n");
 	const char *path = write_temp(text, (size_t)n);
 	reset(f);
 	f->ctx.limits.max_input_bytes = 700;
-	assert_int_equal(hg_reports_read_path(&f->ctx, path, NULL, HG_FORMAT_AUTO, sink, f), HG_ELIMIT);
-	assert_int_equal(f->delivered, 1); /* the report before it */
+	/* The value over the cap fails alone, its bytes passed over unheld;
+	 * the reports before and after it are read. */
+	assert_int_equal(hg_reports_read_path(&f->ctx, path, NULL, HG_FORMAT_AUTO, sink, f), 1);
+	assert_int_equal(f->delivered, 3);
 	assert_null(f->rep[0]->error);
-	assert_contains(f->diag[f->n_diags - 1].message, "a report is larger than the 700-byte limit");
+	assert_non_null(f->rep[1]->error);
+	assert_int_equal(f->rep[1]->line, 2);
+	assert_int_equal(f->rep[1]->number, 2);
+	assert_contains(f->rep[1]->error, "a report larger than the 700-byte limit");
+	assert_null(f->rep[2]->error);
+	assert_int_equal(f->rep[2]->line, 4);
+	assert_int_equal(f->rep[2]->number, 3);
+	assert_int_equal(f->rep[2]->cost, 2);
+	assert_int_equal(f->n_diags, 1);
+	assert_int_equal(f->diag[0].line, 2);
+	/* With a cap smaller than every report: each fails alone. */
+	reset(f);
+	f->ctx.limits.max_input_bytes = 100;
+	assert_int_equal(hg_reports_read_path(&f->ctx, path, NULL, HG_FORMAT_AUTO, sink, f), 3);
+	assert_int_equal(f->delivered, 3);
 	unlink(path);
 }
 
