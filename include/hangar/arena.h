@@ -12,6 +12,9 @@ typedef struct hg_arena hg_arena;
 
 /* Returns a new empty arena (caller owns; hg_arena_destroy), NULL on ENOMEM. */
 hg_arena *hg_arena_create(void);
+/* One whose first chunk is about first_chunk bytes (chunks then double up
+ * to the usual 64 KiB): for the many small arenas of small documents. */
+hg_arena *hg_arena_create_sized(size_t first_chunk);
 /* Frees the arena and everything allocated from it.  Accepts NULL. */
 void hg_arena_destroy(hg_arena *arena);
 

@@ -26,12 +26,22 @@ struct spare {
 
 struct hg_arena {
 	struct chunk *head;
+	size_t chunk_size;  /* of the next chunk: grows from what create_sized asked to CHUNK_SIZE */
 	struct spare *spare[SPARE_CLASSES]; /* blocks of [2^k, 2^(k+1)) bytes */
 };
 
 hg_arena *hg_arena_create(void)
 {
-	return calloc(1, sizeof(hg_arena));
+	return hg_arena_create_sized(CHUNK_SIZE);
+}
+
+hg_arena *hg_arena_create_sized(size_t first_chunk)
+{
+	hg_arena *a = calloc(1, sizeof(hg_arena));
+	if (a)
+		a->chunk_size = first_chunk < 256 ? 256 : first_chunk > CHUNK_SIZE ? CHUNK_SIZE
+										  : first_chunk;
+	return a;
 }
 
 void hg_arena_destroy(hg_arena *arena)
@@ -72,7 +82,7 @@ void *hg_arena_alloc(hg_arena *arena, size_t size)
 	size = (size + ALIGN - 1) & ~(ALIGN - 1);
 	struct chunk *c = arena->head;
 	if (!c || c->size - c->used < size) {
-		if (size > CHUNK_SIZE / 4) {
+		if (size > arena->chunk_size / 4) {
 			/* A large block gets its own chunk, linked behind the
 			 * current one so the current chunk keeps serving. */
 			struct chunk *big = chunk_new(size, true);
@@ -88,9 +98,11 @@ void *hg_arena_alloc(hg_arena *arena, size_t size)
 			}
 			return big->data;
 		}
-		c = chunk_new(CHUNK_SIZE, false);
+		c = chunk_new(arena->chunk_size, false);
 		if (!c)
 			return NULL;
+		if (arena->chunk_size < CHUNK_SIZE)
+			arena->chunk_size *= 2;
 		c->next = arena->head;
 		arena->head = c;
 	}
