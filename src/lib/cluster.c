@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <openssl/evp.h>
 
 #include "cluster_internal.h"
+#include "sha256.h"
 #include "hangar/cluster.h"
 #include "hangar/text.h"
 
@@ -395,15 +395,14 @@ static int hash_text(const char *family, const char *const *frames, size_t n, ch
 		hg_buf_puts(&b, frames[i]);
 		hg_buf_putc(&b, '\n');
 	}
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned int md_len = 0;
-	int ok = !b.failed && EVP_Digest(b.data, b.len, md, &md_len, EVP_sha256(), NULL) == 1 &&
-		 md_len >= 16;
+	unsigned char md[32];
+	bool ok = !b.failed;
+	if (ok)
+		hg_sha256(b.data, b.len, md);
 	hg_buf_release(&b);
 	if (!ok)
 		return HG_ENOMEM;
-	for (size_t i = 0; i < 16; i++)
-		snprintf(hex + 2 * i, 3, "%02x", md[i]);
+	hg_hex_digest(md, 16, hex);
 	return 0;
 }
 

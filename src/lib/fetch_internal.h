@@ -195,7 +195,4 @@ int source_list_http(hg_source *src);
 int fetch_get(hg_source *src, const char *url, hg_buf *body, long *status, char *why,
 	      size_t why_size);
 
-/* ---- fetch_shard.c ---- */
-void fetch_sha256(const void *data, size_t len, unsigned char out[32]);
-
 #endif

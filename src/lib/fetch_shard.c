@@ -3,24 +3,17 @@
  * it is spelled out: the first 8 bytes of SHA-256(key), big-endian, modulo
  * the number of shards.  SHA-256 rather than a fast hash because it is
  * already a dependency and every language has it. */
-#include <openssl/evp.h>
 #include <string.h>
 
 #include "fetch_internal.h"
-
-void fetch_sha256(const void *data, size_t len, unsigned char out[32])
-{
-	unsigned int n = 0;
-	if (EVP_Digest(data, len, out, &n, EVP_sha256(), NULL) != 1 || n != 32)
-		memset(out, 0, 32); /* cannot happen with a working libcrypto */
-}
+#include "sha256.h"
 
 uint32_t hg_shard_of(const char *key, unsigned shards)
 {
 	if (shards == 0)
 		return 0;
 	unsigned char md[32];
-	fetch_sha256(key, strlen(key), md);
+	hg_sha256(key, strlen(key), md);
 	uint64_t v = 0;
 	for (int i = 0; i < 8; i++)
 		v = v << 8 | md[i];

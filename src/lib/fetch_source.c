@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "fetch_internal.h"
+#include "sha256.h"
 
 
 uint64_t fetch_random(void)
@@ -303,14 +304,12 @@ char *source_staged_path(const hg_source *src, const char *key)
 		return NULL;
 	}
 	unsigned char md[32];
-	fetch_sha256(in.data, in.len, md);
+	hg_sha256(in.data, in.len, md);
 	hg_buf_release(&in);
 	char *path = malloc(strlen(src->cache_dir) + 1 + 64 + 1);
 	if (!path)
 		return NULL;
-	char *p = path + sprintf(path, "%s/", src->cache_dir);
-	for (int i = 0; i < 32; i++)
-		p += sprintf(p, "%02x", md[i]);
+	hg_hex_digest(md, 32, path + sprintf(path, "%s/", src->cache_dir));
 	return path;
 }
 

@@ -6,8 +6,8 @@
 #include <string.h>
 #include <time.h>
 
-#include <openssl/evp.h>
 
+#include "sha256.h"
 #include "store_internal.h"
 
 #define BUSY_TIMEOUT_MS 30000
@@ -442,16 +442,9 @@ int hg_store_rollback(hg_store *store)
 
 static void sha256_hex(const char *text, size_t len, char out[65])
 {
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned int n = 0;
-	if (!EVP_Digest(text, len, md, &n, EVP_sha256(), NULL))
-		n = 0;
-	static const char hex[] = "0123456789abcdef";
-	for (unsigned i = 0; i < n && i < 32; i++) {
-		out[2 * i] = hex[md[i] >> 4];
-		out[2 * i + 1] = hex[md[i] & 15];
-	}
-	out[2 * (n < 32 ? n : 32)] = '\0';
+	unsigned char md[32];
+	hg_sha256(text, len, md);
+	hg_hex_digest(md, 32, out);
 }
 
 static int64_t report_cost(const hg_report *rep)
