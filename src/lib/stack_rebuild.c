@@ -190,26 +190,18 @@ static void report_oddities(const struct oddities *odd, bool strict, hg_arena *a
 }
 
 /* stackToTree + treeToStack over the result list in Matrix's order (our
- * reverse order).  Fills out with the flattened items. */
-static int tree_and_flatten(const struct items *r, hg_arena *arena, hg_method_stack *out,
-			    hg_strlist *warnings)
+ * reverse order).  Fills out with the flattened items; scratch holds 4 x
+ * r->len indexes. */
+static int tree_and_flatten(const struct items *r, uint32_t *scratch, hg_arena *arena,
+			    hg_method_stack *out, hg_strlist *warnings)
 {
 	size_t m = r->len;
 	out->items = NULL;
 	out->len = 0;
 	if (m == 0)
 		return 0;
-	uint32_t *father = malloc(m * sizeof *father);
-	uint32_t *first = malloc(m * sizeof *first);
-	uint32_t *next = malloc(m * sizeof *next);
-	uint32_t *todo = malloc(m * sizeof *todo);
-	hg_hint_huge(father, m * sizeof *father);
-	hg_hint_huge(first, m * sizeof *first);
-	hg_hint_huge(next, m * sizeof *next);
-	if (!father || !first || !next || !todo) {
-		free(father), free(first), free(next), free(todo);
-		return HG_ENOMEM;
-	}
+	uint32_t *father = scratch, *first = scratch + m, *next = scratch + 2 * m,
+		 *todo = scratch + 3 * m;
 #define ITEM(k) (&r->item[m - 1 - (k)])
 	uint32_t root_first = NIL, last = NIL;
 	size_t dropped = 0, first_dropped = 0;
@@ -279,11 +271,9 @@ static int tree_and_flatten(const struct items *r, hg_arena *arena, hg_method_st
 		}
 	}
 #undef ITEM
-	free(father), free(first), free(next), free(todo);
 	return 0;
 empty:
 	out->len = 0;
-	free(father), free(first), free(next), free(todo);
 	return rc;
 }
 
@@ -294,17 +284,24 @@ int hg_stack_rebuild(const int64_t *words, size_t n, const hg_rebuild_opts *opts
 	out->len = 0;
 	if (n >= UINT32_MAX)
 		return HG_ELIMIT; /* items carry 32-bit origins */
-	struct deque raw = {malloc((n + 1) * sizeof(struct pending)), n + 1, 0, 0};
-	struct items r = {malloc((n + 1) * sizeof(hg_method_item)), 0,
-			  malloc((n + 1) * sizeof(size_t))};
+	/* One block per buffer: the pending entries, the items, the words that
+	 * finished them and tree_and_flatten's four index arrays (malloc and
+	 * free were a tenth of the rebuild of a 440-word buffer). */
+	size_t slots = n + 1;
+	size_t per_slot = sizeof(struct pending) + sizeof(size_t) + sizeof(hg_method_item) +
+			  4 * sizeof(uint32_t);
+	if (slots > SIZE_MAX / per_slot)
+		return HG_ENOMEM;
+	char *block = malloc(slots * per_slot);
 	int rc = 0;
-	hg_hint_huge(raw.slot, (n + 1) * sizeof(struct pending));
-	hg_hint_huge(r.item, (n + 1) * sizeof(hg_method_item));
-	hg_hint_huge(r.word, (n + 1) * sizeof(size_t));
-	if (!raw.slot || !r.item || !r.word) {
-		rc = HG_ENOMEM;
-		goto done;
-	}
+	if (!block)
+		return HG_ENOMEM;
+	hg_hint_huge(block, slots * per_slot);
+	struct deque raw = {(struct pending *)(void *)block, slots, 0, 0};
+	struct items r = {(hg_method_item *)(void *)(block + slots * (sizeof(struct pending) +
+								       sizeof(size_t))),
+			  0, (size_t *)(void *)(block + slots * sizeof(struct pending))};
+	uint32_t *scratch = (uint32_t *)(void *)((char *)r.item + slots * sizeof(hg_method_item));
 	struct oddities odd = {0};
 	bool begun = !opts->strict;
 	int64_t depth = 0;
@@ -344,11 +341,9 @@ int hg_stack_rebuild(const int64_t *words, size_t n, const hg_rebuild_opts *opts
 		odd.dropped_unfinished = raw.len;
 	}
 	report_oddities(&odd, opts->strict, arena, warnings);
-	rc = tree_and_flatten(&r, arena, out, warnings);
+	rc = tree_and_flatten(&r, scratch, arena, out, warnings);
 done:
-	free(raw.slot);
-	free(r.item);
-	free(r.word);
+	free(block);
 	return rc;
 }
 

@@ -484,6 +484,105 @@ static void test_hot_array_overflow(void **state)
 	}
 }
 
+/* The hot array's digits are read eight at a time where 24 bytes of text
+ * remain and one at a time nearer the end: every int64 of every length and
+ * sign, at every distance from the end of the text, comes out exact, and
+ * -2^63 stays hot. */
+static void test_hot_array_every_length(void **state)
+{
+	(void)state;
+	int64_t want[200];
+	size_t n = 0;
+	want[n++] = INT64_MIN;
+	want[n++] = INT64_MAX;
+	want[n++] = INT64_MIN + 1;
+	want[n++] = 0;
+	uint64_t p = 1;
+	for (int digits = 1; digits <= 19; digits++, p *= 10) {
+		uint64_t all9 = p * 10 - 1 > (uint64_t)INT64_MAX ? (uint64_t)INT64_MAX : p * 10 - 1;
+		uint64_t mid = p + (all9 - p) / 3;
+		want[n++] = (int64_t)p;
+		want[n++] = -(int64_t)p;
+		want[n++] = (int64_t)all9;
+		want[n++] = -(int64_t)all9;
+		want[n++] = (int64_t)mid;
+		want[n++] = -(int64_t)mid;
+	}
+	/* Cut after every value: "]}" after it, so the tail path reads the last. */
+	for (size_t cut = 1; cut <= n; cut++) {
+		hg_buf part;
+		hg_buf_init(&part);
+		hg_buf_puts(&part, "{\"stack\":[");
+		for (size_t k = 0; k < cut; k++)
+			hg_buf_printf(&part, "%s%lld", k ? (k % 7 == 3 ? " ,\n " : ",") : "",
+				      (long long)want[k]);
+		hg_buf_puts(&part, "]}");
+		hg_json_doc *doc = parse_hot(part.data, NULL);
+		const int64_t *v;
+		size_t got;
+		assert_int_equal(hg_json_int_array(doc, hg_json_get(hg_json_root(doc), "stack"), &v, &got),
+				 0);
+		assert_int_equal(got, cut);
+		for (size_t k = 0; k < cut; k++)
+			assert_true(v[k] == want[k]);
+		hg_json_doc_destroy(doc);
+		hg_buf_release(&part);
+	}
+}
+
+/* What is not a plain integer leaves the array to the exact reader, at the
+ * start of a long array (read eight digits at a time) as at its end. */
+static void test_hot_array_not_plain(void **state)
+{
+	(void)state;
+	const char *odd[] = {"12345678901234567890", "-12345678901234567890", "00000000000000000001",
+			     "9223372036854775808", "-9223372036854775809", "1.5", "1e3", "12345678e1",
+			     "1234567890123456.5", "-", "--1", "+1", "1-", "0x10", "1E", "9999999999999999999"};
+	const char *filler = ",1000000000000000000,-1000000000000000000,22,333";
+	for (size_t k = 0; k < sizeof odd / sizeof *odd; k++) {
+		for (int at_end = 0; at_end < 2; at_end++) {
+			hg_buf t;
+			hg_buf_init(&t);
+			if (at_end)
+				hg_buf_printf(&t, "{\"stack\":[7%s,%s],\"n\":5}", filler, odd[k]);
+			else
+				hg_buf_printf(&t, "{\"stack\":[%s%s%s],\"n\":5}", odd[k], filler, filler);
+			hg_json_doc *doc = NULL;
+			size_t end = 0;
+			int rc = hg_json_parse_hot(t.data, t.len, "stack", &doc, &end);
+			if (rc == 0) {
+				const hg_json *stack = hg_json_get(hg_json_root(doc), "stack");
+				const int64_t *v;
+				size_t n;
+				assert_int_equal(hg_json_int_array(doc, stack, &v, &n), HG_EINVAL);
+				assert_int_equal(hg_json_count(stack), at_end ? 6 : 9);
+				assert_int_equal(int_of(doc, hg_json_get(hg_json_root(doc), "n")), 5);
+				hg_json_doc_destroy(doc);
+			} else {
+				assert_int_equal(rc, HG_EPARSE); /* not JSON at all, as cJSON says */
+			}
+			hg_buf_release(&t);
+		}
+	}
+}
+
+/* Leading zeros, "-0" and spaces are read as before: plain integers. */
+static void test_hot_array_quirks(void **state)
+{
+	(void)state;
+	const char *text = "{\"stack\":[007,-0,0000000000000000001, 12 ,\t-3\r\n,"
+			   "0000000000000000000,-0000000000000000005],\"after\":1}";
+	hg_json_doc *doc = parse_hot(text, NULL);
+	const int64_t *v;
+	size_t n;
+	assert_int_equal(hg_json_int_array(doc, hg_json_get(hg_json_root(doc), "stack"), &v, &n), 0);
+	assert_int_equal(n, 7);
+	assert_true(v[0] == 7 && v[1] == 0 && v[2] == 1 && v[3] == 12 && v[4] == -3 && v[5] == 0 &&
+		    v[6] == -5);
+	assert_int_equal(hg_json_first_newline(doc), (size_t)(strchr(text, '\n') - text));
+	hg_json_doc_destroy(doc);
+}
+
 static void test_hot_error_offsets(void **state)
 {
 	(void)state;
@@ -660,6 +759,9 @@ int main(void)
 		cmocka_unit_test(test_hot_key_with_other_values),
 		cmocka_unit_test(test_hot_key_anywhere),
 		cmocka_unit_test(test_hot_array_overflow),
+		cmocka_unit_test(test_hot_array_every_length),
+		cmocka_unit_test(test_hot_array_not_plain),
+		cmocka_unit_test(test_hot_array_quirks),
 		cmocka_unit_test(test_hot_error_offsets),
 		cmocka_unit_test(test_raw_control_bytes),
 		cmocka_unit_test(test_escaped_nul_kept),
