@@ -59,11 +59,9 @@ int hg_thread_reserve_frames(hg_thread *t, hg_arena *arena, size_t n)
 	if (n > SIZE_MAX / sizeof *t->frames - t->n_frames)
 		return HG_ENOMEM;
 	size_t cap = t->n_frames + n;
-	hg_frame *p = hg_arena_calloc(arena, cap, sizeof *p);
+	hg_frame *p = hg_arena_regrow(arena, t->frames, t->cap_frames * sizeof *p, cap * sizeof *p);
 	if (!p)
 		return HG_ENOMEM;
-	if (t->n_frames)
-		memcpy(p, t->frames, t->n_frames * sizeof *p);
 	t->frames = p;
 	t->cap_frames = cap;
 	return 0;
