@@ -31,9 +31,11 @@ char *hg_arena_vprintf(hg_arena *arena, const char *fmt, va_list ap);
  * the first old_size bytes of p (NULL p: none), the rest zeroed; p's block
  * (of old_size bytes, from hg_arena_regrow or hg_arena_alloc) goes back to
  * the arena, for a later regrow of that size, instead of being lost until
- * the arena goes.  Arrays grown by doubling (a thread's frames, thread by
- * thread) then cost their final size, not twice it.  NULL on ENOMEM (p is
- * kept). */
+ * the arena goes; a big block (one with a chunk of its own, over 16 KiB) is
+ * realloc'd instead, so that one huge array costs its final size and is
+ * never copied whole.  Arrays grown by doubling (a thread's frames, thread
+ * by thread) then cost their final size, not twice it.  NULL on ENOMEM (p
+ * is kept). */
 void *hg_arena_regrow(hg_arena *arena, void *p, size_t old_size, size_t new_size);
 
 /* A growable list of strings whose storage lives in an arena. */

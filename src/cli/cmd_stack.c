@@ -203,11 +203,17 @@ static int parse_options(struct stack_run *run, int argc, char **argv, bool *raw
 	return 0;
 }
 
+static void write_buf(hg_buf *out, void *user)
+{
+	(void)user;
+	if (out->len)
+		fwrite(out->data, 1, out->len, stdout);
+	hg_buf_reset(out);
+}
+
 static void flush_out(struct stack_run *run)
 {
-	if (run->out.len)
-		fwrite(run->out.data, 1, run->out.len, stdout);
-	hg_buf_reset(&run->out);
+	write_buf(&run->out, NULL);
 }
 
 static int on_report(void *user, hg_report *rep)
@@ -350,6 +356,7 @@ static int run_stack(int argc, char **argv)
 	run.ctx.diag = cli_print_diag;
 	run.ctx.diag_user = &run.diags;
 	run.render.max_depth = -1;
+	run.render.flush = write_buf; /* a big report's text goes out as it is made */
 	run.raw_opts.strict = true;
 	hg_buf_init(&run.out);
 	bool raw_only_used = false;

@@ -1,5 +1,7 @@
 /* Renderers: each turns one report into text in an hg_buf; none parses
- * input.  The caller writes the buffer where it wants. */
+ * input.  The caller writes the buffer where it wants: at the end, and
+ * (with render_opts.flush) on the way, so that a big report's text is
+ * never held whole. */
 #ifndef HANGAR_RENDER_H
 #define HANGAR_RENDER_H
 
@@ -18,7 +20,19 @@ struct render_opts {
 	bool color;        /* ANSI colour */
 	long max_depth;    /* fold frames deeper than this; -1 = no limit */
 	int64_t min_cost;  /* fold frames cheaper than this (ms) */
+	/* Called by render_flush_point with the output so far; it writes out
+	 * what the buffer holds and empties it.  NULL: the buffer only grows. */
+	void (*flush)(hg_buf *out, void *user);
+	void *flush_user;
 };
+
+/* The output a renderer holds before it hands it to opts->flush. */
+#define RENDER_FLUSH_BYTES ((size_t)1 << 20)
+
+/* A point between two frames or threads, where what the buffer holds is
+ * complete text: hands it to opts->flush when it passed RENDER_FLUSH_BYTES
+ * (not after a failed append: the caller reports that instead). */
+void render_flush_point(hg_buf *out, const struct render_opts *opts);
 
 void render_tree(hg_buf *out, const hg_report *rep, const struct render_opts *opts);
 void render_json(hg_buf *out, const hg_report *rep, const struct render_opts *opts);
@@ -51,7 +65,7 @@ void render_meta_line(hg_buf *out, const char *key, const char *value);
 void render_threads_tree(hg_buf *out, const hg_report *rep, const struct render_opts *opts,
 			 const struct style *st);
 void render_stats_tree(hg_buf *out, const hg_report *rep, const struct style *st);
-void render_threads_json(hg_buf *out, const hg_report *rep);
+void render_threads_json(hg_buf *out, const hg_report *rep, const struct render_opts *opts);
 
 /* {"source","line"?,"report" — the identity fields every JSON line starts with. */
 void render_source_fields(hg_buf *out, const hg_report *rep);

@@ -17,6 +17,12 @@ long shown_key(const hg_report *rep, const struct render_opts *opts)
 	return opts->no_trim ? (long)rep->trimmed.items[rep->key_index].origin : rep->key_index;
 }
 
+void render_flush_point(hg_buf *out, const struct render_opts *opts)
+{
+	if (opts->flush && out->len >= RENDER_FLUSH_BYTES && !out->failed)
+		opts->flush(out, opts->flush_user);
+}
+
 const char *item_symbol(const hg_report *rep, const hg_method_item *item)
 {
 	return rep->symbols ? rep->symbols[item->origin] : NULL;

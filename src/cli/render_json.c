@@ -42,6 +42,7 @@ static void frames(hg_buf *out, const hg_report *rep, const struct render_opts *
 		else
 			hg_buf_puts(out, "null");
 		hg_buf_puts(out, (long)i == key ? ",\"key\":true}" : ",\"key\":false}");
+		render_flush_point(out, opts);
 	}
 	hg_buf_putc(out, ']');
 }
@@ -96,7 +97,7 @@ void render_json(hg_buf *out, const hg_report *rep, const struct render_opts *op
 	hg_buf_printf(out, ",\"trimmed\":%s,\"stack_len\":%zu",
 		      rep->from_buffer && !opts->no_trim ? "true" : "false", rep->full.len);
 	frames(out, rep, opts);
-	render_threads_json(out, rep);
+	render_threads_json(out, rep, opts);
 	hg_buf_puts(out, ",\"warnings\":[");
 	for (size_t i = 0; i < rep->warnings.len; i++) {
 		if (i)

@@ -58,7 +58,7 @@ static void thread_title(hg_buf *out, const hg_thread *t, const struct style *st
 }
 
 static void thread_body(hg_buf *out, const hg_report *rep, const hg_thread *t,
-			const struct style *st)
+			const struct render_opts *opts, const struct style *st)
 {
 	for (size_t i = 0; i < t->n_frames; i++) {
 		const hg_frame *f = &t->frames[i];
@@ -70,6 +70,7 @@ static void thread_body(hg_buf *out, const hg_report *rep, const hg_thread *t,
 		if (f->repeat > 1)
 			hg_buf_printf(out, "  %s%ld", st->times, f->repeat);
 		hg_buf_putc(out, '\n');
+		render_flush_point(out, opts);
 	}
 	for (size_t i = 0; i < t->n_held; i++)
 		hg_buf_printf(out, "    - holds <%s>%s%s%s\n", t->held[i].addr, t->held[i].cls ? " (a " : "",
@@ -102,7 +103,7 @@ void render_threads_tree(hg_buf *out, const hg_report *rep, const struct render_
 	hg_buf_putc(out, '\n');
 	if (ts->blamed >= 0) { /* the blamed thread first */
 		thread_title(out, &ts->items[ts->blamed], st);
-		thread_body(out, rep, &ts->items[ts->blamed], st);
+		thread_body(out, rep, &ts->items[ts->blamed], opts, st);
 		shown++;
 	}
 	for (size_t k = 0; k < ts->n_chain; k++) { /* then what blocks it, in order */
@@ -111,7 +112,7 @@ void render_threads_tree(hg_buf *out, const hg_report *rep, const struct render_
 			continue;
 		hg_buf_putc(out, '\n');
 		thread_title(out, t, st);
-		thread_body(out, rep, t, st);
+		thread_body(out, rep, t, opts, st);
 		shown++;
 	}
 	for (size_t c = 0; c < ts->n_cycles; c++) {
@@ -134,7 +135,7 @@ void render_threads_tree(hg_buf *out, const hg_report *rep, const struct render_
 			continue;
 		hg_buf_putc(out, '\n');
 		thread_title(out, t, st);
-		thread_body(out, rep, t, st);
+		thread_body(out, rep, t, opts, st);
 		shown++;
 	}
 	if (shown < ts->n)
@@ -246,7 +247,7 @@ static void lock_json(hg_buf *out, const hg_lock *l)
 	hg_buf_putc(out, '}');
 }
 
-static void thread_json(hg_buf *out, const hg_thread *t)
+static void thread_json(hg_buf *out, const hg_thread *t, const struct render_opts *opts)
 {
 	hg_buf_putc(out, '{');
 	json_str(out, "name", t->name, false);
@@ -267,6 +268,7 @@ static void thread_json(hg_buf *out, const hg_thread *t)
 		if (i)
 			hg_buf_putc(out, ',');
 		frame_json(out, &t->frames[i]);
+		render_flush_point(out, opts);
 	}
 	hg_buf_puts(out, "],\"held\":[");
 	for (size_t i = 0; i < t->n_held; i++) {
@@ -286,14 +288,14 @@ static void thread_json(hg_buf *out, const hg_thread *t)
 	hg_buf_putc(out, '}');
 }
 
-void render_threads_json(hg_buf *out, const hg_report *rep)
+void render_threads_json(hg_buf *out, const hg_report *rep, const struct render_opts *opts)
 {
 	const hg_threads *ts = &rep->threads;
 	hg_buf_puts(out, ",\"threads\":[");
 	for (size_t i = 0; i < ts->n; i++) {
 		if (i)
 			hg_buf_putc(out, ',');
-		thread_json(out, &ts->items[i]);
+		thread_json(out, &ts->items[i], opts);
 	}
 	hg_buf_puts(out, "],\"blamed\":");
 	if (ts->blamed >= 0)

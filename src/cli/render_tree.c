@@ -137,7 +137,8 @@ static void fold_line(hg_buf *out, size_t count, int64_t cost, int width, const 
 }
 
 /* Walks the visible tree without recursion (stacks can be very deep). */
-static void draw(hg_buf *out, const hg_report *rep, const struct view *v, const struct style *st)
+static void draw(hg_buf *out, const hg_report *rep, const struct view *v,
+		 const struct render_opts *opts, const struct style *st)
 {
 	struct level {
 		size_t parent, next, prefix_len;
@@ -171,6 +172,7 @@ static void draw(hg_buf *out, const hg_report *rep, const struct view *v, const 
 		prefix.len = lv->prefix_len;
 		frame_line(out, rep, v, i, prefix.data, shown_len, top ? "" : last ? st->elbow : st->tee,
 			   st);
+		render_flush_point(out, opts);
 		if (v->first[i] != NONE) {
 			if (!top)
 				hg_buf_puts(&prefix, last ? st->blank : st->pipe);
@@ -228,7 +230,7 @@ void render_tree(hg_buf *out, const hg_report *rep, const struct render_opts *op
 		} else {
 			hg_buf_printf(out, "\n%s%*s %6s %*s %6s   %s%s\n", st.dim, v.width + 3, "cost",
 				      "share", v.width + 3, "self", "calls", "frame", st.reset);
-			draw(out, rep, &v, &st);
+			draw(out, rep, &v, opts, &st);
 		}
 	}
 	if (rep->threads.n)

@@ -1,4 +1,5 @@
 /* A bump allocator in chunks; large requests get a chunk of their own. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -10,8 +11,11 @@
 #define CHUNK_SIZE ((size_t)64 * 1024)
 #define ALIGN ((size_t)16)
 
+/* Chunks are a doubly linked list, so that a block with a chunk of its own
+ * can be realloc'd in place of it (hg_arena_regrow).  The header stays 32
+ * bytes. */
 struct chunk {
-	struct chunk *next;
+	struct chunk *next, *prev;
 	size_t used;
 	size_t size;
 	_Alignas(16) unsigned char data[];
@@ -67,7 +71,7 @@ static struct chunk *chunk_new(size_t size, bool zeroed)
 				 : malloc(sizeof(struct chunk) + size);
 	if (!c)
 		return NULL;
-	c->next = NULL;
+	c->next = c->prev = NULL;
 	c->used = 0;
 	c->size = size;
 	return c;
@@ -81,9 +85,11 @@ void *hg_arena_alloc(hg_arena *arena, size_t size)
 		return NULL;
 	size = (size + ALIGN - 1) & ~(ALIGN - 1);
 	struct chunk *c = arena->head;
-	if (!c || c->size - c->used < size) {
-		if (size > arena->chunk_size / 4) {
-			/* A large block gets its own chunk, linked behind the
+	if (size > CHUNK_SIZE / 4 || !c || c->size - c->used < size) {
+		if (size > CHUNK_SIZE / 4 || size > arena->chunk_size / 4) {
+			/* A large block gets its own chunk (always, over a
+			 * quarter of CHUNK_SIZE: so that hg_arena_regrow can
+			 * realloc it), linked behind the
 			 * current one so the current chunk keeps serving. */
 			struct chunk *big = chunk_new(size, true);
 			if (!big)
@@ -92,6 +98,9 @@ void *hg_arena_alloc(hg_arena *arena, size_t size)
 			big->used = size;
 			if (c) {
 				big->next = c->next;
+				big->prev = c;
+				if (c->next)
+					c->next->prev = big;
 				c->next = big;
 			} else {
 				arena->head = big;
@@ -104,6 +113,8 @@ void *hg_arena_alloc(hg_arena *arena, size_t size)
 		if (arena->chunk_size < CHUNK_SIZE)
 			arena->chunk_size *= 2;
 		c->next = arena->head;
+		if (c->next)
+			c->next->prev = c;
 		arena->head = c;
 	}
 	void *p = c->data + c->used;
@@ -170,8 +181,41 @@ static int size_class(size_t size)
 	return k < SPARE_CLASSES ? k : -1;
 }
 
+/* Whether hg_arena_alloc gave a block of size bytes a chunk of its own. */
+static bool own_chunk(size_t size)
+{
+	return size <= SIZE_MAX - ALIGN && ((size + ALIGN - 1) & ~(ALIGN - 1)) > CHUNK_SIZE / 4;
+}
+
+/* Grows (or shrinks) a block that has a chunk of its own by realloc of the
+ * chunk: glibc moves a big one by remapping its pages, so that neither a
+ * copy nor the outgrown block is paid for, and the block is never held
+ * twice. */
+static void *regrow_own(hg_arena *arena, void *p, size_t old_size, size_t new_size)
+{
+	if (new_size > SIZE_MAX - sizeof(struct chunk))
+		return NULL;
+	struct chunk *c = (struct chunk *)((unsigned char *)p - offsetof(struct chunk, data));
+	struct chunk *prev = c->prev, *next = c->next;
+	struct chunk *n = realloc(c, sizeof(struct chunk) + new_size);
+	if (!n)
+		return NULL;
+	if (prev)
+		prev->next = n;
+	else
+		arena->head = n;
+	if (next)
+		next->prev = n;
+	if (new_size > old_size)
+		memset(n->data + old_size, 0, new_size - old_size);
+	n->used = n->size = new_size;
+	return n->data;
+}
+
 void *hg_arena_regrow(hg_arena *arena, void *p, size_t old_size, size_t new_size)
 {
+	if (p && own_chunk(old_size) && new_size)
+		return regrow_own(arena, p, old_size, new_size);
 	int k = size_class(new_size);
 	struct spare *s = k >= 0 ? arena->spare[k] : NULL;
 	void *q;

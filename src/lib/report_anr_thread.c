@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "report_internal.h"
+#include "strcache.h"
 
 /* Shared with report_anr.c (two functions: no private header). */
 int anr_header_kind(const char *s, size_t len);
@@ -148,11 +149,25 @@ struct reader {
 	size_t attached;       /* threads with a tid */
 	struct slice rest;     /* the text after the current line */
 	const char *images[IMAGE_CACHE]; /* images already copied (libc.so, libart.so...) */
+	size_t frames;         /* read so far */
+	struct strcache names; /* the frames' strings, past REPORT_CACHE_AFTER frames */
 };
 
 static hg_thread *current(struct reader *r)
 {
 	return &r->rep->threads.items[r->cur];
+}
+
+/* The cache for the next frame's strings; NULL while the dump is small. */
+static struct strcache *frame_names(struct reader *r)
+{
+	return r->frames++ >= REPORT_CACHE_AFTER ? &r->names : NULL;
+}
+
+/* A frame's string: shared through names when not NULL. */
+static const char *frame_dup(struct reader *r, struct strcache *names, struct slice s)
+{
+	return names ? strcache_get(names, s.s, s.len) : hg_arena_strndup(r->rep->arena, s.s, s.len);
 }
 
 static char *dup(struct reader *r, struct slice s)
@@ -339,10 +354,12 @@ static int native_frame(struct reader *r, struct slice l, struct slice text)
 	hg_frame *f = hg_thread_add_frame(t, r->rep->arena);
 	if (!f)
 		return HG_ENOMEM;
+	struct strcache *names = frame_names(r);
 	f->kind = HG_FRAME_NATIVE;
 	f->has_pc = true;
 	f->pc = pc;
-	if (!(f->text = dup(r, text)) || (image.len && !(f->image = image_string(r, image))))
+	if (!(f->text = frame_dup(r, names, text)) ||
+	    (image.len && !(f->image = image_string(r, image))))
 		return HG_ENOMEM;
 	if (symbol.s) {
 		/* "syscall+24", "__pthread_start +184": the method is the name
@@ -361,7 +378,8 @@ static int native_frame(struct reader *r, struct slice l, struct slice text)
 			f->offset = (uint64_t)off;
 			name = trim((struct slice){symbol.s, (size_t)(plus - symbol.s)});
 		}
-		if (!(f->symbol = dup(r, symbol)) || (name.len && !(f->method = dup(r, name))))
+		if (!(f->symbol = frame_dup(r, names, symbol)) ||
+		    (name.len && !(f->method = frame_dup(r, names, name))))
 			return HG_ENOMEM;
 	}
 	return 0;
@@ -370,7 +388,7 @@ static int native_frame(struct reader *r, struct slice l, struct slice text)
 static int java_frame(struct reader *r, struct slice l)
 {
 	hg_frame parsed;
-	int rc = hg_frame_parse_java(l.s, l.len, r->rep->arena, &parsed);
+	int rc = frame_parse_java_cached(l.s, l.len, r->rep->arena, frame_names(r), &parsed);
 	if (rc != 0)
 		return rc;
 	hg_frame *f = hg_thread_add_frame(current(r), r->rep->arena);
@@ -495,6 +513,7 @@ static int one_line(struct reader *r, struct slice raw)
 int anr_read_threads(hg_report *rep, const char *text, size_t start, size_t end, long line_no)
 {
 	struct reader r = {.rep = rep, .line_no = line_no, .cur = -1, .announced = -1};
+	strcache_init(&r.names, rep->arena);
 	int rc = 0;
 	for (size_t pos = start; pos < end && rc == 0; r.line_no++) {
 		const char *nl = memchr(text + pos, '\n', end - pos);
@@ -506,6 +525,7 @@ int anr_read_threads(hg_report *rep, const char *text, size_t start, size_t end,
 		r.rest = (struct slice){text + pos, end - pos};
 		rc = one_line(&r, l);
 	}
+	strcache_release(&r.names);
 	if (rc == 0 && r.announced >= 0 && r.attached < (size_t)r.announced)
 		rc = hg_strlist_addf(&rep->warnings, rep->arena,
 				     "the dump announces %ld threads (DALVIK THREADS) but holds %zu: "

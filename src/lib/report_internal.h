@@ -143,6 +143,16 @@ int report_from_blockcanary(const hg_ctx *ctx, const char *text, size_t len, hg_
 int report_from_java_stack(const hg_ctx *ctx, const char *text, size_t len, hg_report *rep,
 			   struct read_error *err);
 
+/* hg_frame_parse_java, its strings from names (strcache.h; the same arena)
+ * when not NULL: a big dump repeats its classes, methods and files, often
+ * whole frames, thousands of times.  The strings may then be shared. */
+struct strcache;
+int frame_parse_java_cached(const char *s, size_t len, hg_arena *arena, struct strcache *names,
+			    hg_frame *out);
+/* The frames a reader copies before it shares their strings through a
+ * strcache (a small report does without its table). */
+#define REPORT_CACHE_AFTER 512
+
 /* Matrix's `threadStack` text (one frame per line) as the frames of a new
  * thread named `name` in rep->threads; 0, HG_EPARSE or HG_ENOMEM. */
 int report_thread_from_frames(hg_report *rep, const char *name, const char *text, size_t len,

@@ -125,7 +125,8 @@ static int one_line(struct js *j, struct line *ln)
 	/* Without "at ", only "a.b.C.m(...)" is a frame: a bare dotted name
 	 * is more likely an exception's class. */
 	if ((at || (ln->s[ln->len - 1] == ')' && memchr(ln->s, '(', ln->len))) &&
-	    js_parse_frame(ln->s, ln->len, j->rep->arena, &f) == 0)
+	    js_parse_frame(ln->s, ln->len, j->rep->arena,
+			   j->frames >= REPORT_CACHE_AFTER ? &j->names : NULL, &f) == 0)
 		return add_frame(j, ln, &f);
 	int rc = js_recognise_line(j, ln, at);
 	if (rc == 0)
@@ -182,12 +183,14 @@ int report_from_java_stack(const hg_ctx *ctx, const char *text, size_t len, hg_r
 	struct line ln = {0}, first = {0};
 	size_t pos = 0;
 	int rc = 0;
+	strcache_init(&j.names, rep->arena);
 	while (rc == 0 && next_line(text, len, &pos, &ln)) {
 		if (ln.len > 0 && !first.s)
 			first = ln;
 		if (ln.len > 0)
 			rc = one_line(&j, &ln);
 	}
+	strcache_release(&j.names);
 	if (rc != 0)
 		return rc;
 	if (j.frames == 0) {

@@ -40,9 +40,10 @@ static int parse_matrix_frame(const char *s, size_t n, hg_arena *arena, hg_frame
 	return out->cls && out->method && out->text ? 0 : HG_ENOMEM;
 }
 
-int js_parse_frame(const char *s, size_t n, hg_arena *arena, hg_frame *out)
+int js_parse_frame(const char *s, size_t n, hg_arena *arena, struct strcache *names,
+		   hg_frame *out)
 {
-	int rc = hg_frame_parse_java(s, n, arena, out);
+	int rc = frame_parse_java_cached(s, n, arena, names, out);
 	return rc == HG_EPARSE ? parse_matrix_frame(s, n, arena, out) : rc;
 }
 
@@ -60,11 +61,15 @@ int report_thread_from_frames(hg_report *rep, const char *name, const char *text
 		return HG_ENOMEM;
 	struct line ln = {0};
 	size_t pos = 0;
-	while (next_line(text, len, &pos, &ln)) {
+	struct strcache names;
+	strcache_init(&names, rep->arena);
+	int rc = 0;
+	while (rc == 0 && next_line(text, len, &pos, &ln)) {
 		hg_frame f;
 		if (ln.len == 0)
 			continue;
-		if (js_parse_frame(ln.s, ln.len, rep->arena, &f) != 0) {
+		if (js_parse_frame(ln.s, ln.len, rep->arena,
+				   t->n_frames >= REPORT_CACHE_AFTER ? &names : NULL, &f) != 0) {
 			if (bad++ == 0) {
 				first_bad = ln.no;
 				quote_text(bad_text, sizeof bad_text, ln.s, ln.len);
@@ -72,10 +77,14 @@ int report_thread_from_frames(hg_report *rep, const char *name, const char *text
 			continue;
 		}
 		hg_frame *slot = hg_thread_add_frame(t, rep->arena);
-		if (!slot)
-			return HG_ENOMEM;
-		*slot = f;
+		if (slot)
+			*slot = f;
+		else
+			rc = HG_ENOMEM;
 	}
+	strcache_release(&names);
+	if (rc != 0)
+		return rc;
 	if (t->n_frames == 0) {
 		ts->n = index; /* no thread after all */
 		snprintf(err->msg, sizeof err->msg, "threadStack: no Java frame found%s%s%s",

@@ -10,6 +10,7 @@
 
 #include "report_internal.h"
 #include "report_lines.h"
+#include "strcache.h"
 
 #define UNNAMED "(unnamed)"
 #define HANDLED 1 /* a line handler took the line */
@@ -32,6 +33,7 @@ struct js {
 	size_t elided_lines;
 	long elided_frames, first_elided, first_elided_n;
 	const char *first_elided_thread;
+	struct strcache names;     /* the frames' strings, past REPORT_CACHE_AFTER frames */
 };
 
 /* ---- words ---- */
@@ -103,8 +105,10 @@ int js_recognise_line(struct js *j, const struct line *ln, bool at);
 /* ---- frames (report_javastack_frames.c) ---- */
 
 /* A Java frame, "at a.b.C.m(C.java:12)" or Matrix's "at a.b.C:m(12)";
- * s[0..n) is trimmed, the strings go to arena.  0, HG_EPARSE or
+ * s[0..n) is trimmed, the strings go to arena (through names, of the same
+ * arena, when not NULL: see frame_parse_java_cached).  0, HG_EPARSE or
  * HG_ENOMEM. */
-int js_parse_frame(const char *s, size_t n, hg_arena *arena, hg_frame *out);
+int js_parse_frame(const char *s, size_t n, hg_arena *arena, struct strcache *names,
+		   hg_frame *out);
 
 #endif

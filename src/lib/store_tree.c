@@ -82,14 +82,14 @@ static size_t hash_num(long parent, uint32_t num)
 
 /* Frames with the same parent node and symbol become one node: by number
  * when the frames have them, else by text. */
-static int merge_frames(const struct frames *f, hg_arena *arena, struct store_tree_prep *p)
+static int merge_frames(const struct frames *f, hg_arena *scratch, struct store_tree_prep *p)
 {
 	size_t n_slots = 16;
 	while (n_slots < 2 * f->len + 2)
 		n_slots *= 2;
 	size_t *slots = calloc(n_slots, sizeof *slots), mask = n_slots - 1;
-	long *node_of = hg_arena_calloc(arena, f->len ? f->len : 1, sizeof *node_of);
-	p->nodes = hg_arena_calloc(arena, f->len ? f->len : 1, sizeof *p->nodes);
+	long *node_of = hg_arena_calloc(scratch, f->len ? f->len : 1, sizeof *node_of);
+	p->nodes = hg_arena_calloc(p->arena, f->len ? f->len : 1, sizeof *p->nodes);
 	if (!slots || !node_of || !p->nodes) {
 		free(slots);
 		return HG_ENOMEM;
@@ -121,11 +121,14 @@ static int merge_frames(const struct frames *f, hg_arena *arena, struct store_tr
 
 /* ---- a report's frames ---- */
 
-static int from_method_stack(const hg_report *rep, hg_arena *arena, struct frames *f)
+/* The frames' arrays go to scratch, the symbols they name to arena (the
+ * merged nodes keep them). */
+static int from_method_stack(const hg_report *rep, hg_arena *arena, hg_arena *scratch,
+			     struct frames *f)
 {
 	const hg_method_stack *s = &rep->trimmed;
 	hg_calltree tree;
-	if (hg_calltree_build(s, arena, &tree) != 0 || frames_init(f, arena, s->len))
+	if (hg_calltree_build(s, scratch, &tree) != 0 || frames_init(f, scratch, s->len))
 		return HG_ENOMEM;
 	for (size_t i = 0; i < s->len; i++) {
 		const hg_method_item *it = &s->items[i];
@@ -160,10 +163,11 @@ static const char *frame_symbol(const hg_frame *f, hg_arena *arena)
 
 /* The blamed thread from its outermost frame (root) to its innermost, each
  * node costing the report's cost; the whole path leads to the top frame. */
-static int from_thread(const hg_report *rep, int64_t cost, hg_arena *arena, struct frames *f)
+static int from_thread(const hg_report *rep, int64_t cost, hg_arena *arena, hg_arena *scratch,
+		       struct frames *f)
 {
 	const hg_thread *th = &rep->threads.items[rep->threads.blamed];
-	if (frames_init(f, arena, th->n_frames))
+	if (frames_init(f, scratch, th->n_frames))
 		return HG_ENOMEM;
 	for (size_t i = 0; i < th->n_frames; i++) {
 		size_t k = th->n_frames - 1 - i; /* outermost first */
@@ -199,13 +203,18 @@ int store_tree_prepare(const hg_report *rep, hg_store_symtab *tab, struct store_
 		return HG_ENOMEM;
 	}
 	int64_t cost = rep->stack_cost > rep->cost ? rep->stack_cost : rep->cost;
+	/* The frames before merging are freed once merged: a prepared tree
+	 * waits in the ingest queue with only its nodes and symbols. */
+	hg_arena *scratch = hg_arena_create();
 	struct frames f;
-	int err = method ? from_method_stack(rep, p->arena, &f)
-			 : from_thread(rep, cost, p->arena, &f);
+	int err = !scratch ? HG_ENOMEM
+		  : method ? from_method_stack(rep, p->arena, scratch, &f)
+			   : from_thread(rep, cost, p->arena, scratch, &f);
 	if (!err) {
-		number_frames(&f, p->arena, tab, &p->serial);
-		err = merge_frames(&f, p->arena, p);
+		number_frames(&f, scratch, tab, &p->serial);
+		err = merge_frames(&f, scratch, p);
 	}
+	hg_arena_destroy(scratch);
 	if (err) {
 		store_tree_prep_destroy(p);
 		return err;

@@ -243,12 +243,17 @@ int store_tree_flush(hg_store *store)
 	struct store_tree_add *adds = malloc((most ? most : 1) * sizeof *adds);
 	int err = adds ? 0 : HG_ENOMEM;
 	for (size_t k = 0; !err && k < b->n_clusters; k++) {
-		const struct cluster_nodes *c = &b->clusters[k];
+		struct cluster_nodes *c = &b->clusters[k];
 		for (size_t i = 0; i < c->len; i++) {
 			const struct bnode *n = &c->nodes[i];
 			adds[i] = (struct store_tree_add){n->parent, n->symbol, n->reports, n->total,
 							  n->max, n->self, n->key, 0};
 		}
+		/* Copied: the cluster's table goes before its tree is merged. */
+		free(c->nodes);
+		free(c->slots);
+		c->nodes = NULL;
+		c->slots = NULL;
 		int64_t cluster_id;
 		err = store_cluster_id(store, c->hash, &cluster_id);
 		if (!err)

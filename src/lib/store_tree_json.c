@@ -214,9 +214,36 @@ static char *put_int(char *p, int64_t v)
 	return p;
 }
 
+static size_t int_len(int64_t v)
+{
+	uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+	size_t n = v < 0 ? 2 : 1;
+	while (u >= 10) {
+		u /= 10;
+		n++;
+	}
+	return n;
+}
+
+/* The text's length, so that it is made in one buffer of that size (a
+ * half-million-node tree is ~20 MB of text; room for the longest numbers
+ * would be 84 MB). */
+static size_t encoded_len(const struct store_tree_node *nodes, size_t n)
+{
+	size_t len = 2 + (n ? n - 1 : 0);
+	for (size_t k = 0; k < n; k++) {
+		const struct store_tree_node *t = &nodes[k];
+		len += 2 + (NODE_FIELDS - 1) + int_len(t->id) + int_len(t->parent) +
+		       int_len(t->symbol) + int_len(t->reports) + int_len(t->total) + int_len(t->max) +
+		       int_len(t->self) + int_len(t->key);
+	}
+	return len;
+}
+
 char *store_tree_encode(const struct store_tree_node *nodes, size_t n, size_t *len)
 {
-	char *out = malloc(2 + n * (NODE_FIELDS * 21 + 3)), *p = out;
+	size_t size = encoded_len(nodes, n);
+	char *out = malloc(size), *p = out;
 	if (!out)
 		return NULL;
 	*p++ = '[';
@@ -235,7 +262,7 @@ char *store_tree_encode(const struct store_tree_node *nodes, size_t n, size_t *l
 		*p++ = ']';
 	}
 	*p++ = ']';
-	*len = (size_t)(p - out);
+	*len = (size_t)(p - out); /* == size */
 	return out;
 }
 
@@ -323,9 +350,9 @@ int store_tree_merge(hg_store *store, int64_t cluster_id, const char *hash,
 		t->key = t->key || a->key;
 		a->tid = t->id;
 	}
+	free(ix.slots); /* before the text is made */
 	if (!err)
 		err = save(store, cluster_id, nodes, n);
-	free(ix.slots);
 	free(nodes);
 	return err;
 }

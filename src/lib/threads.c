@@ -4,6 +4,8 @@
 
 #include "hangar/hangar.h"
 #include "hangar/threads.h"
+#include "report_internal.h"
+#include "strcache.h"
 
 /* Grows an arena array of `size`-byte items to hold one more.  With
  * recycle, the array it outgrew goes back to the arena (hg_arena_regrow)
@@ -59,11 +61,9 @@ int hg_thread_reserve_frames(hg_thread *t, hg_arena *arena, size_t n)
 	if (n > SIZE_MAX / sizeof *t->frames - t->n_frames)
 		return HG_ENOMEM;
 	size_t cap = t->n_frames + n;
-	hg_frame *p = hg_arena_calloc(arena, cap, sizeof *p);
+	hg_frame *p = hg_arena_regrow(arena, t->frames, t->cap_frames * sizeof *p, cap * sizeof *p);
 	if (!p)
 		return HG_ENOMEM;
-	if (t->n_frames)
-		memcpy(p, t->frames, t->n_frames * sizeof *p);
 	t->frames = p;
 	t->cap_frames = cap;
 	return 0;
@@ -88,7 +88,19 @@ static bool name_char(char c)
 	       (unsigned char)c >= 0x80;
 }
 
+/* A copy of s[0..len): the cache's when there is one. */
+static const char *copy(hg_arena *arena, struct strcache *names, const char *s, size_t len)
+{
+	return names ? strcache_get(names, s, len) : hg_arena_strndup(arena, s, len);
+}
+
 int hg_frame_parse_java(const char *s, size_t len, hg_arena *arena, hg_frame *out)
+{
+	return frame_parse_java_cached(s, len, arena, NULL, out);
+}
+
+int frame_parse_java_cached(const char *s, size_t len, hg_arena *arena, struct strcache *names,
+			    hg_frame *out)
 {
 	const char *p = s, *end = s + len;
 	while (p < end && (*p == ' ' || *p == '\t'))
@@ -115,9 +127,9 @@ int hg_frame_parse_java(const char *s, size_t len, hg_arena *arena, hg_frame *ou
 	out->kind = HG_FRAME_JAVA;
 	out->line = -1;
 	out->repeat = 1;
-	out->cls = hg_arena_strndup(arena, p, (size_t)(dot - p));
-	out->method = hg_arena_strndup(arena, dot + 1, (size_t)(name_end - dot - 1));
-	out->text = hg_arena_strndup(arena, text, (size_t)(end - text));
+	out->cls = copy(arena, names, p, (size_t)(dot - p));
+	out->method = copy(arena, names, dot + 1, (size_t)(name_end - dot - 1));
+	out->text = copy(arena, names, text, (size_t)(end - text));
 	if (open) {
 		/* "(File.java:12)": the line follows the last colon, when digits. */
 		const char *in = open + 1, *close = end - 1, *colon = NULL;
@@ -141,7 +153,7 @@ int hg_frame_parse_java(const char *s, size_t len, hg_arena *arena, hg_frame *ou
 			}
 		}
 		if (file_end > in)
-			out->file = hg_arena_strndup(arena, in, (size_t)(file_end - in));
+			out->file = copy(arena, names, in, (size_t)(file_end - in));
 	}
 	if (!out->cls || !out->method || !out->text)
 		return HG_ENOMEM;

@@ -552,6 +552,11 @@ static void test_10000_frame_dump(void **state)
 	const hg_thread *t = thread(g.rep, 0, "main", FRAMES);
 	assert_frame(&t->frames[FRAMES - 1], "com.example.deep.Recursion", "step9999",
 		     "Recursion.java", 10000, 1);
+	assert_frame(&t->frames[0], "com.example.deep.Recursion", "step0", "Recursion.java", 1, 1);
+	/* Past the first frames, repeated names are one shared copy. */
+	assert_ptr_equal(t->frames[FRAMES - 1].cls, t->frames[FRAMES - 2].cls);
+	assert_ptr_equal(t->frames[FRAMES - 1].file, t->frames[FRAMES - 2].file);
+	assert_ptr_not_equal(t->frames[0].cls, t->frames[1].cls);
 	got_release(&g);
 	free(text);
 }

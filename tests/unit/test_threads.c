@@ -494,6 +494,42 @@ static void test_frames_recycled(void **state)
 	}
 }
 
+/* A thread of many frames outgrows the arena's chunk size: its array then
+ * has a chunk of its own, realloc'd as it doubles, while small strings and
+ * other big blocks are allocated around it (the chunk list stays linked:
+ * ASan checks the arena's teardown). */
+static void test_big_thread_grows_in_place(void **state)
+{
+	struct world *w = *state;
+	size_t a = thread(w, "big-a", 1), b = thread(w, "big-b", 2);
+	for (long n = 0; n < 20000; n++) {
+		hg_thread *t = &w->ts.items[n % 3 ? a : b];
+		hg_frame *f = hg_thread_add_frame(t, w->arena);
+		assert_non_null(f);
+		assert_null(f->text);
+		f->text = hg_arena_printf(w->arena, "frame %ld", n);
+		assert_non_null(f->text);
+		f->line = n;
+		if (n % 5000 == 0)
+			assert_non_null(hg_arena_alloc(w->arena, 100000)); /* another big block */
+	}
+	assert_int_equal(hg_thread_reserve_frames(&w->ts.items[a], w->arena, 50000), 0);
+	for (size_t k = 0; k < 2; k++) {
+		const hg_thread *t = &w->ts.items[k ? b : a];
+		size_t seen = 0;
+		for (long n = 0; n < 20000; n++) {
+			if ((n % 3 != 0) != (k == 0))
+				continue;
+			char want[32];
+			snprintf(want, sizeof want, "frame %ld", n);
+			assert_string_equal(t->frames[seen].text, want);
+			assert_int_equal(t->frames[seen].line, n);
+			seen++;
+		}
+		assert_int_equal(t->n_frames, seen);
+	}
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
@@ -517,6 +553,7 @@ int main(void)
 		T(test_reanalyse_resets_results),
 		T(test_reserve_frames),
 		T(test_frames_recycled),
+		T(test_big_thread_grows_in_place),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 #undef T
