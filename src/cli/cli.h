@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "hangar/hangar.h"
+#include "hangar/text.h"
 
 /* Exit statuses, the same for every command. */
 enum {
@@ -43,6 +44,8 @@ struct cli_diag_sink {
 /* A diagnostics sink printing "path:line:col: error: report N: message" on
  * stderr; user may be NULL or a struct cli_diag_sink to fill. */
 void cli_print_diag(void *user, const hg_diag *diag);
+/* The same line, appended to out (sink may be NULL). */
+void cli_format_diag(hg_buf *out, struct cli_diag_sink *sink, const hg_diag *diag);
 
 /* Reports a usage error on stderr ("hangar CMD: ...") and returns EXIT_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) HG_PRINTF(2, 3);

@@ -11,6 +11,7 @@
 #include "hangar/proguard.h"
 #include "hangar/report.h"
 #include "render.h"
+#include "stack_pipeline.h"
 
 static void stack_usage(FILE *out)
 {
@@ -79,6 +80,12 @@ struct stack_run {
 	hg_buf out;
 	struct cli_diag_sink diags;
 	int failed_reports;
+	/* Reading on a thread of its own (stack_pipeline.h): what it has said
+	 * since its last item, and the queue to the main thread. */
+	hg_buf pending_diags;
+	struct stack_pipe pipe;
+	int first_input, n_inputs;
+	char **inputs;
 };
 
 static const struct option long_options[] = {
@@ -216,21 +223,45 @@ static void flush_out(struct stack_run *run)
 	write_buf(&run->out, NULL);
 }
 
+/* The reader's diagnostics, held for the item they come before. */
+static void hold_diag(void *user, const hg_diag *d)
+{
+	struct stack_run *run = user;
+	cli_format_diag(&run->pending_diags, &run->diags, d);
+}
+
+/* Reader: a report, named, onto the queue with what was said before it. */
+static int queue_item(struct stack_run *run, struct stack_item *item)
+{
+	item->diags = run->pending_diags;
+	hg_buf_init(&run->pending_diags);
+	return stack_pipe_push(&run->pipe, item) ? 0 : HG_ENOMEM;
+}
+
 static int on_report(void *user, hg_report *rep)
 {
 	struct stack_run *run = user;
+	struct stack_item item = {.rep = rep};
+	if (!rep->error &&
+	    (hg_report_symbolicate(rep, run->current) != 0 ||
+	     (run->n_loaded && hg_report_retrace(rep, (const hg_proguard *const *)run->proguard,
+						 (size_t)run->n_loaded) != 0)))
+		item.out_of_memory = true;
+	return queue_item(run, &item);
+}
+
+/* Main thread: one report rendered and written. */
+static int print_report(struct stack_run *run, hg_report *rep, bool out_of_memory)
+{
 	if (rep->error)
 		run->failed_reports++;
-	else if (hg_report_symbolicate(rep, run->current) != 0 ||
-		 (run->n_loaded && hg_report_retrace(rep, (const hg_proguard *const *)run->proguard,
-						     (size_t)run->n_loaded) != 0))
+	if (out_of_memory)
 		run->out.failed = 1;
 	switch (run->format) {
 	case FORMAT_TREE: render_tree(&run->out, rep, &run->render); break;
 	case FORMAT_JSON: render_json(&run->out, rep, &run->render); break;
 	case FORMAT_MATRIX: render_matrix(&run->out, rep, &run->render); break;
 	}
-	hg_report_destroy(rep);
 	if (run->out.failed) {
 		fprintf(stderr, "hangar stack: out of memory\n");
 		return HG_ENOMEM;
@@ -307,15 +338,15 @@ static const hg_mapping *mapping_for(struct stack_run *run, const char *path)
  * so in the machine formats too, so a pipeline sees it. */
 static void input_failed(struct stack_run *run, const char *path)
 {
-	run->failed_reports++;
+	struct stack_item item = {.failed_input = true};
 	if (run->format != FORMAT_TREE) {
-		hg_buf_puts(&run->out, "{\"source\":");
-		hg_buf_json_string(&run->out, path, strlen(path));
-		hg_buf_puts(&run->out, ",\"report\":0,\"error\":");
-		hg_buf_json_string(&run->out, run->diags.last, strlen(run->diags.last));
-		hg_buf_puts(&run->out, "}\n");
-		flush_out(run);
+		hg_buf_puts(&item.text, "{\"source\":");
+		hg_buf_json_string(&item.text, path, strlen(path));
+		hg_buf_puts(&item.text, ",\"report\":0,\"error\":");
+		hg_buf_json_string(&item.text, run->diags.last, strlen(run->diags.last));
+		hg_buf_puts(&item.text, "}\n");
 	}
+	queue_item(run, &item);
 }
 
 /* Reports are read as ingest reads them: a stream of JSON values a part
@@ -349,6 +380,47 @@ static void read_one(struct stack_run *run, const char *path)
 	free(data);
 }
 
+/* The reader thread: every input in turn, then what it said last. */
+static void *read_all(void *arg)
+{
+	struct stack_run *run = arg;
+	for (int i = 0; i < run->n_inputs && !stack_pipe_stopped(&run->pipe); i++)
+		read_one(run, run->inputs[i]);
+	if (run->pending_diags.len) {
+		struct stack_item last = {0};
+		queue_item(run, &last);
+	}
+	stack_pipe_close(&run->pipe);
+	return NULL;
+}
+
+/* The main thread: prints what the reader queued, in order. */
+static void print_all(struct stack_run *run)
+{
+	struct stack_item taken[STACK_PIPE_LEN];
+	size_t n;
+	bool failed = false;
+	while ((n = stack_pipe_take(&run->pipe, taken)) > 0) {
+		for (size_t i = 0; i < n; i++) {
+			struct stack_item *it = &taken[i];
+			if (!failed) {
+				if (it->diags.len) {
+					fflush(stdout); /* stdout's text before, as one thread has it */
+					fwrite(it->diags.data, 1, it->diags.len, stderr);
+				}
+				if (it->text.len)
+					fwrite(it->text.data, 1, it->text.len, stdout);
+				run->failed_reports += it->failed_input;
+				if (it->rep && print_report(run, it->rep, it->out_of_memory) != 0) {
+					failed = true;
+					stack_pipe_stop(&run->pipe);
+				}
+			}
+			stack_item_release(it);
+		}
+	}
+}
+
 static int run_stack(int argc, char **argv)
 {
 	struct stack_run run = {0};
@@ -377,8 +449,25 @@ static int run_stack(int argc, char **argv)
 		else
 			run.mapping_failed = true; /* reported; frames stay obfuscated */
 	}
-	for (int i = optind; i < argc; i++)
-		read_one(&run, argv[i]);
+	/* The mappings loaded above said what they had to directly; from here
+	 * on the reader's diagnostics go with its reports. */
+	run.ctx.diag = hold_diag;
+	run.ctx.diag_user = &run;
+	hg_buf_init(&run.pending_diags);
+	stack_pipe_init(&run.pipe);
+	run.inputs = argv + optind;
+	run.n_inputs = argc - optind;
+	pthread_t reader;
+	bool started = pthread_create(&reader, NULL, read_all, &run) == 0;
+	if (started) {
+		print_all(&run);
+		pthread_join(reader, NULL);
+	} else {
+		fprintf(stderr, "hangar stack: cannot start the reading thread\n");
+		run.failed_reports++;
+	}
+	stack_pipe_release(&run.pipe);
+	hg_buf_release(&run.pending_diags);
 	fflush(stdout);
 	hg_mapping_destroy(run.fixed_mapping);
 	for (int i = 0; i < run.n_loaded; i++)

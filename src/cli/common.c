@@ -7,23 +7,33 @@
 #include "cli.h"
 #include "hangar/beat.h"
 
-void cli_print_diag(void *user, const hg_diag *d)
+void cli_format_diag(hg_buf *out, struct cli_diag_sink *sink, const hg_diag *d)
 {
-	struct cli_diag_sink *sink = user;
 	if (sink) {
 		sink->errors += d->severity == HG_DIAG_ERROR;
 		snprintf(sink->last, sizeof sink->last, "%s", d->message);
 	}
 	const char *sev = d->severity == HG_DIAG_ERROR ? "error" : "warning";
 	if (d->line > 0 && d->col > 0)
-		fprintf(stderr, "%s:%ld:%ld: %s: ", d->source, d->line, d->col, sev);
+		hg_buf_printf(out, "%s:%ld:%ld: %s: ", d->source, d->line, d->col, sev);
 	else if (d->line > 0)
-		fprintf(stderr, "%s:%ld: %s: ", d->source, d->line, sev);
+		hg_buf_printf(out, "%s:%ld: %s: ", d->source, d->line, sev);
 	else
-		fprintf(stderr, "%s: %s: ", d->source, sev);
+		hg_buf_printf(out, "%s: %s: ", d->source, sev);
 	if (d->report > 0)
-		fprintf(stderr, "report %ld: ", d->report);
-	fprintf(stderr, "%s\n", d->message);
+		hg_buf_printf(out, "report %ld: ", d->report);
+	hg_buf_puts(out, d->message);
+	hg_buf_putc(out, '\n');
+}
+
+void cli_print_diag(void *user, const hg_diag *d)
+{
+	hg_buf line;
+	hg_buf_init(&line);
+	cli_format_diag(&line, user, d);
+	if (line.len)
+		fwrite(line.data, 1, line.len, stderr);
+	hg_buf_release(&line);
 }
 
 int cli_usage_error(const char *cmd, const char *fmt, ...)
