@@ -149,16 +149,22 @@ char *hg_arena_strdup(hg_arena *arena, const char *s)
 
 char *hg_arena_vprintf(hg_arena *arena, const char *fmt, va_list ap)
 {
+	/* Formatted once into a stack buffer, which short texts (frame names,
+	 * keys) fit; again straight into the arena only when it did not. */
+	char small[256];
 	va_list copy;
 	va_copy(copy, ap);
-	int n = vsnprintf(NULL, 0, fmt, copy);
+	int n = vsnprintf(small, sizeof small, fmt, copy);
 	va_end(copy);
 	if (n < 0)
 		return NULL;
 	char *p = hg_arena_alloc(arena, (size_t)n + 1);
 	if (!p)
 		return NULL;
-	vsnprintf(p, (size_t)n + 1, fmt, ap);
+	if ((size_t)n < sizeof small)
+		memcpy(p, small, (size_t)n + 1);
+	else
+		vsnprintf(p, (size_t)n + 1, fmt, ap);
 	return p;
 }
 

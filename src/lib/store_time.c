@@ -34,9 +34,20 @@ static void format_unix_ms(int64_t ms, char out[32])
 	int64_t day = doy - (153 * mp + 2) / 5 + 1;
 	int64_t month = mp < 10 ? mp + 3 : mp - 9;
 	int64_t year = yoe + era * 400 + (month <= 2);
-	snprintf(out, 32, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", (int)year, (int)month, (int)day,
-		 (int)(rest / 3600000), (int)(rest / 60000 % 60), (int)(rest / 1000 % 60),
-		 (int)(rest % 1000));
+	/* Digit by digit, not snprintf: two of these per stored report. */
+	const int64_t fields[7] = {year, month, day, rest / 3600000, rest / 60000 % 60,
+				   rest / 1000 % 60, rest % 1000};
+	static const int width[7] = {4, 2, 2, 2, 2, 2, 3};
+	static const char after[7] = {'-', '-', 'T', ':', ':', '.', 'Z'};
+	char *o = out;
+	for (int f = 0; f < 7; f++) {
+		int64_t v = fields[f];
+		for (int d = width[f] - 1; d >= 0; d--, v /= 10)
+			o[d] = (char)('0' + v % 10);
+		o += width[f];
+		*o++ = after[f];
+	}
+	*o = '\0';
 }
 
 /* Digits only: seconds, ms, us or ns by length, as STORE_TIME_SQL divides

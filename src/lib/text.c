@@ -52,8 +52,8 @@ void hg_buf_add(hg_buf *buf, const char *s, size_t len)
 {
 	if (len == 0)
 		return;
-	if (reserve(buf, len) != 0)
-		return;
+	if ((buf->failed || len >= buf->cap - buf->len) && reserve(buf, len) != 0)
+		return; /* (reserve keeps len < cap, and says no once it failed) */
 	memcpy(buf->data + buf->len, s, len);
 	buf->len += len;
 	buf->data[buf->len] = '\0';
@@ -66,6 +66,11 @@ void hg_buf_puts(hg_buf *buf, const char *s)
 
 void hg_buf_putc(hg_buf *buf, char c)
 {
+	if (buf->len + 1 < buf->cap && !buf->failed) { /* the usual case, called per byte */
+		buf->data[buf->len++] = c;
+		buf->data[buf->len] = '\0';
+		return;
+	}
 	hg_buf_add(buf, &c, 1);
 }
 
