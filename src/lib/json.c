@@ -260,19 +260,13 @@ size_t hg_json_bytes_touched(void)
 
 int hg_json_parse(const char *text, size_t len, hg_json_doc **out, size_t *end)
 {
-	return hg_json_parse_why(text, len, NULL, out, end, NULL);
+	return hg_json_parse_keys(text, len, NULL, NULL, out, end, NULL);
 }
 
 int hg_json_parse_hot(const char *text, size_t len, const char *hot_key, hg_json_doc **out,
 		      size_t *end)
 {
-	return hg_json_parse_why(text, len, hot_key, out, end, NULL);
-}
-
-int hg_json_parse_why(const char *text, size_t len, const char *hot_key, hg_json_doc **out,
-		      size_t *end, const char **why)
-{
-	return hg_json_parse_keys(text, len, hot_key, NULL, out, end, why);
+	return hg_json_parse_keys(text, len, hot_key, NULL, out, end, NULL);
 }
 
 int hg_json_parse_keys(const char *text, size_t len, const char *hot_key, const char *lazy_key,

@@ -38,13 +38,11 @@ int hg_json_parse(const char *text, size_t len, hg_json_doc **doc, size_t *end);
  * one cJSON node per element: the fast path for AppMethodBeat buffers. */
 int hg_json_parse_hot(const char *text, size_t len, const char *hot_key, hg_json_doc **doc,
 		      size_t *end);
-/* Same, and on a syntax error *why says what is wrong when the scan knows
- * better than "invalid JSON" (nesting over the limit, a raw control byte in
- * a string), else NULL.  The reason is a static string. */
-int hg_json_parse_why(const char *text, size_t len, const char *hot_key, hg_json_doc **doc,
-		      size_t *end, const char **why);
-/* Same, with a lazy key too (NULL: none): an array of objects under it is
- * checked but not built into nodes, and is empty to hg_json_first and
+/* Same, with a lazy key too (NULL: none), and on a syntax error *why (may
+ * be NULL) says what is wrong when the scan knows better than "invalid
+ * JSON" (nesting over the limit, a raw control byte in a string), else
+ * NULL; a static string.  An array under the lazy key is checked but not
+ * built into nodes, and is empty to hg_json_first and
  * hg_json_count; its elements are read one document at a time with
  * hg_json_lazy_element (a KSCrash report's million frames never stand as
  * one tree).  hg_json_write writes its elements all the same. */

@@ -17,6 +17,17 @@
  * follows it.  Out: how many bytes were read (the rest, a value cut at the
  * part's end, is to be read again with what follows), reports so far,
  * failed reports so far. */
+/* A top-level array is read element by element, each a value of its own,
+ * so that an array of a million reports needs the memory of one, and a
+ * broken element spoils only itself (report_read.c).  Whether one is open,
+ * what may come next in it (report_read.c's enum array_next), how many
+ * elements it has had, where it opened. */
+struct report_array {
+	bool open;
+	int next;
+	long elements, line, col;
+};
+
 struct report_part {
 	long line, col;
 	long reports;
@@ -26,11 +37,8 @@ struct report_part {
 	/* In and out: the part starts on the line of a value that ended just
 	 * before it (an array or not), so text there is "after the report". */
 	bool after_value, after_array;
-	/* In and out: a top-level array open at the part's start (see
-	 * struct reader in report_read.c). */
-	bool in_array;
-	int array_next;
-	long array_elements, array_line, array_col;
+	/* In and out: a top-level array open at the part's start. */
+	struct report_array array;
 };
 
 /* Reads the values of one part (see struct report_part) as

@@ -39,14 +39,11 @@ struct reader {
 	bool more;
 	size_t stopped_at;
 	bool after_value, after_array; /* see struct report_part */
-	/* A top-level array is read element by element, each a value of its
-	 * own, so that an array of a million reports needs the memory of one,
-	 * and a broken element spoils only itself.  What may come next in it,
-	 * how many elements it has had, where it opened. */
-	bool in_array;
-	enum array_next { ELEMENT_OR_CLOSE, ELEMENT, COMMA_OR_CLOSE } array_next;
-	long array_elements, array_line, array_col;
+	struct report_array array; /* see report_internal.h */
 };
+
+/* What may come next in an open array (report_array.next). */
+enum array_next { ELEMENT_OR_CLOSE, ELEMENT, COMMA_OR_CLOSE };
 
 static void locate(struct reader *r, size_t off, long *line, long *col)
 {
@@ -301,26 +298,26 @@ static int array_step(struct reader *r, size_t *pos, long line, long col, long *
 		      size_t *prev_end, bool *prev_array, bool *stop)
 {
 	char c = r->text[*pos];
-	if (c == ',' && r->array_next == COMMA_OR_CLOSE) {
-		r->array_next = ELEMENT;
+	if (c == ',' && r->array.next == COMMA_OR_CLOSE) {
+		r->array.next = ELEMENT;
 		++*pos;
 		return 0;
 	}
-	if (c == ']' && r->array_next != ELEMENT) {
-		r->in_array = false;
+	if (c == ']' && r->array.next != ELEMENT) {
+		r->array.open = false;
 		*prev_end = ++*pos;
 		*prev_array = true;
-		return r->array_elements ? 0 : fail_report_at(r, ++*number, r->array_line, r->array_line,
-							      r->array_col, "the array holds no report");
+		return r->array.elements ? 0 : fail_report_at(r, ++*number, r->array.line, r->array.line,
+							      r->array.col, "the array holds no report");
 	}
-	if (r->array_next == COMMA_OR_CLOSE || c == ']') {
+	if (r->array.next == COMMA_OR_CLOSE || c == ']') {
 		/* No comma between two elements, or one before the ']'. */
 		size_t next = resume_after(r, *pos);
 		if (cut_by_part(r, *pos, 0, next)) {
 			*stop = true;
 			return 0;
 		}
-		r->in_array = false;
+		r->array.open = false;
 		int rc = invalid_value(r, ++*number, line, *pos, *pos, next, NULL, true);
 		*pos = next;
 		*prev_end = SIZE_MAX;
@@ -342,9 +339,9 @@ static int array_step(struct reader *r, size_t *pos, long line, long col, long *
 			return 0;
 		}
 		if (leave || next == r->len)
-			r->in_array = false; /* (at the end: the array's end was cut off with it) */
-		r->array_elements++;
-		r->array_next = next < r->len && r->text[next] == ']' ? COMMA_OR_CLOSE : ELEMENT;
+			r->array.open = false; /* (at the end: the array's end was cut off with it) */
+		r->array.elements++;
+		r->array.next = next < r->len && r->text[next] == ']' ? COMMA_OR_CLOSE : ELEMENT;
 		rc = invalid_value(r, ++*number, line, *pos, *pos + end, next, why, leave);
 		*pos = next;
 		*prev_end = SIZE_MAX;
@@ -356,8 +353,8 @@ static int array_step(struct reader *r, size_t *pos, long line, long col, long *
 		*stop = true;
 		return 0;
 	}
-	r->array_elements++;
-	r->array_next = COMMA_OR_CLOSE;
+	r->array.elements++;
+	r->array.next = COMMA_OR_CLOSE;
 	set_span(r, *pos, *pos + end, true);
 	rc = one_report(r, doc, hg_json_root(doc), *pos, ++*number, line);
 	hg_json_doc_destroy(doc);
@@ -394,11 +391,11 @@ static int read_values(struct reader *r, size_t pos)
 	while (rc == 0) {
 		pos = skip_space(r->text, pos, r->len);
 		if (pos >= r->len) {
-			if (r->in_array && r->more) {
+			if (r->array.open && r->more) {
 				array_stop_at(r, pos);
-			} else if (r->in_array) {
+			} else if (r->array.open) {
 				/* The input ends inside the array. */
-				r->in_array = false;
+				r->array.open = false;
 				long line, col;
 				locate(r, pos, &line, &col);
 				r->span = NULL;
@@ -407,7 +404,7 @@ static int read_values(struct reader *r, size_t pos)
 			break;
 		}
 		if (r->more && r->len - pos < 3) { /* perhaps a byte order mark, cut */
-			if (r->in_array)
+			if (r->array.open)
 				array_stop_at(r, pos);
 			else
 				stop_at(r, pos, prev_end, prev_array);
@@ -416,7 +413,7 @@ static int read_values(struct reader *r, size_t pos)
 		long line, col;
 		locate(r, pos, &line, &col);
 		char c = r->text[pos];
-		if (r->in_array) {
+		if (r->array.open) {
 			bool stop = false;
 			rc = array_step(r, &pos, line, col, &number, &prev_end, &prev_array, &stop);
 			if (stop) {
@@ -430,11 +427,11 @@ static int read_values(struct reader *r, size_t pos)
 			break;
 		}
 		if (c == '[') {
-			r->in_array = true;
-			r->array_next = ELEMENT_OR_CLOSE;
-			r->array_elements = 0;
-			r->array_line = line;
-			r->array_col = col;
+			r->array.open = true;
+			r->array.next = ELEMENT_OR_CLOSE;
+			r->array.elements = 0;
+			r->array.line = line;
+			r->array.col = col;
 			pos++;
 			continue;
 		}
@@ -490,7 +487,7 @@ static int read_values(struct reader *r, size_t pos)
 		pos += end;
 		prev_end = pos;
 	}
-	if (rc == 0 && number == 0 && !r->more && !r->in_array)
+	if (rc == 0 && number == 0 && !r->more && !r->array.open)
 		rc = fail_report(r, 1, 0, NO_OFFSET, "no report in the input (it is empty)");
 	r->number_base = number;
 	return rc;
@@ -652,18 +649,12 @@ int report_read_json_part(const hg_ctx *ctx, const char *source, const char *dat
 			   .line_base = part->line, .col_base = part->col,
 			   .number_base = part->reports, .more = part->more,
 			   .after_value = part->after_value, .after_array = part->after_array,
-			   .in_array = part->in_array, .array_next = (enum array_next)part->array_next,
-			   .array_elements = part->array_elements, .array_line = part->array_line,
-			   .array_col = part->array_col};
+			   .array = part->array};
 	int rc = read_values(&r, 0);
 	part->consumed = r.stopped_at;
 	part->after_value = r.after_value;
 	part->after_array = r.after_array;
-	part->in_array = r.in_array;
-	part->array_next = (int)r.array_next;
-	part->array_elements = r.array_elements;
-	part->array_line = r.array_line;
-	part->array_col = r.array_col;
+	part->array = r.array;
 	part->reports = r.number_base;
 	part->failed += r.failed;
 	return rc;
@@ -679,7 +670,7 @@ int report_part_oversized(const hg_ctx *ctx, const char *source, struct report_p
 		 ctx->limits.max_input_bytes);
 	int rc = fail_report_at(&r, ++part->reports, part->line, part->line, part->col, msg);
 	part->failed += r.failed;
-	part->in_array = part->after_value = part->after_array = false;
+	part->array.open = part->after_value = part->after_array = false;
 	return rc;
 }
 

@@ -605,17 +605,17 @@ static void test_raw_control_bytes(void **state)
 	hg_json_doc *doc = NULL;
 	size_t end = 0;
 	const char *why = NULL;
-	assert_int_equal(hg_json_parse_why(text, sizeof text - 1, NULL, &doc, &end, &why), HG_EPARSE);
+	assert_int_equal(hg_json_parse_keys(text, sizeof text - 1, NULL, NULL, &doc, &end, &why), HG_EPARSE);
 	assert_null(doc);
 	assert_int_equal(end, 7);
 	assert_non_null(why);
 	assert_non_null(strstr(why, "raw control byte"));
 	const char *tab = "[\"a\tb\"]";
-	assert_int_equal(hg_json_parse_why(tab, strlen(tab), "buffer", &doc, &end, &why), HG_EPARSE);
+	assert_int_equal(hg_json_parse_keys(tab, strlen(tab), "buffer", NULL, &doc, &end, &why), HG_EPARSE);
 	assert_int_equal(end, 3);
 	assert_non_null(why);
 	const char *line = "{\"a\":\"cut\n{\"b\":2}\n";
-	assert_int_equal(hg_json_parse_why(line, strlen(line), NULL, &doc, &end, &why), HG_EPARSE);
+	assert_int_equal(hg_json_parse_keys(line, strlen(line), NULL, NULL, &doc, &end, &why), HG_EPARSE);
 	assert_int_equal(end, 9);
 	assert_null(why);
 	/* Escaped, they are fine. */
@@ -660,13 +660,13 @@ static void test_nesting_limit_named(void **state)
 	hg_json_doc *doc = NULL;
 	size_t end = 0;
 	const char *why = NULL;
-	assert_int_equal(hg_json_parse_why(open, strlen(open), NULL, &doc, &end, &why), HG_EPARSE);
+	assert_int_equal(hg_json_parse_keys(open, strlen(open), NULL, NULL, &doc, &end, &why), HG_EPARSE);
 	assert_int_equal(end, 1000);
 	assert_non_null(why);
 	assert_non_null(strstr(why, "nested deeper than 1000"));
 	free(open);
 	char *ok = repeat("[", 1000, "", "]");
-	assert_int_equal(hg_json_parse_why(ok, strlen(ok), NULL, &doc, &end, &why), 0);
+	assert_int_equal(hg_json_parse_keys(ok, strlen(ok), NULL, NULL, &doc, &end, &why), 0);
 	hg_json_doc_destroy(doc);
 	free(ok);
 }
