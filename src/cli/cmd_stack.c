@@ -84,7 +84,7 @@ struct stack_run {
 	 * since its last item, and the queue to the main thread. */
 	hg_buf pending_diags;
 	struct stack_pipe pipe;
-	int first_input, n_inputs;
+	int n_inputs;
 	char **inputs;
 };
 
