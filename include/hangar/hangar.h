@@ -30,6 +30,7 @@ enum hg_error {
 	HG_EPARSE = -3,  /* input does not have the expected shape */
 	HG_ELIMIT = -4,  /* input exceeds a cap from hg_limits */
 	HG_EINVAL = -5,  /* invalid argument */
+	HG_ENOENT = -6,  /* what must already exist (a store to read) does not */
 };
 
 /* A static English description of an error code; never NULL. */

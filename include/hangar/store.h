@@ -22,6 +22,23 @@ typedef struct hg_store hg_store;
  * not a hangar store, is corrupt, or is from a newer hangar gives a clear
  * error (diagnostic naming path) and HG_EPARSE.  Caller owns *out. */
 int hg_store_open(const hg_ctx *ctx, const char *path, hg_store **out);
+
+/* How hg_store_open_mode opens a store. */
+enum hg_store_mode {
+	HG_STORE_CREATE,     /* as hg_store_open: a missing store is created */
+	HG_STORE_EXISTING,   /* read-write, but only a store that exists (regroup) */
+	HG_STORE_READ_ONLY,  /* only a store that exists, never written (the queries) */
+};
+
+/* hg_store_open in a mode.  In the two modes that never create, a path
+ * with no file, or with an empty one (which holds no store), is HG_ENOENT
+ * with no diagnostic: the caller says how to make one.  A read-only store
+ * of an older schema is migrated first (opened read-write for it: the one
+ * write a reading command makes), then used read-only; writes through a
+ * read-only store fail with a diagnostic.  Other failures as
+ * hg_store_open. */
+int hg_store_open_mode(const hg_ctx *ctx, const char *path, enum hg_store_mode mode,
+		       hg_store **out);
 /* Accepts NULL; rolls back an unfinished batch. */
 void hg_store_close(hg_store *store);
 

@@ -111,7 +111,7 @@ static int run_regroup(int argc, char **argv)
 		return cli_usage_error("regroup", "unexpected argument '%s'", argv[optind]);
 	hg_store *store = NULL;
 	if (!load(&g, rules, mapping, proguard, n_pg) ||
-	    hg_store_open(&g.ctx, store_path(db), &store) != 0) {
+	    !(store = open_store_in(&g.ctx, store_path(db), HG_STORE_EXISTING))) {
 		release(&g);
 		return EXIT_SOME_FAILED;
 	}

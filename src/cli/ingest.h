@@ -25,6 +25,12 @@ struct ingest_checkpointer {
 	bool running, poked, stop;
 };
 
+/* Cluster hashes (32 hex digits): open addressing, "" empty. */
+struct hash_set {
+	char (*slots)[33];
+	size_t n, cap;
+};
+
 struct ingest {
 	/* the options (ingest_option) */
 	const char *db_option, *mapping, *rules_path;
@@ -56,11 +62,17 @@ struct ingest {
 	hg_ctx store_ctx;
 	struct cli_diag_sink store_diags;
 	hg_store *store;
-	size_t reports, fresh, duplicate, rejected, in_batch;
+	size_t reports, in_batch;
+	/* Counted when committed: a batch that the store fails to take is
+	 * rolled back, and its reports are not in the summary's counts. */
+	size_t fresh, duplicate, rejected;
+	struct ingest_counts { size_t fresh, duplicate, rejected; } batch;
 	double batch_started;                /* ingest_now() at the batch's first item */
 	bool batch_closed;                   /* committed; begun again with the next item */
-	char (*touched)[33];                 /* distinct cluster hashes: a hash set */
-	size_t n_touched, cap_touched;
+	struct hash_set touched;             /* distinct cluster hashes, committed */
+	struct hash_set touched_in_batch;    /* and those of the batch at hand */
+	size_t not_stored;                   /* reports of a batch the store failed */
+	bool batch_failed_item;              /* an item the store failed, in that batch */
 	bool tty;
 	time_t last_progress;
 	int failed;                          /* store errors */

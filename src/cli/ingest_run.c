@@ -66,8 +66,9 @@ void ingest_release(struct ingest *in)
 	hg_rules_destroy(in->rules);
 	in->rules = NULL;
 	namer_release(&in->names);
-	free(in->touched);
-	in->touched = NULL;
+	free(in->touched.slots);
+	free(in->touched_in_batch.slots);
+	in->touched = in->touched_in_batch = (struct hash_set){0};
 }
 
 /* Reads on one thread (parse, name, sign) and writes on this one (the

@@ -27,32 +27,79 @@ static size_t hash_of(const char *s)
 	return (size_t)(h ^ (h >> 29));
 }
 
-/* Adds hash to the set of clusters touched (open addressing, "" empty). */
-static void touch(struct ingest *in, const char *hash)
+static bool set_has(const struct hash_set *set, const char *hash)
 {
-	if (2 * (in->n_touched + 1) > in->cap_touched) {
-		size_t cap = in->cap_touched ? in->cap_touched * 2 : 1024;
+	if (!set->cap)
+		return false;
+	for (size_t i = hash_of(hash) & (set->cap - 1); set->slots[i][0]; i = (i + 1) & (set->cap - 1))
+		if (!strcmp(set->slots[i], hash))
+			return true;
+	return false;
+}
+
+/* Adds hash to the set (a count that stays low when memory runs out). */
+static void set_add(struct hash_set *set, const char *hash)
+{
+	if (2 * (set->n + 1) > set->cap) {
+		size_t cap = set->cap ? set->cap * 2 : 1024;
 		char (*t)[33] = calloc(cap, sizeof *t);
 		if (!t)
 			return;
-		for (size_t i = 0; i < in->cap_touched; i++) {
-			if (!in->touched[i][0])
+		for (size_t i = 0; i < set->cap; i++) {
+			if (!set->slots[i][0])
 				continue;
-			size_t j = hash_of(in->touched[i]) & (cap - 1);
+			size_t j = hash_of(set->slots[i]) & (cap - 1);
 			while (t[j][0])
 				j = (j + 1) & (cap - 1);
-			memcpy(t[j], in->touched[i], 33);
+			memcpy(t[j], set->slots[i], 33);
 		}
-		free(in->touched);
-		in->touched = t;
-		in->cap_touched = cap;
+		free(set->slots);
+		set->slots = t;
+		set->cap = cap;
 	}
-	size_t i = hash_of(hash) & (in->cap_touched - 1);
-	for (; in->touched[i][0]; i = (i + 1) & (in->cap_touched - 1))
-		if (!strcmp(in->touched[i], hash))
+	size_t i = hash_of(hash) & (set->cap - 1);
+	for (; set->slots[i][0]; i = (i + 1) & (set->cap - 1))
+		if (!strcmp(set->slots[i], hash))
 			return;
-	memcpy(in->touched[i], hash, 33);
-	in->n_touched++;
+	memcpy(set->slots[i], hash, 33);
+	set->n++;
+}
+
+static void set_clear(struct hash_set *set)
+{
+	if (set->n)
+		memset(set->slots, 0, set->cap * sizeof *set->slots);
+	set->n = 0;
+}
+
+/* A cluster the batch at hand touched, counted once committed. */
+static void touch(struct ingest *in, const char *hash)
+{
+	if (!set_has(&in->touched, hash))
+		set_add(&in->touched_in_batch, hash);
+}
+
+/* The batch is in the store: its counts become the run's. */
+static void batch_committed(struct ingest *in)
+{
+	in->fresh += in->batch.fresh;
+	in->duplicate += in->batch.duplicate;
+	in->rejected += in->batch.rejected;
+	in->batch = (struct ingest_counts){0};
+	for (size_t i = 0; i < in->touched_in_batch.cap; i++)
+		if (in->touched_in_batch.slots[i][0])
+			set_add(&in->touched, in->touched_in_batch.slots[i]);
+	set_clear(&in->touched_in_batch);
+}
+
+/* The batch is not: nothing of it counts, and the summary says so. */
+static void batch_lost(struct ingest *in)
+{
+	in->not_stored += in->batch.fresh + in->batch.duplicate + in->batch.rejected +
+			  in->batch_failed_item;
+	in->batch_failed_item = false;
+	in->batch = (struct ingest_counts){0};
+	set_clear(&in->touched_in_batch);
 }
 
 static void progress(struct ingest *in, bool final)
@@ -64,7 +111,8 @@ static void progress(struct ingest *in, bool final)
 		return;
 	in->last_progress = now;
 	fprintf(stderr, "\ringest: %zu reports: %zu new, %zu duplicate, %zu rejected%s",
-		in->reports, in->fresh, in->duplicate, in->rejected, final ? "" : "   ");
+		in->reports, in->fresh + in->batch.fresh, in->duplicate + in->batch.duplicate,
+		in->rejected + in->batch.rejected, final ? "" : "   ");
 	fflush(stderr);
 }
 
@@ -97,7 +145,15 @@ static int flush_batch(struct ingest *in, bool reopen)
 		}
 		return 0;
 	}
-	if (hg_store_commit(in->store) != 0 || (reopen && hg_store_begin(in->store) != 0)) {
+	if (hg_store_commit(in->store) != 0) {
+		in->batch_closed = true; /* rolled back by the commit */
+		batch_lost(in);
+		in->failed++;
+		return -1;
+	}
+	batch_committed(in);
+	if (reopen && hg_store_begin(in->store) != 0) {
+		in->batch_closed = true;
 		in->failed++;
 		return -1;
 	}
@@ -123,20 +179,35 @@ static int open_batch(struct ingest *in)
 	return 0;
 }
 
+/* The store failed to take an item: it said why (its path and SQLite's
+ * reason) unless it ran out of memory; this says where the run stopped.
+ * The input is not blamed: it was read. */
+static void store_failed(struct ingest *in, int said_before, int rc, const char *source,
+			 long line)
+{
+	if (in->store_diags.errors == said_before)
+		fprintf(stderr, "%s: error: %s\n", in->db_path, hg_strerror(rc));
+	if (line > 0)
+		fprintf(stderr, "hangar ingest: stopped at %s:%ld: the store failed\n", source, line);
+	else
+		fprintf(stderr, "hangar ingest: stopped at %s: the store failed\n", source);
+	in->batch_failed_item = true;
+	in->failed++;
+}
+
 static void store_item(struct ingest *in, const struct ingest_item *item)
 {
 	int rc = 0;
 	const hg_report *rep = item->rep;
 	if (open_batch(in) != 0)
 		return;
+	int said = in->store_diags.errors;
 	if (item->object.source) {
 		hg_object_row row = item->object;
 		row.error = item->reason;
 		rc = hg_store_object_put(in->store, &row);
 		if (rc != 0) {
-			fprintf(stderr, "hangar ingest: %s: cannot record an object: %s\n", row.key,
-				hg_strerror(rc));
-			in->failed++;
+			store_failed(in, said, rc, row.key, 0);
 			return;
 		}
 		if (batch_full(in))
@@ -144,26 +215,31 @@ static void store_item(struct ingest *in, const struct ingest_item *item)
 		return;
 	}
 	in->reports++;
+	if (rep && !rep->error && item->err) {
+		/* Naming or signing it failed (out of memory), not the store. */
+		fprintf(stderr, "hangar ingest: %s:%ld: cannot prepare a report: %s\n", rep->source,
+			rep->line, hg_strerror(item->err));
+		in->failed++;
+		return;
+	}
 	if (!rep) {
 		rc = hg_store_add_rejected(in->store, item->path, 0, item->reason, "", 0);
-		in->rejected++;
+		in->batch.rejected += rc == 0;
 	} else if (rep->error) {
 		rc = hg_store_add_rejected(in->store, rep->source, rep->line, rep->error,
 					   rep->text ? rep->text : "", rep->text ? rep->text_len : 0);
-		in->rejected++;
-	} else if (!(rc = item->err)) {
+		in->batch.rejected += rc == 0;
+	} else {
 		bool dup = false;
 		rc = hg_store_add_prepared(in->store, rep, &item->sig, rep->text ? rep->text : "",
 					   rep->text ? rep->text_len : 0, item->prep, &dup);
 		if (rc == 0) {
-			dup ? in->duplicate++ : in->fresh++;
+			dup ? in->batch.duplicate++ : in->batch.fresh++;
 			touch(in, item->sig.hash);
 		}
 	}
 	if (rc != 0) {
-		fprintf(stderr, "hangar ingest: %s: cannot store a report: %s\n",
-			rep ? rep->source : item->path, hg_strerror(rc));
-		in->failed++;
+		store_failed(in, said, rc, rep ? rep->source : item->path, rep ? rep->line : 0);
 		return;
 	}
 	if (batch_full(in) && flush_batch(in, true) != 0)
@@ -203,10 +279,13 @@ void ingest_write_all(struct ingest *in)
 
 void ingest_finish(struct ingest *in)
 {
-	if (!in->failed)
+	if (!in->failed) {
 		flush_batch(in, false);
-	else if (!in->batch_closed)
+	} else if (!in->batch_closed) {
 		hg_store_rollback(in->store);
+		in->batch_closed = true;
+		batch_lost(in);
+	}
 }
 
 void ingest_summary(struct ingest *in, double seconds)
@@ -219,17 +298,17 @@ void ingest_summary(struct ingest *in, double seconds)
 		       "\"clusters_touched\":%zu,"
 		       "\"reports_per_second\":%.0f,\"objects\":{\"listed\":%zu,\"fetched\":%zu,"
 		       "\"skipped\":%zu,\"failed\":%zu,\"bytes\":%lld},\"failed_sources\":%zu,"
-		       "\"store_errors\":%d}\n",
-		       in->fresh, in->duplicate, in->rejected, in->files_skipped, in->n_touched, rate,
+		       "\"store_errors\":%d,\"not_stored\":%zu}\n",
+		       in->fresh, in->duplicate, in->rejected, in->files_skipped, in->touched.n, rate,
 		       in->listed, in->fetched, in->skipped, in->fetch_failed,
-		       (long long)in->fetched_bytes, in->sources_failed, in->failed);
+		       (long long)in->fetched_bytes, in->sources_failed, in->failed, in->not_stored);
 		return;
 	}
 	if (in->summary_format == ROWS_CSV) {
 		printf("new,duplicate,rejected,skipped,clusters_touched,reports_per_second,"
 		       "objects_listed,objects_fetched,objects_skipped,objects_failed,bytes\n"
 		       "%zu,%zu,%zu,%zu,%zu,%.0f,%zu,%zu,%zu,%zu,%lld\n",
-		       in->fresh, in->duplicate, in->rejected, in->files_skipped, in->n_touched, rate,
+		       in->fresh, in->duplicate, in->rejected, in->files_skipped, in->touched.n, rate,
 		       in->listed, in->fetched, in->skipped, in->fetch_failed,
 		       (long long)in->fetched_bytes);
 		return;
@@ -238,7 +317,10 @@ void ingest_summary(struct ingest *in, double seconds)
 		in->rejected);
 	if (in->files_skipped) /* said only when there are: the line scripts know stays */
 		fprintf(stderr, "%zu skipped, ", in->files_skipped);
-	fprintf(stderr, "%zu clusters touched, %.0f reports/s", in->n_touched, rate);
+	fprintf(stderr, "%zu clusters touched, %.0f reports/s", in->touched.n, rate);
+	if (in->failed) /* what the counts leave out */
+		fprintf(stderr, "; the store failed: its last batch (%zu report%s) was rolled back",
+			in->not_stored, in->not_stored == 1 ? "" : "s");
 	if (in->listed || in->sources_failed)
 		fprintf(stderr, "; objects: %zu listed, %zu fetched, %zu skipped, %zu failed, %.1f MB",
 			in->listed, in->fetched, in->skipped, in->fetch_failed,

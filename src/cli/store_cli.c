@@ -14,14 +14,27 @@ const char *store_path(const char *option)
 	return env && *env ? env : "hangar.db";
 }
 
+hg_store *open_store_in(hg_ctx *ctx, const char *path, enum hg_store_mode mode)
+{
+	hg_store *store = NULL;
+	int rc = hg_store_open_mode(ctx, path, mode, &store);
+	if (rc == HG_ENOENT) {
+		/* A typo in --db must not leave an empty store behind (it did:
+		 * 1.1 MB, exit 0), nor look like an empty one. */
+		hg_diagf(ctx, HG_DIAG_ERROR, path, 0, 0, 0,
+			 "no hangar store here; make one with 'hangar ingest --db %s REPORTS...'",
+			 path);
+	}
+	return rc == 0 ? store : NULL;
+}
+
 hg_store *open_store(const char *option)
 {
 	/* The store keeps its context for its whole life: one per process. */
 	static hg_ctx ctx;
 	hg_ctx_init(&ctx);
 	ctx.diag = cli_print_diag;
-	hg_store *store = NULL;
-	return hg_store_open(&ctx, store_path(option), &store) == 0 ? store : NULL;
+	return open_store_in(&ctx, store_path(option), HG_STORE_READ_ONLY);
 }
 
 bool parse_row_format(const char *cmd, const char *value, enum row_format *out)

@@ -15,9 +15,16 @@ enum row_format { ROWS_TABLE, ROWS_JSON, ROWS_CSV };
 /* --db FILE, else $HANGAR_DB, else ./hangar.db. */
 const char *store_path(const char *option);
 
-/* Opens that store for a reading command, errors said on stderr; NULL
- * when it cannot be opened.  Close with hg_store_close. */
+/* Opens that store for a reading command (read-only, never created),
+ * errors said on stderr; NULL when it cannot be opened.  Close with
+ * hg_store_close. */
 hg_store *open_store(const char *option);
+
+/* The same in a mode (hg_store_open_mode) with the context ctx, which
+ * must outlive the store.  With no store at the path, says so and how to
+ * make one: "PATH: error: no hangar store here; make one with 'hangar
+ * ingest --db PATH REPORTS...'". */
+hg_store *open_store_in(hg_ctx *ctx, const char *path, enum hg_store_mode mode);
 
 /* Reads the times of --since and --until (each may be NULL) into buf and
  * points *since / *until at them: EXIT_FINE or EXIT_USAGE (said on

@@ -48,7 +48,22 @@ static void configure_sqlite(void)
 	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 }
 
+static int open_flags(enum db_mode mode)
+{
+	switch (mode) {
+	case DB_READ_ONLY: return SQLITE_OPEN_READONLY;
+	case DB_READ_WRITE: return SQLITE_OPEN_READWRITE;
+	case DB_CREATE: break;
+	}
+	return SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+}
+
 int db_open(const char *path, int busy_ms, hg_db **out)
+{
+	return db_open_mode(path, busy_ms, DB_CREATE, out);
+}
+
+int db_open_mode(const char *path, int busy_ms, enum db_mode mode, hg_db **out)
 {
 	pthread_once(&config_once, configure_sqlite);
 	*out = NULL;
@@ -68,8 +83,7 @@ int db_open(const char *path, int busy_ms, hg_db **out)
 		memcpy(dotted + 2, path, n + 1);
 	}
 	int rc = sqlite3_open_v2(dotted ? dotted : path, &db->conn,
-				 SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX |
-					 SQLITE_OPEN_URI,
+				 open_flags(mode) | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI,
 				 NULL);
 	free(dotted);
 	if (!db->conn) {
@@ -138,7 +152,11 @@ int db_detach(hg_db *db, const char *schema)
 
 const char *db_errmsg(const hg_db *db)
 {
-	return db && db->conn ? sqlite3_errmsg(db->conn) : "out of memory";
+	if (!db || !db->conn)
+		return "out of memory";
+	/* After a later call that worked, SQLite's message is "not an error":
+	 * no reason at all is better than that one. */
+	return sqlite3_errcode(db->conn) == SQLITE_OK ? "" : sqlite3_errmsg(db->conn);
 }
 
 int db_exec(hg_db *db, const char *sql)

@@ -23,12 +23,23 @@ enum {
 
 #define DB_MAX_STMTS 64
 
-/* Opens (creating) path read-write.  *out is set whenever a handle was
- * allocated, even on failure, so that db_errmsg() can tell why; the caller
- * closes it.  busy_ms: how long a locked database is waited for. */
+/* How db_open_mode opens a file. */
+enum db_mode {
+	DB_CREATE,     /* read-write, created when missing */
+	DB_READ_WRITE, /* read-write, never created */
+	DB_READ_ONLY,  /* never written nor created */
+};
+
+/* Opens path in that mode.  *out is set whenever a handle was allocated,
+ * even on failure, so that db_errmsg() can tell why; the caller closes it.
+ * busy_ms: how long a locked database is waited for. */
+int db_open_mode(const char *path, int busy_ms, enum db_mode mode, hg_db **out);
+/* db_open_mode(path, busy_ms, DB_CREATE, out). */
 int db_open(const char *path, int busy_ms, hg_db **out);
 /* Finalizes every cached statement and closes.  Accepts NULL. */
 void db_close(hg_db *db);
+/* SQLite's reason for the last call that failed, "" when the last call
+ * worked (the reason is then gone: read it before the next call). */
 const char *db_errmsg(const hg_db *db);
 
 /* ATTACHes the database file at path, read-only (never created), as schema

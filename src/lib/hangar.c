@@ -13,6 +13,7 @@ const char *hg_strerror(int err)
 	case HG_EPARSE: return "malformed input";
 	case HG_ELIMIT: return "input exceeds a size limit";
 	case HG_EINVAL: return "invalid argument";
+	case HG_ENOENT: return "no such file";
 	}
 	return "unknown error";
 }

@@ -1,11 +1,13 @@
 /* The cluster store: opening (checking and migrating the schema), batches,
  * and adding reports and rejected inputs.  Queries are in store_query.c,
  * the merged call trees in store_tree.c, SQLite itself behind db.h. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
-
+#include <unistd.h>
 
 #include "sha256.h"
 #include "store_internal.h"
@@ -178,8 +180,9 @@ _Static_assert(N_MIGRATIONS == HG_STORE_SCHEMA_VERSION, "one migration per schem
 
 int store_fail(hg_store *store, int err, const char *what)
 {
-	hg_diagf(store->ctx, HG_DIAG_ERROR, store->path, 0, 0, 0, "%s: %s", what,
-		 db_errmsg(store->db));
+	const char *why = db_errmsg(store->db);
+	hg_diagf(store->ctx, HG_DIAG_ERROR, store->path, 0, 0, 0, "%s%s%s", what, *why ? ": " : "",
+		 why);
 	return err;
 }
 
@@ -284,12 +287,16 @@ static int check_identity(hg_store *store)
 		rc = store_query_int(store, S_USER_VERSION, "PRAGMA user_version", &version);
 	if (rc >= 0)
 		rc = store_query_int(store, S_N_TABLES, "SELECT count(*) FROM sqlite_master", &tables);
-	if (db_in_transaction(store->db))
-		db_exec(store->db, "COMMIT");
+	/* Said before the transaction ends: SQLite's reason goes with it. */
+	int err = 0;
 	if (rc == DB_EBAD)
-		return store_fail(store, HG_EPARSE, "not a hangar store (not an SQLite database, or corrupt)");
-	if (rc < 0)
-		return store_check(store, rc, "cannot read the store");
+		err = store_fail(store, HG_EPARSE, "not a hangar store (not an SQLite database, or corrupt)");
+	else if (rc < 0)
+		err = store_check(store, rc, "cannot read the store");
+	if (db_in_transaction(store->db))
+		db_exec(store->db, err ? "ROLLBACK" : "COMMIT");
+	if (err)
+		return err;
 	if (app_id != HG_STORE_APPLICATION_ID && (app_id != 0 || version != 0 || tables != 0)) {
 		hg_diagf(store->ctx, HG_DIAG_ERROR, store->path, 0, 0, 0,
 			 "not a hangar store (an SQLite database of another application)");
@@ -306,16 +313,71 @@ static int check_identity(hg_store *store)
 	return 0;
 }
 
-int hg_store_open(const hg_ctx *ctx, const char *path, hg_store **out)
+/* Whether path names something to open: a missing file, or an empty one,
+ * holds no store (opening it read-only would not make one either). */
+static bool store_exists(const char *path)
+{
+	struct stat st;
+	if (stat(path, &st) != 0)
+		return errno != ENOENT && errno != ENOTDIR; /* else let the open say why */
+	return !S_ISREG(st.st_mode) || st.st_size > 0;
+}
+
+static const enum db_mode db_modes[] = {
+	[HG_STORE_CREATE] = DB_CREATE,
+	[HG_STORE_EXISTING] = DB_READ_WRITE,
+	[HG_STORE_READ_ONLY] = DB_READ_ONLY,
+};
+
+/* The pragmas of a connection: WAL mode (set once, by a writer: a
+ * read-only connection finds it in the file) and the caches. */
+static int set_pragmas(hg_store *store, bool read_only)
+{
+	/* A new store gets 64 KiB pages (SQLite's largest), set before WAL mode
+	 * fixes the size: reports are ~1 KB texts written by the hundred
+	 * thousand, and with 4 KiB pages a big ingest spent a third of its time
+	 * in page-sized reads and writes of the WAL.  A store made before
+	 * keeps its pages. */
+	if (store->empty) {
+		int err = store_check(store, db_exec(store->db, "PRAGMA page_size = " STORE_PAGE_SIZE),
+				      "cannot set the store's page size");
+		if (err)
+			return err;
+	}
+	const char *sql = read_only ? "PRAGMA query_only = 1; PRAGMA temp_store = MEMORY;"
+				      " PRAGMA cache_size = -16384;"
+				    : "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;"
+				      " PRAGMA temp_store = MEMORY; PRAGMA cache_size = -16384;"
+				      " PRAGMA wal_autocheckpoint = 8192;";
+	int rc = DB_EBUSY;
+	for (int attempt = 0; attempt <= BUSY_RETRIES && rc == DB_EBUSY; attempt++)
+		rc = db_exec(store->db, sql);
+	return store_check(store, rc, read_only ? "cannot set up the store for reading"
+						: "cannot switch the store to WAL mode");
+}
+
+/* One attempt at opening in mode; *stale set (and the store closed) when
+ * a read-only open finds a schema older than ours. */
+static int open_in_mode(const hg_ctx *ctx, const char *path, enum hg_store_mode mode,
+			hg_store **out, bool *stale)
 {
 	*out = NULL;
+	*stale = false;
 	hg_store *store = calloc(1, sizeof *store);
 	if (!store || !(store->path = strdup(path))) {
 		free(store);
 		return HG_ENOMEM;
 	}
 	store->ctx = ctx;
-	int rc = db_open(path, BUSY_TIMEOUT_MS, &store->db);
+	bool read_only = mode == HG_STORE_READ_ONLY;
+	/* A reader that may write the file opens it read-write but
+	 * query-only: SQLite then removes the write-ahead log and its index
+	 * when it closes, which a read-only connection leaves behind.  A file
+	 * it may not write is opened read-only. */
+	enum db_mode how = db_modes[mode];
+	if (read_only && access(path, W_OK) == 0)
+		how = DB_READ_WRITE;
+	int rc = db_open_mode(path, BUSY_TIMEOUT_MS, how, &store->db);
 	int err = 0;
 	if (rc == DB_ENOMEM)
 		err = HG_ENOMEM;
@@ -323,24 +385,18 @@ int hg_store_open(const hg_ctx *ctx, const char *path, hg_store **out)
 		err = store_fail(store, HG_EIO, "cannot open the store");
 	if (!err)
 		err = check_identity(store);
-	/* A new store gets 64 KiB pages (SQLite's largest), set before WAL mode
-	 * fixes the size: reports are ~1 KB texts written by the hundred
-	 * thousand, and with 4 KiB pages a big ingest spent a third of its time
-	 * in page-sized reads and writes of the WAL.  A store made before
-	 * keeps its pages. */
-	if (!err && store->empty)
-		err = store_check(store, db_exec(store->db, "PRAGMA page_size = " STORE_PAGE_SIZE),
-				  "cannot set the store's page size");
-	if (!err) {
-		int wal = DB_EBUSY;
-		for (int attempt = 0; attempt <= BUSY_RETRIES && wal == DB_EBUSY; attempt++)
-			wal = db_exec(store->db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;"
-				     " PRAGMA temp_store = MEMORY; PRAGMA cache_size = -16384;"
-				     " PRAGMA wal_autocheckpoint = 8192;");
-		err = store_check(store, wal, "cannot switch the store to WAL mode");
+	if (!err && store->empty && mode != HG_STORE_CREATE)
+		err = HG_ENOENT; /* an SQLite file with nothing in it: no store yet */
+	if (!err && how == DB_READ_ONLY && store->version < HG_STORE_SCHEMA_VERSION) {
+		*stale = true;
+		err = HG_EINVAL;
 	}
-	if (!err)
-		err = store->version < HG_STORE_SCHEMA_VERSION ? migrate(store) : 0;
+	if (!err && how != DB_READ_ONLY)
+		err = set_pragmas(store, false);
+	if (!err && how != DB_READ_ONLY && store->version < HG_STORE_SCHEMA_VERSION)
+		err = migrate(store);
+	if (!err && read_only)
+		err = set_pragmas(store, true);
 	if (!err && db_predicate(store->db, "hg_scene_match", store_scene_match, store) < 0)
 		err = store_fail(store, HG_ENOMEM, "cannot register hg_scene_match");
 	if (err) {
@@ -349,6 +405,32 @@ int hg_store_open(const hg_ctx *ctx, const char *path, hg_store **out)
 	}
 	*out = store;
 	return 0;
+}
+
+int hg_store_open_mode(const hg_ctx *ctx, const char *path, enum hg_store_mode mode,
+		       hg_store **out)
+{
+	*out = NULL;
+	if ((unsigned)mode > HG_STORE_READ_ONLY)
+		return HG_EINVAL;
+	if (mode != HG_STORE_CREATE && !store_exists(path))
+		return HG_ENOENT;
+	bool stale = false;
+	int err = open_in_mode(ctx, path, mode, out, &stale);
+	if (stale) {
+		/* Migrated by a writer's connection, closed at once; then read. */
+		hg_store *writer = NULL;
+		err = open_in_mode(ctx, path, HG_STORE_EXISTING, &writer, &stale);
+		hg_store_close(writer);
+		if (!err)
+			err = open_in_mode(ctx, path, mode, out, &stale);
+	}
+	return err;
+}
+
+int hg_store_open(const hg_ctx *ctx, const char *path, hg_store **out)
+{
+	return hg_store_open_mode(ctx, path, HG_STORE_CREATE, out);
 }
 
 void hg_store_close(hg_store *store)
