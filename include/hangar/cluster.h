@@ -52,4 +52,8 @@ typedef struct hg_signature {
 int hg_signature_compute(const hg_report *rep, const hg_rules *rules, hg_arena *arena,
 			 hg_signature *out);
 
+/* The family a report of this kind is grouped under (hg_signature.family,
+ * the clusters' kind column): a static string. */
+const char *hg_signature_family(enum hg_report_kind kind);
+
 #endif

@@ -61,6 +61,14 @@ int64_t hg_stack_cost(const hg_method_stack *stack, int64_t cost);
  * empty stack. */
 long hg_stack_key(const hg_method_stack *stack, int64_t stack_cost);
 
+/* Whether two StackKey texts name the same methods.  Matrix writes a key
+ * as method ids each followed by '|' ("101|"); Matrix 0.5 followed each by
+ * a newline ("101\n"), and older ones wrote the key item's stack line
+ * ("0,101,1,56\n"): ids separated by '|' or white space, or a line of four
+ * comma-separated numbers (its second is the id), are compared by their
+ * ids.  Text in none of these forms is compared byte for byte. */
+bool hg_stack_key_same(const char *a, const char *b);
+
 /* Parses Matrix's structured stack text ("depth,id,count,cost" lines, each
  * ending in \n; a missing final \n and CRLF are tolerated) into out.  On a bad
  * line returns HG_EPARSE with *err_line (1-based) and *why set; more than

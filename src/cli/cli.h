@@ -57,4 +57,18 @@ bool cli_parse_int64(const char *s, int64_t *out);
 enum color_mode { COLOR_AUTO, COLOR_ALWAYS, COLOR_NEVER };
 bool cli_use_color(enum color_mode mode, FILE *stream);
 
+/* suggest.c: near misses.  The edit distance of a and b (adjacent
+ * transpositions count one); the candidate nearest to word, or NULL when
+ * none is near enough to be a slip. */
+size_t cli_edit_distance(const char *a, const char *b);
+const char *cli_nearest(const char *word, const char *const *candidates, size_t n);
+
+/* The usage error for what getopt_long refused ('?'), given the command's
+ * long options and getopt's optind and optopt: "unknown option '--colour';
+ * did you mean '--color'?", an ambiguous prefix with its options, a value
+ * given to an option that takes none.  Returns EXIT_USAGE. */
+struct option;
+int cli_unknown_option(const char *cmd, const struct option *opts, char **argv, int optind_now,
+		       int optopt_now);
+
 #endif

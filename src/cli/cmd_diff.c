@@ -129,7 +129,7 @@ static int run_diff(int argc, char **argv)
 			break;
 		case 'h': diff_usage(stdout); return EXIT_FINE;
 		case ':': return cli_usage_error("diff", "option '%s' needs a value", argv[optind - 1]);
-		default: return cli_usage_error("diff", "unknown option '%s'", argv[optind - 1]);
+		default: return cli_unknown_option("diff", long_options, argv, optind, optopt);
 		}
 	}
 	if (optind < argc)
@@ -148,10 +148,8 @@ static int run_diff(int argc, char **argv)
 	}
 	int rc = hg_store_diff(store, &q, on_row, &d);
 	hg_store_close(store);
-	if (rc != 0) {
-		fprintf(stderr, "hangar diff: %s\n", hg_strerror(rc));
-		return EXIT_SOME_FAILED;
-	}
+	if (rc != 0)
+		return cli_store_failed("diff", rc);
 	return fail_on_new && d.new_clusters ? EXIT_NEW_CLUSTERS : EXIT_FINE;
 }
 

@@ -58,7 +58,7 @@ static int run_ingest(int argc, char **argv)
 			break;
 		}
 		case ':': return cli_usage_error("ingest", "option '%s' needs a value", argv[optind - 1]);
-		case '?': return cli_usage_error("ingest", "unknown option '%s'", argv[optind - 1]);
+		case '?': return cli_unknown_option("ingest", long_options, argv, optind, optopt);
 		default: {
 			int bad = ingest_option(&in, "ingest", c, optarg);
 			if (bad != EXIT_FINE)

@@ -109,7 +109,7 @@ static int parse(int argc, char **argv, struct merge_opts *o, struct namer *name
 		case 'r': o->rules = optarg; break;
 		case 'h': merge_usage(stdout); return -1;
 		case ':': return cli_usage_error("merge", "option '%s' needs a value", argv[optind - 1]);
-		default: return cli_usage_error("merge", "unknown option '%s'", argv[optind - 1]);
+		default: return cli_unknown_option("merge", long_options, argv, optind, optopt);
 		}
 	}
 	if (!o->into)

@@ -111,7 +111,7 @@ static int parse(int argc, char **argv, struct nightly *n, struct ingest *in)
 		case OPT_FAIL_ON_NEW: n->fail_on_new = true; break;
 		case 'h': nightly_usage(stdout); return -1;
 		case ':': return cli_usage_error("nightly", "option '%s' needs a value", argv[optind - 1]);
-		case '?': return cli_usage_error("nightly", "unknown option '%s'", argv[optind - 1]);
+		case '?': return cli_unknown_option("nightly", long_options, argv, optind, optopt);
 		default: {
 			int bad = ingest_option(in, "nightly", c, optarg);
 			if (bad != EXIT_FINE)

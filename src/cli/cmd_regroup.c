@@ -104,7 +104,7 @@ static int run_regroup(int argc, char **argv)
 		case 's': g.ctx.stack_dir = optarg; break;
 		case 'h': regroup_usage(stdout); return EXIT_FINE;
 		case ':': return cli_usage_error("regroup", "option '%s' needs a value", argv[optind - 1]);
-		default: return cli_usage_error("regroup", "unknown option '%s'", argv[optind - 1]);
+		default: return cli_unknown_option("regroup", long_options, argv, optind, optopt);
 		}
 	}
 	if (optind < argc)

@@ -80,7 +80,7 @@ static int run_rejected(int argc, char **argv)
 			break;
 		case 'h': rejected_usage(stdout); return EXIT_FINE;
 		case ':': return cli_usage_error("rejected", "option '%s' needs a value", argv[optind - 1]);
-		default: return cli_usage_error("rejected", "unknown option '%s'", argv[optind - 1]);
+		default: return cli_unknown_option("rejected", long_options, argv, optind, optopt);
 		}
 	}
 	int64_t id = 0;

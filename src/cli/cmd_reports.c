@@ -93,7 +93,7 @@ static int run_reports(int argc, char **argv)
 			break;
 		case 'h': reports_usage(stdout); return EXIT_FINE;
 		case ':': return cli_usage_error("reports", "option '%s' needs a value", argv[optind - 1]);
-		default: return cli_usage_error("reports", "unknown option '%s'", argv[optind - 1]);
+		default: return cli_unknown_option("reports", long_options, argv, optind, optopt);
 		}
 	}
 	if (optind + 1 != argc)

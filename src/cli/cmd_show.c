@@ -211,7 +211,7 @@ static int run_show(int argc, char **argv)
 			break;
 		case 'h': show_usage(stdout); return EXIT_FINE;
 		case ':': return cli_usage_error("show", "option '%s' needs a value", argv[optind - 1]);
-		default: return cli_usage_error("show", "unknown option '%s'", argv[optind - 1]);
+		default: return cli_unknown_option("show", long_options, argv, optind, optopt);
 		}
 	}
 	if (optind + 1 != argc)
@@ -264,10 +264,8 @@ static int run_show(int argc, char **argv)
 	free(s.ids);
 	free(s.depths);
 	hg_store_close(store);
-	if (rc != 0) {
-		fprintf(stderr, "hangar show: %s\n", hg_strerror(rc));
-		return EXIT_SOME_FAILED;
-	}
+	if (rc != 0)
+		return cli_store_failed("show", rc);
 	return EXIT_FINE;
 }
 

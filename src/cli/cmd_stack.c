@@ -197,13 +197,7 @@ static int parse_options(struct stack_run *run, int argc, char **argv, bool *raw
 			break;
 		case 'h': stack_usage(stdout); return -1;
 		case ':': return cli_usage_error("stack", "option '%s' needs a value", argv[optind - 1]);
-		default:
-			/* A bad long option is the word getopt just passed; a bad
-			 * letter, even inside a group (-xA), is in optopt. */
-			if (optopt == 0 || strncmp(argv[optind - 1], "--", 2) == 0)
-				return cli_usage_error("stack", "unknown or ambiguous option '%s'",
-						       argv[optind - 1]);
-			return cli_usage_error("stack", "unknown option '-%c'", optopt);
+		default: return cli_unknown_option("stack", long_options, argv, optind, optopt);
 		}
 	}
 	run->render.color = cli_use_color(color, stdout) && run->format == FORMAT_TREE;

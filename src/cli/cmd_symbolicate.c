@@ -384,11 +384,7 @@ static int run_symbolicate(int argc, char **argv)
 			rc = cli_usage_error("symbolicate", "option '%s' needs a value", argv[optind - 1]);
 			break;
 		default:
-			if (optopt == 0 || strncmp(argv[optind - 1], "--", 2) == 0)
-				rc = cli_usage_error("symbolicate", "unknown or ambiguous option '%s'",
-						     argv[optind - 1]);
-			else
-				rc = cli_usage_error("symbolicate", "unknown option '-%c'", optopt);
+			rc = cli_unknown_option("symbolicate", long_options, argv, optind, optopt);
 		}
 	}
 	const char *env = getenv("HANGAR_MAPPING");

@@ -105,7 +105,11 @@ static int run_top(int argc, char **argv)
 				return cli_usage_error("top", "--sort wants count, cost, devices or recent");
 			q.sort = optarg;
 			break;
-		case 'k': q.kind = optarg; break;
+		case 'k':
+			if (!parse_kind("top", optarg))
+				return EXIT_USAGE;
+			q.kind = optarg;
+			break;
 		case 'v': q.version = optarg; break;
 		case 'S': q.since = optarg; break;
 		case 'U': q.until = optarg; break;
@@ -121,7 +125,7 @@ static int run_top(int argc, char **argv)
 			break;
 		case 'h': top_usage(stdout); return EXIT_FINE;
 		case ':': return cli_usage_error("top", "option '%s' needs a value", argv[optind - 1]);
-		default: return cli_usage_error("top", "unknown option '%s'", argv[optind - 1]);
+		default: return cli_unknown_option("top", long_options, argv, optind, optopt);
 		}
 	}
 	if (optind < argc)
@@ -137,10 +141,8 @@ static int run_top(int argc, char **argv)
 	}
 	int rc = hg_store_top(store, &q, on_cluster, &t);
 	hg_store_close(store);
-	if (rc != 0) {
-		fprintf(stderr, "hangar top: %s\n", hg_strerror(rc));
-		return EXIT_SOME_FAILED;
-	}
+	if (rc != 0)
+		return cli_store_failed("top", rc);
 	return EXIT_FINE;
 }
 

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "hangar/cluster.h"
 #include "store_cli.h"
 
 const char *store_path(const char *option)
@@ -28,6 +29,15 @@ hg_store *open_store_in(hg_ctx *ctx, const char *path, enum hg_store_mode mode)
 	return rc == 0 ? store : NULL;
 }
 
+int cli_store_failed(const char *cmd, int rc)
+{
+	if (rc == HG_EPARSE || rc == HG_EIO)
+		fprintf(stderr, "hangar %s: cannot read the store (said above)\n", cmd);
+	else
+		fprintf(stderr, "hangar %s: %s\n", cmd, hg_strerror(rc));
+	return EXIT_SOME_FAILED;
+}
+
 hg_store *open_store(const char *option)
 {
 	/* The store keeps its context for its whole life: one per process. */
@@ -50,6 +60,65 @@ bool parse_row_format(const char *cmd, const char *value, enum row_format *out)
 		return false;
 	}
 	return true;
+}
+
+/* The families, distinct, in the order of the kinds; *n of them. */
+static const char *const *families(size_t *n)
+{
+	static const char *list[64];
+	static size_t count;
+	if (!count) {
+		/* Kinds past the last are named "unknown", as is kind 0. */
+		for (int k = 0; k < 64; k++) {
+			enum hg_report_kind kind = (enum hg_report_kind)k;
+			if (k > 0 && !strcmp(hg_report_kind_name(kind), "unknown"))
+				break;
+			const char *f = hg_signature_family(kind);
+			size_t i = 0;
+			while (i < count && strcmp(list[i], f))
+				i++;
+			if (i == count)
+				list[count++] = f;
+		}
+	}
+	*n = count;
+	return list;
+}
+
+bool parse_kind(const char *cmd, const char *value)
+{
+	size_t n;
+	const char *const *list = families(&n);
+	hg_buf all;
+	hg_buf_init(&all);
+	for (size_t i = 0; i < n; i++) {
+		if (!strcmp(list[i], value)) {
+			hg_buf_release(&all);
+			return true;
+		}
+		hg_buf_printf(&all, "%s%s", i ? ", " : "", list[i]);
+	}
+	/* A kind grouped under another family (block, touch_lag, ...). */
+	const char *family = NULL;
+	for (int k = 1; k < 64 && !family; k++) {
+		enum hg_report_kind kind = (enum hg_report_kind)k;
+		if (!strcmp(hg_report_kind_name(kind), "unknown"))
+			break;
+		if (!strcmp(hg_report_kind_name(kind), value))
+			family = hg_signature_family(kind);
+	}
+	const char *near = cli_nearest(value, list, n);
+	if (family)
+		cli_usage_error(cmd, "--kind takes a family, and %s reports are grouped under '%s' "
+				"(families: %s)", value, family, all.data ? all.data : "");
+	else if (near)
+		cli_usage_error(cmd, "unknown --kind '%s'; did you mean '%s'? (families: %s)", value,
+				near, all.data ? all.data : "");
+	else
+		cli_usage_error(cmd, "unknown --kind '%s' (families: %s)", value,
+				all.data ? all.data : "");
+	hg_buf_release(&all);
+	return false;
 }
 
 static void csv_field(FILE *out, const char *v)

@@ -26,6 +26,11 @@ hg_store *open_store(const char *option);
  * ingest --db PATH REPORTS...'". */
 hg_store *open_store_in(hg_ctx *ctx, const char *path, enum hg_store_mode mode);
 
+/* A query that failed with rc: says so on stderr ("hangar CMD: ...") in
+ * the store's words, not as bad input (the store said what failed, with
+ * its path and SQLite's reason); returns EXIT_SOME_FAILED. */
+int cli_store_failed(const char *cmd, int rc);
+
 /* Reads the times of --since and --until (each may be NULL) into buf and
  * points *since / *until at them: EXIT_FINE or EXIT_USAGE (said on
  * stderr, naming cmd and the option). */
@@ -35,6 +40,12 @@ int cli_store_window(hg_store *store, const char *cmd, const char **since, const
 /* Parses a --format value for `cmd`; false (after a usage message) when
  * it is not table, json or csv. */
 bool parse_row_format(const char *cmd, const char *value, enum row_format *out);
+
+/* Checks a --kind value for `cmd`: a family that clusters are grouped
+ * under (hg_signature_family of some kind).  false (after a usage message
+ * listing the families, with the nearest one, or the family of a kind
+ * given instead) when it is none. */
+bool parse_kind(const char *cmd, const char *value);
 
 /* One output row: a list of (column, value) pairs printed as a table line
  * (values padded to the widths given), a CSV line, or a JSON object.  A

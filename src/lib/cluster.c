@@ -473,3 +473,8 @@ int hg_signature_compute(const hg_report *rep, const hg_rules *rules, hg_arena *
 	out->no_app_frame = no_app;
 	return 0;
 }
+
+const char *hg_signature_family(enum hg_report_kind kind)
+{
+	return family_of(kind);
+}

@@ -113,7 +113,7 @@ static int read_structured(const hg_ctx *ctx, const hg_json *content,
 		rep->has_device_key = true;
 		rep->device_key = hg_arena_strdup(rep->arena, device);
 		const char *mine = hg_report_stack_key_text(rep);
-		if (strcmp(mine, device) != 0)
+		if (!hg_stack_key_same(mine, device)) /* "101\n" (Matrix 0.5) is 101| */
 			hg_strlist_addf(&rep->warnings, rep->arena,
 					"the device sent stackKey \"%s\" but the stack gives \"%s\"",
 					device, mine);

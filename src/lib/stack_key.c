@@ -1,5 +1,7 @@
 /* trimStack, the stack cost and getTreeKey, as EvilMethodTracer uses them. */
 
+#include <string.h>
+
 #include "hangar/beat.h"
 #include "hangar/stack.h"
 #include "java_int.h"
@@ -119,4 +121,69 @@ long hg_stack_key(const hg_method_stack *stack, int64_t stack_cost)
 			return second;
 	}
 	return best;
+}
+
+/* ---- StackKey texts of every Matrix era ---- */
+
+#define KEY_MAX_IDS 64
+
+static bool key_sep(char c)
+{
+	return c == '|' || c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+/* One number at *s (an optional '-', then at most 10 digits): false when
+ * there is none or it does not fit a Java int. */
+static bool key_number(const char **s, int64_t *out)
+{
+	const char *p = *s;
+	bool neg = *p == '-';
+	p += neg;
+	int64_t v = 0;
+	const char *digits = p;
+	while (*p >= '0' && *p <= '9' && p - digits < 11)
+		v = v * 10 + (*p++ - '0');
+	if (p == digits || (*p >= '0' && *p <= '9'))
+		return false;
+	v = neg ? -v : v;
+	if (v < INT32_MIN || v > INT32_MAX)
+		return false;
+	*out = v;
+	*s = p;
+	return true;
+}
+
+/* The ids of a key text: *n of them, false when it is in no known form. */
+static bool key_ids(const char *s, int64_t ids[KEY_MAX_IDS], size_t *n)
+{
+	*n = 0;
+	for (;;) {
+		while (key_sep(*s))
+			s++;
+		if (!*s)
+			return true;
+		int64_t f[4];
+		size_t k = 0;
+		while (k < 4 && key_number(&s, &f[k])) {
+			k++;
+			if (*s != ',')
+				break;
+			s++;
+		}
+		/* "id" alone, or the four fields of a stack line. */
+		if ((k != 1 && k != 4) || (*s && !key_sep(*s)) || *n == KEY_MAX_IDS)
+			return false;
+		ids[(*n)++] = k == 1 ? f[0] : f[1];
+	}
+}
+
+bool hg_stack_key_same(const char *a, const char *b)
+{
+	if (strcmp(a, b) == 0)
+		return true;
+	int64_t ia[KEY_MAX_IDS], ib[KEY_MAX_IDS];
+	size_t na, nb;
+	if (!key_ids(a, ia, &na) || !key_ids(b, ib, &nb) || na != nb || na == 0)
+		return false;
+	return memcmp(ia, ib, na * sizeof *ia) == 0;
 }

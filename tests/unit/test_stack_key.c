@@ -1,7 +1,8 @@
 /* Unit tests for what is done with a rebuilt stack: hg_stack_trim
  * (trimStack with EvilMethodTracer's filter), hg_stack_cost, hg_stack_key
  * (getTreeKey), hg_stack_parse (structured depth,id,count,cost text),
- * hg_calltree_build, and a seeded random comparison of hg_stack_trim with
+ * hg_calltree_build, hg_stack_key_same (StackKey texts of every Matrix
+ * era), and a seeded random comparison of hg_stack_trim with
  * the literal Java transcription in stack_fixture.h. */
 #include "stack_fixture.h"
 
@@ -342,6 +343,39 @@ static void test_trim_matches_reference(void **state)
 	}
 }
 
+/* ---- hg_stack_key_same: keys of every Matrix era ---- */
+
+static void test_key_text_forms(void **state)
+{
+	(void)state;
+	/* Matrix 0.5 ended ids with a newline; the key is the same method. */
+	assert_true(hg_stack_key_same("83033\n", "83033|"));
+	assert_true(hg_stack_key_same("83033|", "83033\n"));
+	assert_true(hg_stack_key_same("101\r\n", "101|"));
+	assert_true(hg_stack_key_same(" 101 ", "101|"));
+	assert_true(hg_stack_key_same("101", "101|"));
+	assert_true(hg_stack_key_same("101\n102\n", "101|102|"));
+	/* Older: the key item's whole stack line. */
+	assert_true(hg_stack_key_same("0,30,1,56\n", "30|"));
+	assert_true(hg_stack_key_same("-5|", "-5\n"));
+	/* Other methods, other counts, other order. */
+	assert_false(hg_stack_key_same("101\n", "1011|"));
+	assert_false(hg_stack_key_same("101\n", "102|"));
+	assert_false(hg_stack_key_same("101|102|", "101|"));
+	assert_false(hg_stack_key_same("102|101|", "101|102|"));
+	assert_false(hg_stack_key_same("0,30,1,56\n", "0|"));
+	/* Not a key: compared as written, never equal to a number. */
+	assert_false(hg_stack_key_same("abc", "101|"));
+	assert_false(hg_stack_key_same("101a|", "101|"));
+	assert_false(hg_stack_key_same("1,2|", "1|"));
+	assert_false(hg_stack_key_same("", "101|"));
+	assert_false(hg_stack_key_same("\n", "|"));
+	assert_true(hg_stack_key_same("abc", "abc"));
+	/* Beyond a Java int is no id of Matrix's. */
+	assert_false(hg_stack_key_same("4294967397|", "101|"));
+	assert_false(hg_stack_key_same("99999999999999999999|", "101|"));
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
@@ -362,6 +396,7 @@ int main(void)
 		T(test_parse_line_cap),
 		T(test_calltree),
 		T(test_trim_matches_reference),
+		T(test_key_text_forms),
 	};
 #undef T
 	return cmocka_run_group_tests(tests, NULL, NULL);
