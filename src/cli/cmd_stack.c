@@ -23,7 +23,8 @@ static void stack_usage(FILE *out)
 		"the StackKey and symbols; thread dumps (ANR traces, BlockCanary, Java stacks,\n"
 		"iOS KSCrash) with the blamed thread, what blocks it and lock cycles; FPS and\n"
 		"startup figures.  The format is detected from the content.  FILE holds one\n"
-		"report, NDJSON, a JSON array or a text dump; '-' is stdin.\n"
+		"report, NDJSON, a JSON array or a text dump; '-' is stdin; a folder's report\n"
+		"files are read as ingest finds them (recursively, regular files, sorted).\n"
 		"\n"
 		"Options:\n"
 		"  -m, --mapping FILE    methodMapping.txt (default: next to the report, then\n"
@@ -374,12 +375,31 @@ static void read_one(struct stack_run *run, const char *path)
 	free(data);
 }
 
+/* A folder is read as ingest reads it (hg_input_list_folder: its report
+ * files, recursively, regular files only, sorted), each file as if named
+ * on the command line. */
+static void read_input(struct stack_run *run, const char *path)
+{
+	if (!hg_input_is_folder(path)) {
+		read_one(run, path);
+		return;
+	}
+	hg_path_list list;
+	if (hg_input_list_folder(&run->ctx, path, &list) != 0) {
+		input_failed(run, path);
+		return;
+	}
+	for (size_t i = 0; i < list.n && !stack_pipe_stopped(&run->pipe); i++)
+		read_one(run, list.paths[i]);
+	hg_path_list_release(&list);
+}
+
 /* The reader thread: every input in turn, then what it said last. */
 static void *read_all(void *arg)
 {
 	struct stack_run *run = arg;
 	for (int i = 0; i < run->n_inputs && !stack_pipe_stopped(&run->pipe); i++)
-		read_one(run, run->inputs[i]);
+		read_input(run, run->inputs[i]);
 	if (run->pending_diags.len) {
 		struct stack_item last = {0};
 		queue_item(run, &last);

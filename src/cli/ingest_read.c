@@ -1,12 +1,11 @@
-/* hangar ingest's reader thread: files, folders (searched recursively, in
- * a stable order, regular files only) and stdin or FIFOs (streams); each report parsed, named (mappings), signed
- * and prepared for the store here, so that the writer only writes. */
-#define _XOPEN_SOURCE 700 /* nftw */
-#include <ftw.h>
+/* hangar ingest's reader thread: files, folders (hg_input_list_folder:
+ * searched recursively, in a stable order, regular files only) and stdin
+ * or FIFOs (streams); each report parsed, named (mappings), signed and
+ * prepared for the store here, so that the writer only writes. */
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
+#include "hangar/input.h"
 #include "ingest.h"
 
 int ingest_on_report(void *user, hg_report *rep)
@@ -42,95 +41,25 @@ static void ingest_file(struct ingest *in, const char *path)
 	}
 }
 
-/* Folders are read in a stable order: their files, sorted.  nftw has no
- * user pointer, hence the file-level list (used by the reader thread only). */
-static char **found;
-static size_t n_found, cap_found;
-static struct ingest *walking; /* the run whose folder is walked */
-
-/* What a folder entry that is not a regular file is, or NULL: it is one. */
-static const char *not_regular(int type, const struct stat *st)
-{
-	if (type == FTW_DNR)
-		return "a folder that cannot be read";
-	if (type == FTW_NS)
-		return "a file whose status cannot be read";
-	if (type != FTW_F || S_ISREG(st->st_mode))
-		return NULL;
-	if (S_ISFIFO(st->st_mode))
-		return "a FIFO";
-	if (S_ISSOCK(st->st_mode))
-		return "a socket";
-	if (S_ISCHR(st->st_mode))
-		return "a character device";
-	if (S_ISBLK(st->st_mode))
-		return "a block device";
-	return "not a regular file";
-}
-
-static int collect(const char *path, const struct stat *st, int type, struct FTW *ftw)
-{
-	(void)ftw;
-	/* Only regular files are read: a FIFO would wait for a writer
-	 * forever, a device never ends.  Symbolic links are not followed
-	 * (FTW_SL), so what they point to is never opened. */
-	const char *kind = not_regular(type, st);
-	if (kind) {
-		hg_diagf(&walking->ctx, HG_DIAG_WARNING, path, 0, 0, 0, "skipped: %s%s", kind,
-			 type == FTW_F ? ", not a regular file" : "");
-		walking->files_skipped++;
-		return 0;
-	}
-	if (type != FTW_F)
-		return 0;
-	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
-	size_t n = strlen(base);
-	static const char *const not_reports[] = {".md", ".rules", ".txt.gz", ".db", ".db-wal",
-						  ".db-shm"};
-	if (base[0] == '.' || !strcmp(base, "methodMapping.txt") || !strcmp(base, "mapping.txt"))
-		return 0; /* hidden files and mappings are not reports */
-	for (size_t i = 0; i < sizeof not_reports / sizeof not_reports[0]; i++) {
-		size_t k = strlen(not_reports[i]);
-		if (n > k && !strcmp(base + n - k, not_reports[i]))
-			return 0; /* notes, rules files, stores */
-	}
-	if (n_found == cap_found) {
-		size_t cap = cap_found ? cap_found * 2 : 256;
-		char **f = realloc(found, cap * sizeof *f);
-		if (!f)
-			return -1;
-		found = f;
-		cap_found = cap;
-	}
-	found[n_found] = strdup(path);
-	return found[n_found++] ? 0 : -1;
-}
-
-static int by_name(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
+/* A folder's report files, as hg_input_list_folder finds them (stack
+ * reads a folder the same way). */
 static void ingest_input(struct ingest *in, const char *path)
 {
-	struct stat st;
-	if (strcmp(path, "-") != 0 && stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-		n_found = 0;
-		walking = in;
-		nftw(path, collect, 16, FTW_PHYS);
-		walking = NULL;
-		qsort(found, n_found, sizeof *found, by_name);
-		for (size_t i = 0; i < n_found; i++) {
-			if (!ingest_queue_stopped(&in->queue))
-				ingest_file(in, found[i]);
-			free(found[i]);
-		}
-		free(found);
-		found = NULL;
-		n_found = cap_found = 0;
+	if (!hg_input_is_folder(path)) {
+		ingest_file(in, path);
 		return;
 	}
-	ingest_file(in, path);
+	hg_path_list list;
+	if (hg_input_list_folder(&in->ctx, path, &list) != 0) {
+		struct ingest_item item = {.path = strdup(path), .reason = strdup(in->diags.last)};
+		if (!item.path || !item.reason || !ingest_queue_push(&in->queue, &item))
+			ingest_item_release(&item);
+		return;
+	}
+	in->files_skipped += list.skipped;
+	for (size_t i = 0; i < list.n && !ingest_queue_stopped(&in->queue); i++)
+		ingest_file(in, list.paths[i]);
+	hg_path_list_release(&list);
 }
 
 void *ingest_reader(void *arg)
