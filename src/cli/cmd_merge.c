@@ -147,7 +147,7 @@ static int run_merge(int argc, char **argv)
 	memset(&diag, 0, sizeof diag);
 	struct namer names = {.ctx = &ctx};
 	struct merge_opts o = {.format = ROWS_TABLE};
-	struct namer_reread reread = {&ctx, NULL, &names, NULL, HG_FORMAT_AUTO, 0};
+	struct namer_reread reread = {&ctx, NULL, &names, NULL, HG_FORMAT_AUTO, 0, NULL};
 	int status = parse(argc, argv, &o, &names, &reread.app_version);
 	if (status != EXIT_FINE)
 		return status < 0 ? EXIT_FINE : status;

@@ -116,20 +116,26 @@ static int run_regroup(int argc, char **argv)
 		return EXIT_SOME_FAILED;
 	}
 	hg_regroup_stats s;
-	struct namer_reread reread = {&g.ctx, g.rules, &g.names, NULL, g.format, 0};
+	struct reread_failures failures = {0};
+	struct namer_reread reread = {&g.ctx, g.rules, &g.names, NULL, g.format, 0, &failures};
 	int rc = hg_store_regroup(store, namer_reread, &reread, &s);
 	hg_store_close(store);
 	release(&g);
 	if (rc != 0) {
+		reread_failures_release(&failures);
 		fprintf(stderr, "hangar regroup: %s\n", hg_strerror(rc));
 		return EXIT_SOME_FAILED;
 	}
+	/* Each report not read again by name (the first REREAD_LISTED), then
+	 * the summary with their count. */
+	reread_failures_print(&failures, "regroup", stderr);
+	reread_failures_release(&failures);
 	fprintf(stderr, "regroup: %lld reports, %lld clusters before, %lld after, moved %lld\n",
 		(long long)s.reports, (long long)s.clusters_before, (long long)s.clusters_after,
 		(long long)s.moved);
 	if (s.kept)
-		fprintf(stderr, "regroup: %lld reports could not be read again and kept their cluster\n",
-			(long long)s.kept);
+		fprintf(stderr, "regroup: %lld report%s could not be read again and kept %s cluster\n",
+			(long long)s.kept, s.kept == 1 ? "" : "s", s.kept == 1 ? "its" : "their");
 	return EXIT_FINE;
 }
 

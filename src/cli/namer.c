@@ -145,23 +145,58 @@ bool namer_load(struct namer *n, const char *cmd, const char *mapping,
 	return true;
 }
 
+/* The first error said while a stored report is read again. */
+struct first_error {
+	char message[512];
+};
+
+static void keep_first_error(void *user, const hg_diag *d)
+{
+	struct first_error *e = user;
+	if (d->severity == HG_DIAG_ERROR && !e->message[0])
+		snprintf(e->message, sizeof e->message, "%s", d->message);
+}
+
+static void not_read_again(struct namer_reread *r, const hg_regroup_item *item, const char *why)
+{
+	r->unreadable++;
+	if (r->failures)
+		reread_failures_add(r->failures, item, why);
+}
+
 int namer_reread(void *user, const hg_regroup_item *item, hg_report **out, hg_signature *sig)
 {
 	struct namer_reread *r = user;
 	hg_report *rep = NULL;
-	int rc = hg_report_read_one(r->ctx, item->source, item->text, item->len, r->format, &rep);
+	/* With a list to fill, the reading's diagnostics are kept, not said:
+	 * they name lines of the stored text, and a store can hold thousands. */
+	hg_ctx quiet = *r->ctx;
+	struct first_error first = {{0}};
+	if (r->failures) {
+		quiet.diag = keep_first_error;
+		quiet.diag_user = &first;
+	}
+	int rc = hg_report_read_one(&quiet, item->source, item->text, item->len, r->format, &rep);
 	if (rc == HG_ENOMEM)
 		return rc;
 	if (!rep || (!rep->has_method_stack && rep->threads.n == 0)) {
 		hg_report_destroy(rep);
-		r->unreadable++;
+		not_read_again(r, item, rep ? "it has no method stack and no thread now (an APM "
+					      "report's stack file: see --stack-dir)"
+					    : first.message);
 		return 0;
 	}
 	namer_name(r->names, rep, item->version ? item->version : r->app_version, item->source);
 	rc = hg_signature_compute(rep, r->rules, rep->arena, sig);
 	if (rc != 0) {
 		hg_report_destroy(rep);
-		return rc == HG_ENOMEM ? rc : 0;
+		if (rc == HG_ENOMEM)
+			return rc;
+		char why[96];
+		snprintf(why, sizeof why, "its signature cannot be computed: %s", hg_strerror(rc));
+		if (r->failures)
+			reread_failures_add(r->failures, item, why);
+		return 0;
 	}
 	*out = rep;
 	return 0;

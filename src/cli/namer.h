@@ -14,6 +14,7 @@
 #include "hangar/proguard.h"
 #include "hangar/report.h"
 #include "hangar/store.h"
+#include "reread_failures.h"
 
 #define NAMER_MAX_PROGUARD 16
 #define NAMER_MAX_VERSIONS 64 /* versions whose mappings stay loaded */
@@ -64,6 +65,10 @@ struct namer_reread {
 	const char *app_version;   /* for reports that name none; may be NULL */
 	enum hg_input_format format; /* HG_FORMAT_AUTO: detect */
 	size_t unreadable;         /* reports that could not be read again */
+	/* NULL: the re-reading's diagnostics go to ctx as they come; else
+	 * each report not read again is recorded here with its first error
+	 * (and its diagnostics are not printed). */
+	struct reread_failures *failures;
 };
 
 /* Reports it cannot read again now (or whose stack was outside its text:
