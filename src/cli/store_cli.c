@@ -15,6 +15,24 @@ const char *store_path(const char *option)
 	return env && *env ? env : "hangar.db";
 }
 
+/* path as a shell word: as it is when that is safe, else in double quotes
+ * (with ", \, $ and ` escaped). */
+static void shell_word(hg_buf *out, const char *path)
+{
+	if (*path && strspn(path, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+				  "0123456789_./+:,@%-") == strlen(path)) {
+		hg_buf_puts(out, path);
+		return;
+	}
+	hg_buf_putc(out, '"');
+	for (const char *p = path; *p; p++) {
+		if (strchr("\"\\$`", *p))
+			hg_buf_putc(out, '\\');
+		hg_buf_putc(out, *p);
+	}
+	hg_buf_putc(out, '"');
+}
+
 hg_store *open_store_in(hg_ctx *ctx, const char *path, enum hg_store_mode mode)
 {
 	hg_store *store = NULL;
@@ -22,9 +40,13 @@ hg_store *open_store_in(hg_ctx *ctx, const char *path, enum hg_store_mode mode)
 	if (rc == HG_ENOENT) {
 		/* A typo in --db must not leave an empty store behind (it did:
 		 * 1.1 MB, exit 0), nor look like an empty one. */
+		hg_buf word;
+		hg_buf_init(&word);
+		shell_word(&word, path);
 		hg_diagf(ctx, HG_DIAG_ERROR, path, 0, 0, 0,
 			 "no hangar store here; make one with 'hangar ingest --db %s REPORTS...'",
-			 path);
+			 word.failed || !word.data ? path : word.data);
+		hg_buf_release(&word);
 	}
 	return rc == 0 ? store : NULL;
 }
