@@ -13,7 +13,7 @@
 #include "hangar.h"
 #include "report.h"
 
-#define HG_STORE_SCHEMA_VERSION 6
+#define HG_STORE_SCHEMA_VERSION 7
 
 typedef struct hg_store hg_store;
 

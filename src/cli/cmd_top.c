@@ -67,7 +67,7 @@ static int on_cluster(void *user, const hg_cluster_row *c)
 		struct cell cells[] = {
 			{"hash", t->format == ROWS_CSV ? c->hash : hash, 12, false},
 			{"kind", c->kind, 11, false}, {"count", count, 7, false},
-			{"p90ms", p90, 7, false},     {"last_seen", c->last_seen, 19, false},
+			{"p90ms", p90, 7, false},     {"last_seen", c->last_seen ? c->last_seen : t->format == ROWS_CSV ? "" : "unknown", 19, false},
 			{"title", c->title, 0, false},
 		};
 		if (t->rows == 0)

@@ -82,6 +82,11 @@ static int deliver(struct reader *r, hg_report *rep)
 		rep->text_len = r->span_len;
 	}
 	r->span = NULL;
+	int rc = report_settle_time(rep);
+	if (rc != 0) {
+		hg_report_destroy(rep);
+		return rc;
+	}
 	return r->sink(r->user, rep);
 }
 

@@ -97,11 +97,11 @@ int hg_store_reports(hg_store *store, const char *hash, long limit, hg_report_ro
 		     void *user)
 {
 	hg_db_stmt *st = db_stmt(store->db, S_REPORTS,
-		"SELECT content_hash, source, line, coalesce(time, ingested_at), version, device,"
+		"SELECT content_hash, source, line, time, version, device,"
 		" scene, cost FROM reports WHERE id IN (SELECT id FROM reports"
 		"  INDEXED BY reports_by_cluster WHERE cluster = ?1"
-		"  ORDER BY coalesce(time, ingested_at) DESC, id DESC LIMIT ?2)"
-		" ORDER BY coalesce(time, ingested_at) DESC, id DESC");
+		"  ORDER BY time IS NULL, time DESC, id DESC LIMIT ?2)"
+		" ORDER BY time IS NULL, time DESC, id DESC");
 	if (!st)
 		return store_fail(store, HG_EIO, "cannot query reports");
 	db_bind_text(st, 1, hash);
