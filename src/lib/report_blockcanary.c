@@ -336,7 +336,7 @@ static int block_time(struct bc *b)
 	rep->time = hg_arena_strdup(rep->arena, out);
 	if (!rep->time)
 		return HG_ENOMEM;
-	return hg_report_add_stat(rep, "blockcanary", "year-from", from);
+	return hg_report_add_stat(rep, "block", "time-year-from", from);
 }
 
 static int finish(struct bc *b, const char *text, size_t len)

@@ -141,7 +141,8 @@ static void test_xcrash_java_crash_all_threads(void **state)
 	assert_string_equal(r->process, "xcrash.sample");
 	assert_string_equal(r->app_version, "1.2.3-beta456-patch789");
 	assert_string_equal(r->device, "Pixel");
-	assert_string_equal(r->time, "2019-10-12T03:23:25.533+0800");
+	assert_string_equal(r->time_written, "2019-10-12T03:23:25.533+0800");
+	assert_string_equal(r->time, "2019-10-11T19:23:25.533Z");
 	assert_figure(r, "xcrash", "Tombstone maker", "xCrash 2.4.6");
 	assert_figure(r, "xcrash", "Crash type", "java");
 	assert_figure(r, "xcrash", "API level", "29");
