@@ -274,7 +274,7 @@ int report_time_parse(const char *s, size_t n, char out[REPORT_TIME_SIZE], const
 	size_t lead = 0;
 	while (lead < n && is_digit(s[lead]))
 		lead++;
-	if (lead == n || (lead < n && s[lead] == '.' && lead != 4))
+	if (lead == n || lead > 4 || (lead > 0 && lead != 4 && s[lead] == '.'))
 		return epoch(&sc, out, why);
 	int year = fixed_digits(&sc, 4), month = -1, day = -1;
 	if (year >= 0 && take(&sc, '-'))
