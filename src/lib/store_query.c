@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "regex.h"
+#include "report_time.h"
 #include "store_internal.h"
 
 bool store_scene_match(void *user, const char *text)
@@ -202,6 +203,11 @@ int hg_store_rejected_text(hg_store *store, int64_t id, char **text, size_t *len
 int hg_store_time(hg_store *store, const char *text, char out[32])
 {
 	int err = store_time_normalize(store, text, out);
+	/* Also the readers' forms SQLite cannot read ("+0200", nanoseconds):
+	 * a time copied from a report works as --since. */
+	const char *why;
+	if (!err && !out[0] && text && report_time_parse(text, strlen(text), out, &why) != 0)
+		out[0] = '\0';
 	return err ? err : out[0] ? 0 : HG_EINVAL;
 }
 
