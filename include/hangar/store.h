@@ -198,6 +198,11 @@ int hg_store_mark_ingest(hg_store *store);
  * --since/--until are compared in it. */
 int hg_store_time(hg_store *store, const char *text, char out[32]);
 
+/* How many stored reports have no known time (time NULL: their report gave
+ * none, or one that could not be read), into *n: 0 or an hg error.  They
+ * are outside every time window (top --since/--until, diff by time). */
+int hg_store_count_untimed(hg_store *store, int64_t *n);
+
 /* A meta value (key borrowed), copied into buf (NUL-terminated, cut to
  * size): 0, HG_EINVAL when the key is absent. */
 int hg_store_meta_get(hg_store *store, const char *key, char *buf, size_t size);

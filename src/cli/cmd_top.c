@@ -136,6 +136,8 @@ static int run_top(int argc, char **argv)
 		return bad;
 	}
 	int rc = hg_store_top(store, &q, on_cluster, &t);
+	if (rc == 0)
+		cli_note_untimed(store, "top", q.since, q.until);
 	hg_store_close(store);
 	if (rc != 0) {
 		fprintf(stderr, "hangar top: %s\n", hg_strerror(rc));

@@ -97,6 +97,7 @@ enum store_slot {
 	S_TB_NEXT,
 	S_TB_SET,
 	S_TB_CLUSTERS,
+	S_UNTIMED,
 	S_COUNT
 };
 _Static_assert(S_COUNT <= DB_MAX_STMTS, "more store statements than db.h caches");

@@ -211,6 +211,12 @@ int hg_store_time(hg_store *store, const char *text, char out[32])
 	return err ? err : out[0] ? 0 : HG_EINVAL;
 }
 
+int hg_store_count_untimed(hg_store *store, int64_t *n)
+{
+	int rc = store_query_int(store, S_UNTIMED, "SELECT count(*) FROM reports WHERE time IS NULL", n);
+	return store_check(store, rc, "cannot count the reports of unknown time");
+}
+
 int hg_store_meta_get(hg_store *store, const char *key, char *buf, size_t size)
 {
 	if (size)
