@@ -533,7 +533,14 @@ static void test_yearless_times(void **state)
 	assert_string_equal(r->time, "2017-12-31T23:59:58.000Z");
 	assert_figure(r, "block", "time-year-from", "the log's write time");
 	/* A time-start that is no time: unknown, and said so. */
-	r = read_good(&g, "time = 5000\ntime-start = 13-45 10:00:00.000\n", HG_FORMAT_BLOCKCANARY);
+	assert_int_equal(read_as(&g, "time = 5000\ntime-start = 13-45 10:00:00.000\n", 44,
+				 HG_FORMAT_BLOCKCANARY), 0);
+	r = g.rep;
+	assert_null(r->error);
+	/* a warning diagnostic too, for ingest, which shows no report warnings */
+	assert_int_equal(g.diags, 1);
+	assert_string_equal(g.diag_msg, "time \"13-45 10:00:00.000\" cannot be read (month out of "
+			    "range (01 to 12)): the report's time is unknown");
 	assert_null(r->time);
 	assert_string_equal(r->time_written, "13-45 10:00:00.000");
 	assert_warning(r, "time \"13-45 10:00:00.000\" cannot be read (month out of range (01 to 12))");
