@@ -418,6 +418,27 @@ static void test_measure_lock_forms(void **state)
 	run_release(&r);
 }
 
+/* xCrash's Crash time is the report's time; without it, Start time (the
+ * process's), rather than none. */
+static void test_xcrash_start_time(void **state)
+{
+	(void)state;
+	struct run r;
+	const hg_report *rep = read_file(&r, "xcrash-android10-pixel-arm64-anr-tombstone.txt", false);
+	assert_string_equal(rep->time, "2019-10-11T19:25:25.645Z");
+	run_release(&r);
+	size_t len;
+	char *text = load("xcrash-android10-pixel-arm64-anr-tombstone.txt", &len);
+	char *crash = strstr(text, "Crash time:");
+	assert_non_null(crash);
+	crash[0] = 'X'; /* "Xrash time:": no longer a field */
+	assert_int_equal(read_as(&r, text, len, HG_FORMAT_AUTO), 0);
+	assert_string_equal(r.rep->time_written, "2019-10-12T03:25:02.029+0800");
+	assert_string_equal(r.rep->time, "2019-10-11T19:25:02.029Z");
+	run_release(&r);
+	free(text);
+}
+
 /* ---- native frames, exactly ---- */
 
 static void test_native_frames_arm32(void **state)
@@ -1061,6 +1082,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_file),
 		cmocka_unit_test(test_main_blocked_held_by_thread_5),
+		cmocka_unit_test(test_xcrash_start_time),
 		cmocka_unit_test(test_measure_lock_forms),
 		cmocka_unit_test(test_native_frames_arm32),
 		cmocka_unit_test(test_native_frames_x86_jit_and_vdso),
