@@ -143,7 +143,13 @@ void render_header_rest(hg_buf *out, const hg_report *rep, const struct style *s
 	for (size_t i = 0; i < rep->warnings.len; i++)
 		hg_buf_printf(out, "%s%-11s %s%s\n", st->warn, "warning", rep->warnings.items[i],
 			      st->reset);
-	for (size_t i = 0; i < rep->meta_len; i++)
-		if (!shown_elsewhere(rep, rep->meta[i].key))
+	for (size_t i = 0; i < rep->meta_len; i++) {
+		if (shown_elsewhere(rep, rep->meta[i].key))
+			continue;
+		/* Matrix's and APM's "time": in UTC, as the other formats' */
+		if (!strcmp(rep->meta[i].key, "time") && (rep->time || rep->time_written))
+			render_time_line(out, rep);
+		else
 			render_meta_line(out, rep->meta[i].key, rep->meta[i].text);
+	}
 }
