@@ -313,7 +313,8 @@ static int block_time(struct bc *b)
 {
 	hg_report *rep = b->rep;
 	const char *t = b->time_start ? b->time_start : b->first_sample;
-	if (!t || !is_short_time(t, strlen(t))) {
+	/* "MM-dd " starts a time without its year (with or without its ms) */
+	if (!t || strlen(t) < 6 || !is_digit(t[0]) || !is_digit(t[1]) || t[2] != '-' || t[5] != ' ') {
 		rep->time = t;
 		return 0;
 	}

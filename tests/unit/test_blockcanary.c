@@ -532,6 +532,13 @@ static void test_yearless_times(void **state)
 		      "time = 5000\ntime-start = 12-31 23:59:58.000\n", HG_FORMAT_BLOCKCANARY);
 	assert_string_equal(r->time, "2017-12-31T23:59:58.000Z");
 	assert_figure(r, "block", "time-year-from", "the log's write time");
+	/* Without its milliseconds, alike (after 2023-06-01: 2022's) */
+	r = read_good(&g, YEARLESS("06-15 12:00:00"), HG_FORMAT_BLOCKCANARY);
+	assert_string_equal(r->time, "2022-06-15T12:00:00.000Z");
+	/* With its year, as written. */
+	r = read_good(&g, YEARLESS("2021-06-15 12:00:00.250"), HG_FORMAT_BLOCKCANARY);
+	assert_string_equal(r->time, "2021-06-15T12:00:00.250Z");
+	assert_null(figure(r, "block", "time-year-from", 0));
 	/* A time-start that is no time: unknown, and said so. */
 	assert_int_equal(read_as(&g, "time = 5000\ntime-start = 13-45 10:00:00.000\n", 44,
 				 HG_FORMAT_BLOCKCANARY), 0);
