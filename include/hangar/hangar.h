@@ -75,6 +75,10 @@ typedef struct hg_ctx {
 	int keep_text;         /* give each report its original text (hg_report.text) */
 	int skip_meta;         /* leave hg_report.meta empty: for callers that never show it
 				* (a big ingest spent a tenth of its reading on it) */
+	int64_t file_time_ms;  /* the input's modification time (Unix ms), 0: unknown;
+				* hg_reports_read_path sets it for a regular file.
+				* A time written without its year (BlockCanary) is
+				* placed by it when the report itself gives no year. */
 } hg_ctx;
 
 /* Fills ctx with no diagnostics sink and the default limits. */

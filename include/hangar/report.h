@@ -96,7 +96,12 @@ typedef struct hg_report {
 	const char *platform;   /* "android", "ios"; may be NULL */
 	const char *app_version;/* may be NULL */
 	const char *device;     /* model / machine; may be NULL */
-	const char *time;       /* when it happened, as written; may be NULL */
+	const char *time;       /* when it happened, in the store's form: UTC ISO
+	                           8601 with ms, "2023-04-04T20:06:31.064Z"
+	                           (src/lib/report_time.h); NULL when the report
+	                           gives none or one that cannot be read (then a
+	                           warning says why) */
+	const char *time_written; /* the same as the report wrote it; may be NULL */
 	int foreground;         /* 1, 0, or -1 when unknown */
 	const char *anr_type;   /* from an ANR "Subject:": "input dispatching", ... */
 	const char *tag;        /* Matrix tag, e.g. "Trace_EvilMethod"; may be NULL */

@@ -13,7 +13,7 @@
 #include "hangar.h"
 #include "report.h"
 
-#define HG_STORE_SCHEMA_VERSION 6
+#define HG_STORE_SCHEMA_VERSION 7
 
 typedef struct hg_store hg_store;
 
@@ -117,7 +117,10 @@ typedef struct hg_cluster_row {
 	const char *key_symbol;    /* may be NULL */
 	int64_t count;
 	int64_t devices;           /* distinct devices */
-	const char *first_seen;    /* report times as written (or ingest time) */
+	const char *first_seen;    /* the earliest and latest report times, in
+	                              the store's form; NULL when no report of
+	                              the cluster (in the query's window) gives
+	                              its time.  Never the ingest time. */
 	const char *last_seen;
 	int64_t cost_p50, cost_p90, cost_p99, cost_max;
 	const char *versions;      /* JSON object {"version": count}, "unknown" for none */
@@ -131,7 +134,9 @@ typedef struct hg_top_query {
 	const char *sort;          /* "count" (default), "cost", "devices", "recent" */
 	const char *kind;          /* family; NULL: all */
 	const char *version;       /* NULL: all */
-	const char *since, *until; /* times as hg_store_time reads them; NULL: open */
+	const char *since, *until; /* times as hg_store_time reads them; NULL: open.
+	                              A report of unknown time is outside any
+	                              window; with neither it counts. */
 	const char *scene_regex;   /* PCRE2 on any scene of the cluster; NULL: all */
 	long limit;                /* <= 0: no limit */
 } hg_top_query;
@@ -203,11 +208,17 @@ int hg_store_mark_ingest(hg_store *store);
 
 /* A time in the store's one form, "2024-04-25T00:00:13.443Z" (UTC, sorts
  * as text), from digits (epoch seconds, ms, us or ns, told by their count)
- * or ISO 8601 (a date, a date and time, with a zone or taken as UTC):
- * 0, or HG_EINVAL when text is none of these.  Report times are stored in
- * this form (as written in reports.time_written) and --since/--until are
- * compared in it. */
+ * or ISO 8601 (a date, a date and time, with a zone or taken as UTC; the
+ * readers' forms too, src/lib/report_time.h: "+0200", nine fraction
+ * digits): 0, or HG_EINVAL when text is none of these.  Report times are
+ * stored in this form (as written in reports.time_written) and
+ * --since/--until are compared in it. */
 int hg_store_time(hg_store *store, const char *text, char out[32]);
+
+/* How many stored reports have no known time (time NULL: their report gave
+ * none, or one that could not be read), into *n: 0 or an hg error.  They
+ * are outside every time window (top --since/--until, diff by time). */
+int hg_store_count_untimed(hg_store *store, int64_t *n);
 
 /* A meta value (key borrowed), copied into buf (NUL-terminated, cut to
  * size): 0, HG_EINVAL when the key is absent. */
@@ -217,7 +228,7 @@ int hg_store_meta_get(hg_store *store, const char *key, char *buf, size_t size);
  * and version are set (old: version = baseline_version, new: version =
  * version); else by time when since is set (new: report time >= since and
  * < until when given; old: before since; times as hg_store_time reads
- * them); else by ingest run (new: the reports of the last
+ * them; a report of unknown time is in neither); else by ingest run (new: the reports of the last
  * ingest run, see hg_store_mark_ingest; old: everything before it; no run
  * recorded: HG_EINVAL with a diagnostic).  by_report_id comes before
  * all of these: new, the reports with id > after_report_id; old, the rest

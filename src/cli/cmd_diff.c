@@ -147,6 +147,8 @@ static int run_diff(int argc, char **argv)
 		return bad;
 	}
 	int rc = hg_store_diff(store, &q, on_row, &d);
+	if (rc == 0 && !q.version)
+		cli_note_untimed(store, "diff", q.since, q.until);
 	hg_store_close(store);
 	if (rc != 0)
 		return cli_store_failed("diff", rc);

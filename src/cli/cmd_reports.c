@@ -52,7 +52,7 @@ static int on_report(void *user, const hg_report_row *r)
 	snprintf(line, sizeof line, "%ld", r->line);
 	snprintf(cost, sizeof cost, "%" PRId64, r->cost);
 	struct cell cells[] = {
-		{"time", r->time, 20, false},    {"version", r->version, 12, false},
+		{"time", r->time ? r->time : l->format == ROWS_TABLE ? "unknown" : NULL, 20, false},    {"version", r->version, 12, false},
 		{"device", r->device, 14, false}, {"cost", cost, 7, l->format == ROWS_JSON},
 		{"line", line, 6, l->format == ROWS_JSON}, {"content_hash", r->content_hash, 16, false},
 		{"source", r->source, 0, false},

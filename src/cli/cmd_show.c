@@ -91,10 +91,17 @@ static int on_cluster(void *user, const hg_cluster_row *c)
 		else
 			hg_buf_puts(b, "null");
 		hg_buf_printf(b, "},\"count\":%" PRId64 ",\"devices\":%" PRId64, c->count, c->devices);
+		/* null: no report of the cluster gives its time */
 		hg_buf_puts(b, ",\"first_seen\":");
-		hg_buf_json_string(b, c->first_seen, strlen(c->first_seen));
+		if (c->first_seen)
+			hg_buf_json_string(b, c->first_seen, strlen(c->first_seen));
+		else
+			hg_buf_puts(b, "null");
 		hg_buf_puts(b, ",\"last_seen\":");
-		hg_buf_json_string(b, c->last_seen, strlen(c->last_seen));
+		if (c->last_seen)
+			hg_buf_json_string(b, c->last_seen, strlen(c->last_seen));
+		else
+			hg_buf_puts(b, "null");
 		hg_buf_printf(b, ",\"cost\":{\"p50\":%" PRId64 ",\"p90\":%" PRId64 ",\"p99\":%" PRId64
 			      ",\"max\":%" PRId64 "}", c->cost_p50, c->cost_p90, c->cost_p99, c->cost_max);
 		hg_buf_printf(b, ",\"versions\":%s,\"signature\":%s,\"symbolicated\":%s", c->versions,
@@ -105,7 +112,10 @@ static int on_cluster(void *user, const hg_cluster_row *c)
 			printf("StackKey    %s\n", c->key_symbol);
 		printf("reports     %" PRId64 " on %" PRId64 " device(s)%s\n", c->count, c->devices,
 		       c->symbolicated ? "" : " (unsymbolicated: grouped by method ids)");
-		printf("seen        %s .. %s\n", c->first_seen, c->last_seen);
+		if (c->first_seen && c->last_seen)
+			printf("seen        %s .. %s\n", c->first_seen, c->last_seen);
+		else
+			printf("seen        unknown (no report of this cluster gives its time)\n");
 		printf("cost        p50 %" PRId64 " ms, p90 %" PRId64 " ms, p99 %" PRId64 " ms, max %" PRId64
 		       " ms\n", c->cost_p50, c->cost_p90, c->cost_p99, c->cost_max);
 		printf("signature   %s\n", c->frames);
@@ -180,7 +190,7 @@ static int on_sample(void *user, const hg_report_row *r)
 		hg_buf_json_string(b, r->content_hash, strlen(r->content_hash));
 		hg_buf_putc(b, '}');
 	} else if (s->format == ROWS_TABLE) {
-		printf("  %s:%ld  %s  %s  %s  %" PRId64 " ms\n", r->source, r->line, r->time ? r->time : "-",
+		printf("  %s:%ld  %s  %s  %s  %" PRId64 " ms\n", r->source, r->line, r->time ? r->time : "unknown-time",
 		       r->version ? r->version : "-", r->device ? r->device : "-", r->cost);
 	}
 	s->first = false;

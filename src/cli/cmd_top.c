@@ -67,7 +67,7 @@ static int on_cluster(void *user, const hg_cluster_row *c)
 		struct cell cells[] = {
 			{"hash", t->format == ROWS_CSV ? c->hash : hash, 12, false},
 			{"kind", c->kind, 11, false}, {"count", count, 7, false},
-			{"p90ms", p90, 7, false},     {"last_seen", c->last_seen, 19, false},
+			{"p90ms", p90, 7, false},     {"last_seen", c->last_seen ? c->last_seen : t->format == ROWS_CSV ? "" : "unknown", 19, false},
 			{"title", c->title, 0, false},
 		};
 		if (t->rows == 0)
@@ -140,6 +140,8 @@ static int run_top(int argc, char **argv)
 		return bad;
 	}
 	int rc = hg_store_top(store, &q, on_cluster, &t);
+	if (rc == 0)
+		cli_note_untimed(store, "top", q.since, q.until);
 	hg_store_close(store);
 	if (rc != 0)
 		return cli_store_failed("top", rc);

@@ -60,6 +60,9 @@ void render_header(hg_buf *out, const hg_report *rep, const struct style *st);
 void render_header_rest(hg_buf *out, const hg_report *rep, const struct style *st);
 /* "key        value" cut to one line of at most 100 characters. */
 void render_meta_line(hg_buf *out, const char *key, const char *value);
+/* "time" with the report's time in UTC, and as written when that differs
+ * (a zone, nanoseconds, no year) or could not be read. */
+void render_time_line(hg_buf *out, const hg_report *rep);
 
 /* Thread stacks and figures, for a person and as JSON (render_threads.c). */
 void render_threads_tree(hg_buf *out, const hg_report *rep, const struct render_opts *opts,

@@ -76,6 +76,25 @@ void render_meta_line(hg_buf *out, const char *key, const char *value)
 	hg_buf_puts(out, cut ? " ...\n" : "\n");
 }
 
+void render_time_line(hg_buf *out, const hg_report *rep)
+{
+	const char *w = rep->time_written;
+	hg_buf b;
+	hg_buf_init(&b);
+	if (!rep->time)
+		hg_buf_puts(&b, "unknown (written \"");
+	else
+		hg_buf_puts(&b, rep->time);
+	if (w && (!rep->time || strcmp(w, rep->time) != 0)) {
+		hg_buf_puts(&b, rep->time ? " (written " : "");
+		hg_buf_add(&b, w, strcspn(w, "\r\n"));
+		hg_buf_puts(&b, rep->time ? ")" : "\", which cannot be read)");
+	}
+	render_meta_line(out, "time", b.failed || !b.data ? "" : b.data);
+	out->failed |= b.failed;
+	hg_buf_release(&b);
+}
+
 void render_header(hg_buf *out, const hg_report *rep, const struct style *st)
 {
 	hg_buf_printf(out, "%s== %s", st->bold, rep->source);
@@ -95,8 +114,8 @@ void render_header(hg_buf *out, const hg_report *rep, const struct style *st)
 			render_meta_line(out, "version", rep->app_version);
 		if (rep->device)
 			render_meta_line(out, "device", rep->device);
-		if (rep->time)
-			render_meta_line(out, "time", rep->time);
+		if (rep->time || rep->time_written)
+			render_time_line(out, rep);
 	}
 	if (!rep->has_method_stack && rep->cost)
 		hg_buf_printf(out, "%-11s %lld ms\n", "cost", (long long)rep->cost);
@@ -124,7 +143,13 @@ void render_header_rest(hg_buf *out, const hg_report *rep, const struct style *s
 	for (size_t i = 0; i < rep->warnings.len; i++)
 		hg_buf_printf(out, "%s%-11s %s%s\n", st->warn, "warning", rep->warnings.items[i],
 			      st->reset);
-	for (size_t i = 0; i < rep->meta_len; i++)
-		if (!shown_elsewhere(rep, rep->meta[i].key))
+	for (size_t i = 0; i < rep->meta_len; i++) {
+		if (shown_elsewhere(rep, rep->meta[i].key))
+			continue;
+		/* Matrix's and APM's "time": in UTC, as the other formats' */
+		if (!strcmp(rep->meta[i].key, "time") && (rep->time || rep->time_written))
+			render_time_line(out, rep);
+		else
 			render_meta_line(out, rep->meta[i].key, rep->meta[i].text);
+	}
 }

@@ -60,6 +60,7 @@ void render_json(hg_buf *out, const hg_report *rep, const struct render_opts *op
 	key_string(out, "app_version", rep->app_version);
 	key_string(out, "device", rep->device);
 	key_string(out, "time", rep->time);
+	key_string(out, "time_written", rep->time_written);
 	hg_buf_printf(out, ",\"foreground\":%s",
 		      rep->foreground < 0 ? "null" : rep->foreground ? "true" : "false");
 	key_string(out, "anr_type", rep->anr_type);

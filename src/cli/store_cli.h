@@ -37,6 +37,10 @@ int cli_store_failed(const char *cmd, int rc);
 int cli_store_window(hg_store *store, const char *cmd, const char **since, const char **until,
 		     char buf[2][32]);
 
+/* With a time window (since or until set), says on stderr how many reports
+ * of unknown time it leaves out, when there are any (time_note.c). */
+void cli_note_untimed(hg_store *store, const char *cmd, const char *since, const char *until);
+
 /* Parses a --format value for `cmd`; false (after a usage message) when
  * it is not table, json or csv. */
 bool parse_row_format(const char *cmd, const char *value, enum row_format *out);

@@ -56,8 +56,8 @@ static int on_row(void *user, const hg_cluster_row *r)
 	c->kind = dup(a, r->kind, &l->err);
 	c->title = dup(a, r->title, &l->err);
 	c->key_symbol = dup(a, r->key_symbol, &l->err);
-	c->first_seen = dup(a, r->first_seen ? r->first_seen : "", &l->err);
-	c->last_seen = dup(a, r->last_seen ? r->last_seen : "", &l->err);
+	c->first_seen = dup(a, r->first_seen, &l->err); /* NULL: no report time */
+	c->last_seen = dup(a, r->last_seen, &l->err);
 	c->count = r->count;
 	c->p50 = r->cost_p50;
 	c->p90 = r->cost_p90;

@@ -30,7 +30,7 @@ struct dg_version {
 
 struct dg_cluster {
 	const char *hash, *kind, *title, *key_symbol; /* key_symbol may be NULL */
-	const char *first_seen, *last_seen;
+	const char *first_seen, *last_seen;           /* NULL: no report has a time */
 	int64_t count, run_count, p50, p90;
 	struct dg_version *versions;
 	size_t n_versions;

@@ -104,9 +104,9 @@ static void table_row(hg_buf *b, size_t i, const struct dg_cluster *c, bool regr
 	hg_buf_putc(b, ' ');
 	versions(b, c);
 	hg_buf_puts(b, " | ");
-	md_text(b, c->first_seen, CELL_MAX);
+	md_text(b, c->first_seen ? c->first_seen : "unknown", CELL_MAX);
 	hg_buf_puts(b, " | ");
-	md_text(b, c->last_seen, CELL_MAX);
+	md_text(b, c->last_seen ? c->last_seen : "unknown", CELL_MAX);
 	hg_buf_printf(b, " | %" PRId64 " | %" PRId64 " |\n", c->p50, c->p90);
 }
 

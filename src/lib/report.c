@@ -5,6 +5,7 @@
 
 #include "hangar/beat.h"
 #include "report_internal.h"
+#include "report_time.h"
 
 static const struct {
 	const char *detail;
@@ -119,6 +120,26 @@ int hg_report_add_meta(hg_report *rep, const char *key, const char *json, const 
 	if (!f->key || !f->json || !f->text)
 		return HG_ENOMEM;
 	rep->meta_len++;
+	return 0;
+}
+
+int report_settle_time(hg_report *rep)
+{
+	if (!rep->time || rep->time_written)
+		return 0;
+	rep->time_written = rep->time;
+	char t[REPORT_TIME_SIZE];
+	const char *why = "";
+	if (report_time_parse(rep->time, strlen(rep->time), t, &why) != 0) {
+		rep->time = NULL;
+		return hg_strlist_addf(&rep->warnings, rep->arena,
+				       "time \"%.80s\" cannot be read (%s): the report's time is "
+				       "unknown", rep->time_written, why);
+	}
+	/* Most times are already in the form (a re-read store report) or
+	 * epoch digits: a copy only when it differs. */
+	if (strcmp(t, rep->time) != 0 && !(rep->time = hg_arena_strdup(rep->arena, t)))
+		return HG_ENOMEM;
 	return 0;
 }
 

@@ -59,7 +59,7 @@ struct scan {
 	long dumping_pid;      /* "----- dumping pid: N" (system_server's choice) */
 	bool xcrash;           /* inside xCrash's banner */
 	long xcrash_pid;
-	struct str xcrash_process, xcrash_time, app_version;
+	struct str xcrash_process, xcrash_time, xcrash_start, app_version;
 };
 
 static bool starts(struct str l, const char *prefix)
@@ -173,6 +173,8 @@ static int outside_line(struct scan *sc, struct str l, size_t off, size_t next, 
 		}
 	} else if (sc->xcrash && starts(l, "Crash time:"))
 		sc->xcrash_time = unquote(skip(l, 11));
+	else if (sc->xcrash && starts(l, "Start time:"))
+		sc->xcrash_start = unquote(skip(l, 11)); /* the process's: when Crash time is missing */
 	else if (sc->xcrash && starts(l, "App version:"))
 		sc->app_version = unquote(skip(l, 12));
 	else if (starts(l, "Cmd line:") || starts(l, "DALVIK THREADS") ||
@@ -390,12 +392,13 @@ static int fill_fields(hg_report *rep, const struct scan *sc, const struct secti
 	rep->platform = "android";
 	struct str process = s->cmd.s ? s->cmd : sc->xcrash_process;
 	rep->process = dup_str(rep, process);
-	rep->time = dup_str(rep, s->time.s ? s->time : sc->xcrash_time);
+	struct str time = s->time.s ? s->time : sc->xcrash_time.s ? sc->xcrash_time : sc->xcrash_start;
+	rep->time = dup_str(rep, time);
 	rep->device = dup_str(rep, sc->fingerprint);
 	rep->app_version = dup_str(rep, sc->app_version);
 	rep->anr_type = anr_type(sc->subject);
 	if ((process.s && !rep->process) || (sc->fingerprint.s && !rep->device) ||
-	    ((s->time.s || sc->xcrash_time.s) && !rep->time) || (sc->app_version.s && !rep->app_version))
+	    (time.s && !rep->time) || (sc->app_version.s && !rep->app_version))
 		return HG_ENOMEM;
 	char pid[24];
 	long p = s->pid >= 0 ? s->pid : sc->xcrash_pid;
@@ -436,7 +439,7 @@ int report_from_anr_traces(const hg_ctx *ctx, const char *text, size_t len, hg_r
 {
 	(void)ctx;
 	struct scan sc = {text, len, rep->arena, NULL, 0, 0, -1, {0}, {0}, {0}, -1, false, -1,
-			  {0}, {0}, {0}};
+			  {0}, {0}, {0}, {0}};
 	int rc = scan_input(&sc);
 	if (rc)
 		return rc;

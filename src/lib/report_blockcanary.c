@@ -31,8 +31,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "report_blockcanary_internal.h"
+#include "report_time.h"
 
 /* ---- header lines ---- */
 
@@ -184,6 +186,8 @@ static int header(struct bc *b, const struct line *ln, size_t key_len, const cha
 		return n > 0 ? cpu_line(b, &rest) : hg_report_add_stat(rep, "blockcanary", key, "");
 	case K_STACK:
 		/* "stack = <time of the first sample>", or its first frame */
+		if (n > 0 && bc_is_timestamp(v, n) && !b->first_sample)
+			b->first_sample = value;
 		rc = n == 0 ? 0 : bc_is_timestamp(v, n) ? bc_new_sample(b) : bc_stack_line(b, &rest);
 		break;
 	case K_MODEL:
@@ -204,7 +208,7 @@ static int header(struct bc *b, const struct line *ln, size_t key_len, const cha
 		b->has_thread_time = true;
 		break;
 	case K_TIME_START:
-		rep->time = rep->time ? rep->time : value;
+		b->time_start = b->time_start ? b->time_start : value;
 		b->start = b->start ? b->start : is_short_time(v, n) ? value : NULL;
 		break;
 	case K_TIME_END:
@@ -241,8 +245,11 @@ static int one_line(struct bc *b, const struct line *ln)
 					 "at line %ld: only the first one is read", ln->no);
 		return rc != 0 ? rc : STOP;
 	}
-	if (ln->len > wt && memcmp(ln->s + ln->len - wt, WRITE_TIME, wt) == 0)
+	if (ln->len > wt && memcmp(ln->s + ln->len - wt, WRITE_TIME, wt) == 0) {
+		if (!b->write_time && !(b->write_time = hg_arena_strndup(rep->arena, ln->s, ln->len - wt)))
+			return HG_ENOMEM;
 		return add_figure(rep, "blockcanary", "write-log-time", ln->s, ln->len - wt);
+	}
 	if (header_field(ln, &key_len, &v, &n))
 		return header(b, ln, key_len, v, n);
 	if (b->in_cpu)
@@ -296,6 +303,43 @@ static int cpu_figures(struct bc *b)
 	return rc;
 }
 
+/* The report's time: time-start, else the first sample's.  BlockCanary
+ * writes them "MM-dd HH:mm:ss.SSS", without a year: the year is the one
+ * that puts the time at or before the log's write time (the only field with
+ * a year), else the file's time, else now (report_time_yearless, which
+ * allows for the unknown zone).  A time with its year is read as any other
+ * (report_settle_time). */
+static int block_time(struct bc *b)
+{
+	hg_report *rep = b->rep;
+	const char *t = b->time_start ? b->time_start : b->first_sample;
+	/* "MM-dd " starts a time without its year (with or without its ms) */
+	if (!t || strlen(t) < 6 || !is_digit(t[0]) || !is_digit(t[1]) || t[2] != '-' || t[5] != ' ') {
+		rep->time = t;
+		return 0;
+	}
+	char out[REPORT_TIME_SIZE], wt[REPORT_TIME_SIZE];
+	const char *why = "", *from = "the file's time";
+	int64_t ref = b->ctx->file_time_ms;
+	if (b->write_time && report_time_parse(b->write_time, strlen(b->write_time), wt, &why) == 0 &&
+	    report_time_unix_ms(wt, &ref))
+		from = "the log's write time";
+	else if (ref == 0) {
+		struct timespec now;
+		clock_gettime(CLOCK_REALTIME, &now);
+		ref = (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000;
+		from = "the current time";
+	}
+	rep->time_written = t;
+	if (report_time_yearless(t, strlen(t), ref, out, &why) != 0)
+		return hg_strlist_addf(&rep->warnings, rep->arena, "time \"%.40s\" cannot be read "
+				       "(%s): the report's time is unknown", t, why);
+	rep->time = hg_arena_strdup(rep->arena, out);
+	if (!rep->time)
+		return HG_ENOMEM;
+	return hg_report_add_stat(rep, "block", "time-year-from", from);
+}
+
 static int finish(struct bc *b, const char *text, size_t len)
 {
 	hg_report *rep = b->rep;
@@ -316,6 +360,8 @@ static int finish(struct bc *b, const char *text, size_t len)
 		rep->cost = b->time;
 	int rc = b->has_time ? 0 : hg_strlist_addf(&rep->warnings, rep->arena, "no \"time = \" "
 						     "line: how long the block lasted is unknown");
+	if (rc == 0)
+		rc = block_time(b);
 	if (rc == 0)
 		rc = wall_vs_thread(b);
 	if (rc == 0)

@@ -31,6 +31,9 @@ struct bc {
 	bool has_time, has_thread_time;
 	int64_t time, thread_time;
 	const char *start, *end;  /* time-start, time-end */
+	const char *time_start;   /* time-start as written (any form), NULL: none */
+	const char *first_sample; /* the first "stack = <time>", NULL: none */
+	const char *write_time;   /* "2017-10-29 10:32:17(write log time)", NULL: none */
 	size_t cpu_samples, cpu_in_block;
 	bool cpu_garbage;
 	long sample;              /* current stack sample, -1 before the first */

@@ -133,6 +133,13 @@ bool report_is_apm(const hg_json *content);
 int report_from_apm(const hg_ctx *ctx, const hg_json_doc *doc, const hg_json *content,
 		    hg_report *rep, struct read_error *err);
 
+/* Puts rep->time, as a reader left it (as written), into the store's form
+ * (report_time.h), keeping the written text in rep->time_written; a time
+ * that cannot be read becomes NULL with a warning that quotes it and says
+ * why.  A reader that converts a time itself (BlockCanary's year-less
+ * times) sets time_written too, and is left alone.  0 or HG_ENOMEM. */
+int report_settle_time(hg_report *rep);
+
 /* Rebuilds, trims and keys a raw buffer into rep (Matrix's AnalyseTask). */
 int report_analyse_buffer(hg_report *rep, const int64_t *words, size_t n, bool strict,
 			  bool has_end_time, int64_t end_time);

@@ -289,8 +289,10 @@ static int xcrash_line(struct js *j, const struct line *ln)
 			rep->app_version = v;
 		else if (strcmp(key, "Model") == 0 && !rep->device)
 			rep->device = v;
-		else if (strcmp(key, "Crash time") == 0 && !rep->time)
+		else if (strcmp(key, "Crash time") == 0 && (!rep->time || rep->time == j->start_time))
 			rep->time = v;
+		else if (strcmp(key, "Start time") == 0 && !rep->time)
+			rep->time = j->start_time = v;
 		else if (strcmp(key, "Crash type") == 0 && strcmp(v, "anr") == 0)
 			j->anr = true;
 		return hg_report_add_stat(rep, "xcrash", key, v) == 0 ? HANDLED : HG_ENOMEM;

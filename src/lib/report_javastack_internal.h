@@ -26,6 +26,7 @@ struct js {
 	const char *owner;         /* the thread whose exception chain is being read */
 	bool xcrash, ignoring;     /* an xCrash tombstone; in one of its non-Java sections */
 	bool anr;
+	const char *start_time;    /* xCrash's Start time: the report's time without a Crash time */
 	size_t frames;
 	size_t skipped;
 	long first_skipped;

@@ -82,6 +82,19 @@ static int deliver(struct reader *r, hg_report *rep)
 		rep->text_len = r->span_len;
 	}
 	r->span = NULL;
+	int rc = report_settle_time(rep);
+	if (rc != 0) {
+		hg_report_destroy(rep);
+		return rc;
+	}
+	/* A time that cannot be read is also said where ingest shows it (it
+	 * prints no report warnings): the warning the reader left. */
+	for (size_t i = 0; !rep->time && rep->time_written && i < rep->warnings.len; i++)
+		if (strncmp(rep->warnings.items[i], "time \"", 6) == 0) {
+			hg_diagf(r->ctx, HG_DIAG_WARNING, r->source, rep->line, 0, rep->number, "%s",
+				 rep->warnings.items[i]);
+			break;
+		}
 	return r->sink(r->user, rep);
 }
 

@@ -162,6 +162,11 @@ int hg_reports_read_path(const hg_ctx *ctx, const char *path, const char *source
 	if ((s.fd = input_open(ctx, path, s.path, &st)) < 0)
 		return HG_EIO;
 	bool is_stdin = s.fd == STDIN_FILENO;
+	/* A copy that knows the file's time, for times written without a year. */
+	hg_ctx with_time = *ctx;
+	if (S_ISREG(st.st_mode))
+		with_time.file_time_ms = (int64_t)st.st_mtim.tv_sec * 1000 + st.st_mtim.tv_nsec / 1000000;
+	ctx = s.ctx = &with_time;
 	s.cap = PART_BYTES < ctx->limits.max_input_bytes ? PART_BYTES : ctx->limits.max_input_bytes;
 	s.buf = malloc(s.cap + 1);
 	int rc = s.buf ? fill(&s) : HG_ENOMEM;

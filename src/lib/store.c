@@ -172,6 +172,36 @@ static const char *const migrations[] = {
 	"ALTER TABLE rejected ADD COLUMN size INTEGER NOT NULL DEFAULT 0;"
 	"ALTER TABLE rejected ADD COLUMN truncated INTEGER NOT NULL DEFAULT 0;"
 	"UPDATE rejected SET size = length(CAST(text AS BLOB));",
+	/* 6 -> 7: a cluster's first_seen and last_seen come from its reports'
+	 * own times, NULL while none of them has one (they were the ingest
+	 * time then).  SQLite cannot drop a NOT NULL: the table is copied
+	 * with its ids (trees refer to them).  store_times_backfill, after
+	 * the migrations, reads the times earlier versions could not and sets
+	 * both columns again from the reports. */
+	"DROP VIEW tree;"
+	"CREATE TABLE clusters_v7 ("
+	"  id INTEGER PRIMARY KEY,"
+	"  hash TEXT NOT NULL UNIQUE,"
+	"  kind TEXT NOT NULL,"
+	"  title TEXT NOT NULL,"
+	"  key_symbol TEXT,"
+	"  frames TEXT NOT NULL,"
+	"  grouping_version INTEGER NOT NULL,"
+	"  first_seen TEXT,"
+	"  last_seen TEXT,"
+	"  count INTEGER NOT NULL DEFAULT 0,"
+	"  symbolicated INTEGER NOT NULL);"
+	"INSERT INTO clusters_v7 SELECT id, hash, kind, title, key_symbol, frames, grouping_version,"
+	"  first_seen, last_seen, count, symbolicated FROM clusters ORDER BY id;"
+	"DROP TABLE clusters;"
+	"ALTER TABLE clusters_v7 RENAME TO clusters;"
+	"CREATE VIEW tree AS SELECT json_extract(n.value, '$[0]') AS id, c.hash AS cluster,"
+	"  json_extract(n.value, '$[1]') AS parent, s.text AS symbol,"
+	"  json_extract(n.value, '$[3]') AS reports, json_extract(n.value, '$[4]') AS total_cost,"
+	"  json_extract(n.value, '$[5]') AS max_cost, json_extract(n.value, '$[6]') AS self_cost,"
+	"  json_extract(n.value, '$[7]') AS on_key_path"
+	"  FROM trees t JOIN clusters c ON c.id = t.cluster JOIN json_each(t.nodes) n"
+	"  JOIN symbols s ON s.id = json_extract(n.value, '$[2]');",
 };
 
 #define N_MIGRATIONS (sizeof migrations / sizeof migrations[0])
@@ -246,6 +276,8 @@ static int migrate(hg_store *store)
 	rc = store_query_int(store, S_USER_VERSION, "PRAGMA user_version", &version);
 	for (int64_t v = version; rc >= 0 && v < HG_STORE_SCHEMA_VERSION; v++)
 		rc = db_exec(store->db, migrations[v]);
+	if (rc >= 0 && version > 0 && version < 7)
+		rc = store_times_backfill(store);
 	if (rc >= 0 && version < HG_STORE_SCHEMA_VERSION) {
 		char sql[160];
 		snprintf(sql, sizeof sql, "PRAGMA application_id = %d; PRAGMA user_version = %d;",
@@ -534,9 +566,10 @@ static int64_t report_cost(const hg_report *rep)
 	return rep->stack_cost > rep->cost ? rep->stack_cost : rep->cost;
 }
 
-/* Inserts the report unless its content hash is stored; *when gets its
- * time in the store's form (the ingest time when it has none), copied into
- * when_buf, or is set to NULL for a duplicate.  Both times are computed
+/* Inserts the report unless its content hash is stored; *when is set to
+ * when_buf, which gets its time in the store's form ("" when the report's
+ * time is unknown: never the ingest time, which would make an old report
+ * look new), or to NULL for a duplicate.  Both times are computed
  * here, not by SQL in the statement: per report, that was a good part of
  * a big ingest. */
 static int insert_report(hg_store *store, const hg_report *rep, const hg_signature *sig,
@@ -564,7 +597,7 @@ static int insert_report(hg_store *store, const hg_report *rep, const hg_signatu
 	db_bind_text(st, 6, rep->app_version);
 	db_bind_text(st, 7, rep->device);
 	db_bind_text(st, 8, rep->scene);
-	db_bind_text(st, 9, rep->time);
+	db_bind_text(st, 9, rep->time_written ? rep->time_written : rep->time);
 	db_bind_int(st, 10, report_cost(rep));
 	if (rep->foreground >= 0)
 		db_bind_int(st, 11, rep->foreground);
@@ -576,7 +609,7 @@ static int insert_report(hg_store *store, const hg_report *rep, const hg_signatu
 	int rc = db_step(st);
 	db_reset(st);
 	if (rc >= 0 && db_changes(store->db) > 0) {
-		memcpy(when_buf, time[0] ? time : now, 32);
+		memcpy(when_buf, time, 32);
 		*when = when_buf;
 	}
 	return rc;
@@ -674,7 +707,7 @@ int hg_store_add_prepared(hg_store *store, const hg_report *rep, const hg_signat
 		 * fail but for ENOMEM (after which the batch is rolled back). */
 		err = store_tree_add_prepared(store, prep->tree, sig->hash);
 		if (!err)
-			err = store_cluster_add(store, rep, sig, when);
+			err = store_cluster_add(store, rep, sig, when[0] ? when : NULL);
 		rc = err ? DB_ERROR : 0;
 	}
 	if (rc >= 0 && savepoint)

@@ -174,11 +174,14 @@ int store_cluster_flush(hg_store *store)
 		hg_db_stmt *st = db_stmt(store->db, S_UPSERT_CLUSTER,
 			"INSERT INTO clusters(hash, kind, title, key_symbol, frames, grouping_version,"
 			" first_seen, last_seen, count, symbolicated)"
-			" VALUES(?1, ?2, ?3, ?4, ?5, ?6, coalesce(?7, " STORE_NOW_SQL "),"
-			" coalesce(?8, " STORE_NOW_SQL "), ?9, ?10)"
+			" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"
+			/* report times only: NULL while none is known (min and
+			 * max of a NULL are NULL, hence the coalesce) */
 			" ON CONFLICT(hash) DO UPDATE SET count = count + excluded.count,"
-			" first_seen = min(first_seen, excluded.first_seen),"
-			" last_seen = max(last_seen, excluded.last_seen),"
+			" first_seen = coalesce(min(first_seen, excluded.first_seen), first_seen,"
+			" excluded.first_seen),"
+			" last_seen = coalesce(max(last_seen, excluded.last_seen), last_seen,"
+			" excluded.last_seen),"
 			" symbolicated = symbolicated AND excluded.symbolicated");
 		if (!st) {
 			err = store_fail(store, HG_EIO, "cannot update a cluster");

@@ -18,8 +18,10 @@ static const char diff_sql[] =
 	"  SELECT r.cluster, r.cost, CASE ?1"
 	"    WHEN 1 THEN CASE WHEN r.version = ?2 THEN 0 WHEN r.version = ?3 THEN 1 END"
 	"    WHEN 2 THEN CASE WHEN r.id > ?4 THEN 1 ELSE 0 END"
-	"    ELSE CASE WHEN coalesce(r.time, r.ingested_at) < " STORE_TIME_SQL("?2") " THEN 0"
-	"              WHEN ?3 IS NULL OR coalesce(r.time, r.ingested_at) < " STORE_TIME_SQL("?3")
+	/* by time: a report of unknown time is in neither window */
+	"    ELSE CASE WHEN r.time IS NULL THEN NULL"
+	"              WHEN r.time < " STORE_TIME_SQL("?2") " THEN 0"
+	"              WHEN ?3 IS NULL OR r.time < " STORE_TIME_SQL("?3")
 	"                THEN 1 END"
 	"  END AS side FROM reports r),"
 	" g AS ("

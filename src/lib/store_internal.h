@@ -94,6 +94,11 @@ enum store_slot {
 	S_MG_FULL_CLUSTERS,
 	S_MG_PARTIAL,
 	S_MG_CLUSTER_REPORTS,
+	/* store_times_backfill.c */
+	S_TB_NEXT,
+	S_TB_SET,
+	S_TB_CLUSTERS,
+	S_UNTIMED,
 	S_COUNT
 };
 _Static_assert(S_COUNT <= DB_MAX_STMTS, "more store statements than db.h caches");
@@ -127,6 +132,12 @@ struct hg_store {
  * one of them); normalize falls back on SQLite.  0 or an hg error. */
 bool store_time_fast(const char *text, char out[32]);
 int store_time_normalize(hg_store *store, const char *text, char out[32]);
+/* Migrating to schema 7 (store_times_backfill.c): the report times that
+ * earlier versions stored as unknown but report_time.h reads (ART, xCrash,
+ * zones and nanoseconds; from reports.time_written), then every cluster's
+ * first_seen / last_seen from its reports' times (NULL when none has one).
+ * Inside the migration's transaction; 0 or a db.h error. */
+int store_times_backfill(hg_store *store);
 /* Now, in the store's form (STORE_NOW_SQL). */
 void store_time_now(char out[32]);
 

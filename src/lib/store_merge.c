@@ -144,10 +144,10 @@ static int add_reports(struct merge *m)
 		rc = exec_count(store,
 			"UPDATE main.clusters SET"
 			" count = (SELECT count(*) FROM main.reports r WHERE r.cluster = clusters.hash),"
-			" first_seen = coalesce((SELECT min(coalesce(r.time, r.ingested_at))"
-			"   FROM main.reports r WHERE r.cluster = clusters.hash), first_seen),"
-			" last_seen = coalesce((SELECT max(coalesce(r.time, r.ingested_at))"
-			"   FROM main.reports r WHERE r.cluster = clusters.hash), last_seen),"
+			" first_seen = (SELECT min(r.time)"
+			"   FROM main.reports r WHERE r.cluster = clusters.hash),"
+			" last_seen = (SELECT max(r.time)"
+			"   FROM main.reports r WHERE r.cluster = clusters.hash),"
 			" symbolicated = coalesce((SELECT min(r.symbolicated) FROM main.reports r"
 			"   WHERE r.cluster = clusters.hash), symbolicated)"
 			" WHERE hash IN (SELECT hash FROM temp.hg_merge_clusters WHERE fresh > 0)",

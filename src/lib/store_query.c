@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "regex.h"
+#include "report_time.h"
 #include "store_internal.h"
 
 bool store_scene_match(void *user, const char *text)
@@ -97,11 +98,11 @@ int hg_store_reports(hg_store *store, const char *hash, long limit, hg_report_ro
 		     void *user)
 {
 	hg_db_stmt *st = db_stmt(store->db, S_REPORTS,
-		"SELECT content_hash, source, line, coalesce(time, ingested_at), version, device,"
+		"SELECT content_hash, source, line, time, version, device,"
 		" scene, cost FROM reports WHERE id IN (SELECT id FROM reports"
 		"  INDEXED BY reports_by_cluster WHERE cluster = ?1"
-		"  ORDER BY coalesce(time, ingested_at) DESC, id DESC LIMIT ?2)"
-		" ORDER BY coalesce(time, ingested_at) DESC, id DESC");
+		"  ORDER BY time IS NULL, time DESC, id DESC LIMIT ?2)"
+		" ORDER BY time IS NULL, time DESC, id DESC");
 	if (!st)
 		return store_fail(store, HG_EIO, "cannot query reports");
 	db_bind_text(st, 1, hash);
@@ -202,7 +203,18 @@ int hg_store_rejected_text(hg_store *store, int64_t id, char **text, size_t *len
 int hg_store_time(hg_store *store, const char *text, char out[32])
 {
 	int err = store_time_normalize(store, text, out);
+	/* Also the readers' forms SQLite cannot read ("+0200", nanoseconds):
+	 * a time copied from a report works as --since. */
+	const char *why;
+	if (!err && !out[0] && text && report_time_parse(text, strlen(text), out, &why) != 0)
+		out[0] = '\0';
 	return err ? err : out[0] ? 0 : HG_EINVAL;
+}
+
+int hg_store_count_untimed(hg_store *store, int64_t *n)
+{
+	int rc = store_query_int(store, S_UNTIMED, "SELECT count(*) FROM reports WHERE time IS NULL", n);
+	return store_check(store, rc, "cannot count the reports of unknown time");
 }
 
 int hg_store_meta_get(hg_store *store, const char *key, char *buf, size_t size)

@@ -245,16 +245,18 @@ static int end_group(struct top *t, const struct cluster_info *info)
 }
 
 /* Reads the reports (through the covering index, sorted by cluster and
- * cost) and sums them by cluster. */
+ * cost) and sums them by cluster.  A report of unknown time (time NULL)
+ * is in no --since/--until window, but counts when neither is given;
+ * first and last seen are report times only. */
 static int scan(struct top *t, const hg_top_query *q, const char *hash)
 {
 	hg_store *store = t->store;
 #define SCAN_SQL(filter)                                                                      \
-	"SELECT cluster, cost, device, version, coalesce(time, ingested_at) FROM reports"      \
+	"SELECT cluster, cost, device, version, time FROM reports"                             \
 	" INDEXED BY reports_by_cluster WHERE " filter                                         \
 	" AND (?2 IS NULL OR version = ?2)"                                                   \
-	" AND (?3 IS NULL OR coalesce(time, ingested_at) >= " STORE_TIME_SQL("?3") ")"        \
-	" AND (?4 IS NULL OR coalesce(time, ingested_at) <= " STORE_TIME_SQL("?4") ")"        \
+	" AND (?3 IS NULL OR time >= " STORE_TIME_SQL("?3") ")"                               \
+	" AND (?4 IS NULL OR time <= " STORE_TIME_SQL("?4") ")"                               \
 	" ORDER BY cluster, cost"
 	hg_db_stmt *st = hash ? db_stmt(store->db, S_TOP_SCAN_ONE, SCAN_SQL("cluster = ?1"))
 			      : db_stmt(store->db, S_TOP_SCAN, SCAN_SQL("?1 IS NULL"));

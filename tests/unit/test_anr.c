@@ -381,7 +381,8 @@ static void test_main_blocked_held_by_thread_5(void **state)
 	assert_int_equal(na->priority, 5);
 	assert_int_equal(na->n_frames, 8);
 	/* Report fields. */
-	assert_string_equal(rep->time, "2023-04-04 22:06:31.064728684+0200");
+	assert_string_equal(rep->time_written, "2023-04-04 22:06:31.064728684+0200");
+	assert_string_equal(rep->time, "2023-04-04T20:06:31.064Z");
 	assert_string_equal(rep->device,
 			    "google/sdk_gphone64_arm64/emu64a:13/TE1A.220922.012/9302419:userdebug/dev-keys");
 	assert_string_equal(meta(rep, "pid"), "28941");
@@ -417,6 +418,27 @@ static void test_measure_lock_forms(void **state)
 	run_release(&r);
 }
 
+/* xCrash's Crash time is the report's time; without it, Start time (the
+ * process's), rather than none. */
+static void test_xcrash_start_time(void **state)
+{
+	(void)state;
+	struct run r;
+	const hg_report *rep = read_file(&r, "xcrash-android10-pixel-arm64-anr-tombstone.txt", false);
+	assert_string_equal(rep->time, "2019-10-11T19:25:25.645Z");
+	run_release(&r);
+	size_t len;
+	char *text = load("xcrash-android10-pixel-arm64-anr-tombstone.txt", &len);
+	char *crash = strstr(text, "Crash time:");
+	assert_non_null(crash);
+	crash[0] = 'X'; /* "Xrash time:": no longer a field */
+	assert_int_equal(read_as(&r, text, len, HG_FORMAT_AUTO), 0);
+	assert_string_equal(r.rep->time_written, "2019-10-12T03:25:02.029+0800");
+	assert_string_equal(r.rep->time, "2019-10-11T19:25:02.029Z");
+	run_release(&r);
+	free(text);
+}
+
 /* ---- native frames, exactly ---- */
 
 static void test_native_frames_arm32(void **state)
@@ -445,7 +467,8 @@ static void test_native_frames_arm32(void **state)
 		      "/data/app/com.google.android.trichromelibrary_386509238-C5vGqz1rgNqceBgeyyw2Aw==/"
 		      "base.apk!libmonochrome.so", NULL, NULL, -1);
 	assert_string_equal(rep->app_version, "1.2.3-beta456-patch789");
-	assert_string_equal(rep->time, "2019-10-12T03:31:17.003+0800");
+	assert_string_equal(rep->time_written, "2019-10-12T03:31:17.003+0800");
+	assert_string_equal(rep->time, "2019-10-11T19:31:17.003Z");
 	assert_string_equal(meta(rep, "pid"), "22012");
 	assert_string_equal(meta(rep, "abi"), "\"arm\"");
 	run_release(&r);
@@ -498,7 +521,8 @@ static void test_native_only_dump(void **state)
 	assert_int_equal(sc->sys_tid, 9965);
 	assert_int_equal(sc->flags, 0);
 	/* The pid section, not the Waiting Channels around it. */
-	assert_string_equal(rep->time, "2023-07-04 14:51:23.352279396+0200");
+	assert_string_equal(rep->time_written, "2023-07-04 14:51:23.352279396+0200");
+	assert_string_equal(rep->time, "2023-07-04T12:51:23.352Z");
 	run_release(&r);
 }
 
@@ -760,7 +784,8 @@ static void test_waiting_channels_only(void **state)
 	assert_int_equal(rep->threads.blamed, -1);
 	assert_string_equal(rep->anr_type, "input dispatching");
 	assert_string_equal(rep->process, "com.example.app:mainProcess");
-	assert_string_equal(rep->time, "2024-11-13 19:48:09.980104540+0530");
+	assert_string_equal(rep->time_written, "2024-11-13 19:48:09.980104540+0530");
+	assert_string_equal(rep->time, "2024-11-13T14:18:09.980Z");
 	assert_int_equal(rep->warnings.len, 1);
 	assert_string_equal(rep->warnings.items[0],
 			    "the input holds only the kernel's waiting channels of 498 threads (pid "
@@ -1057,6 +1082,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_file),
 		cmocka_unit_test(test_main_blocked_held_by_thread_5),
+		cmocka_unit_test(test_xcrash_start_time),
 		cmocka_unit_test(test_measure_lock_forms),
 		cmocka_unit_test(test_native_frames_arm32),
 		cmocka_unit_test(test_native_frames_x86_jit_and_vdso),

@@ -14,6 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -91,7 +94,8 @@ static void test_issue113_mi3w(void **state)
 	assert_string_equal(r->device, "MI 3W");
 	assert_string_equal(r->app_version, "4.9.0");
 	assert_string_equal(r->process, "com.pingan.lifeinsurance");
-	assert_string_equal(r->time, "10-29 10:32:12.601");
+	assert_string_equal(r->time_written, "10-29 10:32:12.601");
+	assert_string_equal(r->time, "2017-10-29T10:32:12.601Z");
 	assert_int_equal(r->cost, 5050);
 
 	/* Every header field, as written, in order. */
@@ -116,6 +120,8 @@ static void test_issue113_mi3w(void **state)
 	assert_figure(r, "blockcanary", "stack", "10-29 10:32:13.403");
 	assert_int_equal(figures_in(r, "blockcanary"), 23);
 
+	/* time-start has no year: the log's write time (2017-10-29 10:32:17) gives it */
+	assert_figure(r, "block", "time-year-from", "the log's write time");
 	assert_figure(r, "block", "waited-ms", "4461");
 	assert_figure(r, "block", "thread-time-percent", "11.7");
 	assert_figure(r, "block", "cpu-samples", "4");
@@ -153,7 +159,8 @@ static void test_issue114_garbage_cpu(void **state)
 	assert_string_equal(r->device, "T68");
 	assert_string_equal(r->app_version, "1.0");
 	assert_string_equal(r->process, "com.evideostb.kdroid.app.demand");
-	assert_string_equal(r->time, "11-14 22:51:13.247");
+	assert_string_equal(r->time_written, "11-14 22:51:13.247");
+	assert_string_equal(r->time, "2017-11-14T22:51:13.247Z");
 	assert_int_equal(r->cost, 5692);
 	assert_figure(r, "blockcanary", "imei", "null");
 	assert_figure(r, "blockcanary", "versionCode", "10127");
@@ -196,7 +203,8 @@ static void check_three_samples(const hg_report *r)
 	assert_string_equal(r->device, "Redmi Note 8 Pro");
 	assert_string_equal(r->app_version, "5.2.0");
 	assert_string_equal(r->process, "com.example.reader");
-	assert_string_equal(r->time, "03-18 14:22:01.163");
+	assert_string_equal(r->time_written, "03-18 14:22:01.163");
+	assert_string_equal(r->time, "2024-03-18T14:22:01.163Z");
 	assert_int_equal(r->cost, 3184);
 	assert_figure(r, "blockcanary", "write-log-time", "2024-03-18 14:22:05");
 	assert_figure(r, "blockcanary", "imei", "empty_imei");
@@ -324,7 +332,9 @@ static void test_old_key_names(void **state)
 	assert_int_equal(r->cost, 2400);
 	assert_string_equal(r->process, "com.example.old");
 	assert_string_equal(r->device, "MX5");
-	assert_string_equal(r->time, "01-02 03:04:05.006");
+	assert_string_equal(r->time_written, "01-02 03:04:05.006");
+	/* no year in the log: the current year, or the one before */
+	assert_non_null(strstr(r->time, "-01-02T03:04:05.006Z"));
 	assert_figure(r, "blockcanary", "imei", "");
 	assert_figure(r, "blockcanary", "apilevel", "22 5.1");
 	assert_figure(r, "block", "cpu-samples-in-block", "1");
@@ -486,6 +496,86 @@ static void test_10000_frame_samples(void **state)
 	free(text);
 }
 
+/* A log without a year in its times, time-start as given. */
+#define YEARLESS(start) ("model = MX5\nprocess = com.example\ntime = 2400\nthread-time = 150\n" \
+			 "time-start = " start "\n\nstack = " start "\n\na.B.c(B.java:1)\n")
+
+/* 2024-01-01T00:10:00Z and 2023-06-01T00:00:00Z in Unix ms. */
+#define NEW_YEAR_2024_MS 1704067800000LL
+#define JUNE_2023_MS 1685577600000LL
+
+/* Year-less times are placed at or before the file's time (plus the widest
+ * zone, 14 h): a December log read just after New Year is last December's,
+ * not next; 02-29 goes back to a leap year; the log's own write time wins
+ * over the file's. */
+static void test_yearless_times(void **state)
+{
+	(void)state;
+	struct got g;
+	got_init(&g);
+	g.ctx.file_time_ms = NEW_YEAR_2024_MS;
+	const hg_report *r = read_good(&g, YEARLESS("12-31 23:59:58.000"), HG_FORMAT_BLOCKCANARY);
+	assert_string_equal(r->time, "2023-12-31T23:59:58.000Z");
+	assert_string_equal(r->time_written, "12-31 23:59:58.000");
+	assert_figure(r, "block", "time-year-from", "the file's time");
+	/* Early on the file's own day, and up to 14 h after it: that year. */
+	r = read_good(&g, YEARLESS("01-01 13:00:00.000"), HG_FORMAT_BLOCKCANARY);
+	assert_string_equal(r->time, "2024-01-01T13:00:00.000Z");
+	/* More than 14 h after the file's time: the year before. */
+	r = read_good(&g, YEARLESS("01-02 00:00:00.000"), HG_FORMAT_BLOCKCANARY);
+	assert_string_equal(r->time, "2023-01-02T00:00:00.000Z");
+	g.ctx.file_time_ms = JUNE_2023_MS;
+	r = read_good(&g, YEARLESS("02-29 08:00:00.500"), HG_FORMAT_BLOCKCANARY);
+	assert_string_equal(r->time, "2020-02-29T08:00:00.500Z");
+	/* The write time's year, whatever the file's. */
+	r = read_good(&g, "**********************\n2018-01-01 00:00:03(write log time)\n\n"
+		      "time = 5000\ntime-start = 12-31 23:59:58.000\n", HG_FORMAT_BLOCKCANARY);
+	assert_string_equal(r->time, "2017-12-31T23:59:58.000Z");
+	assert_figure(r, "block", "time-year-from", "the log's write time");
+	/* Without its milliseconds, alike (after 2023-06-01: 2022's) */
+	r = read_good(&g, YEARLESS("06-15 12:00:00"), HG_FORMAT_BLOCKCANARY);
+	assert_string_equal(r->time, "2022-06-15T12:00:00.000Z");
+	/* With its year, as written. */
+	r = read_good(&g, YEARLESS("2021-06-15 12:00:00.250"), HG_FORMAT_BLOCKCANARY);
+	assert_string_equal(r->time, "2021-06-15T12:00:00.250Z");
+	assert_null(figure(r, "block", "time-year-from", 0));
+	/* A time-start that is no time: unknown, and said so. */
+	assert_int_equal(read_as(&g, "time = 5000\ntime-start = 13-45 10:00:00.000\n", 44,
+				 HG_FORMAT_BLOCKCANARY), 0);
+	r = g.rep;
+	assert_null(r->error);
+	/* a warning diagnostic too, for ingest, which shows no report warnings */
+	assert_int_equal(g.diags, 1);
+	assert_string_equal(g.diag_msg, "time \"13-45 10:00:00.000\" cannot be read (month out of "
+			    "range (01 to 12)): the report's time is unknown");
+	assert_null(r->time);
+	assert_string_equal(r->time_written, "13-45 10:00:00.000");
+	assert_warning(r, "time \"13-45 10:00:00.000\" cannot be read (month out of range (01 to 12))");
+	got_release(&g);
+}
+
+/* Read from a file, the year comes from the file's modification time. */
+static void test_yearless_file_time(void **state)
+{
+	(void)state;
+	char path[] = "/tmp/hg-bc-XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	const char *text = YEARLESS("12-31 23:59:58.000");
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	struct timespec times[2] = {{NEW_YEAR_2024_MS / 1000, 0}, {NEW_YEAR_2024_MS / 1000, 0}};
+	assert_int_equal(futimens(fd, times), 0);
+	close(fd);
+	struct got g;
+	got_init(&g);
+	assert_int_equal(hg_reports_read_path(&g.ctx, path, NULL, HG_FORMAT_BLOCKCANARY, keep_first,
+					      &g), 0);
+	assert_non_null(g.rep);
+	assert_string_equal(g.rep->time, "2023-12-31T23:59:58.000Z");
+	got_release(&g);
+	unlink(path);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1)
@@ -496,6 +586,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_crlf_log_three_samples),
 		cmocka_unit_test(test_untimed_and_epoch_samples),
 		cmocka_unit_test(test_old_key_names),
+		cmocka_unit_test(test_yearless_times),
+		cmocka_unit_test(test_yearless_file_time),
 		cmocka_unit_test(test_second_log_and_missing_parts),
 		cmocka_unit_test(test_lines_that_are_not_frames),
 		cmocka_unit_test(test_bad_durations),

@@ -141,7 +141,8 @@ static void test_xcrash_java_crash_all_threads(void **state)
 	assert_string_equal(r->process, "xcrash.sample");
 	assert_string_equal(r->app_version, "1.2.3-beta456-patch789");
 	assert_string_equal(r->device, "Pixel");
-	assert_string_equal(r->time, "2019-10-12T03:23:25.533+0800");
+	assert_string_equal(r->time_written, "2019-10-12T03:23:25.533+0800");
+	assert_string_equal(r->time, "2019-10-11T19:23:25.533Z");
 	assert_figure(r, "xcrash", "Tombstone maker", "xCrash 2.4.6");
 	assert_figure(r, "xcrash", "Crash type", "java");
 	assert_figure(r, "xcrash", "API level", "29");
@@ -738,6 +739,25 @@ static void test_thread_from_matrix_thread_stack(void **state)
 	hg_report_destroy(rep);
 }
 
+/* Crash time is the report's time, whatever its place; without it, Start
+ * time. */
+static void test_xcrash_start_time(void **state)
+{
+	(void)state;
+	struct got g;
+	got_init(&g);
+	size_t len;
+	char *text = load(fixtures[1], &len);
+	char *crash = strstr(text, "Crash time:");
+	assert_non_null(crash);
+	crash[0] = 'X'; /* "Xrash time:" is a figure, not the time */
+	assert_int_equal(read_as(&g, text, len, HG_FORMAT_AUTO), 0);
+	assert_string_equal(g.rep->time_written, "2019-10-12T03:23:19.580+0800");
+	assert_string_equal(g.rep->time, "2019-10-11T19:23:19.580Z");
+	free(text);
+	got_release(&g);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1)
@@ -745,6 +765,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_anr_watchdog_readme),
 		cmocka_unit_test(test_xcrash_java_crash_all_threads),
+		cmocka_unit_test(test_xcrash_start_time),
 		cmocka_unit_test(test_anrwatchdog_studio_logcat_paste),
 		cmocka_unit_test(test_plain_frames_without_header),
 		cmocka_unit_test(test_adb_logcat_prefixes),

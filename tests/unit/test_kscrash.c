@@ -118,7 +118,8 @@ static void test_deadlock_2_0(void **state)
 	assert_string_equal(r->device, "iPhone3,1");
 	assert_string_equal(r->process, "org.stenerud.Crash-Tester");
 	assert_string_equal(r->app_version, "1.0"); /* 1.0 and 1.0 */
-	assert_string_equal(r->time, "1970-01-17T18:49:14Z");
+	assert_string_equal(r->time_written, "1970-01-17T18:49:14Z");
+	assert_string_equal(r->time, "1970-01-17T18:49:14.000Z");
 	assert_int_equal(r->foreground, 1);
 	assert_int_equal(r->cost, 0);
 	assert_int_equal(r->threads.n, 7);
@@ -152,7 +153,8 @@ static void test_hang_3_7(void **state)
 	assert_string_equal(r->detail, "hang");
 	assert_int_equal(r->cost, 8002); /* 897141715985666 - 897133713870375 ns */
 	assert_int_equal(r->stack_cost, 8002);
-	assert_string_equal(r->time, "1765315753629383");
+	assert_string_equal(r->time_written, "1765315753629383");
+	assert_string_equal(r->time, "2025-12-09T21:29:13.629Z");
 	assert_string_equal(r->app_version, "1.0 (1)");
 	assert_string_equal(r->device, "iPhone18,1");
 	assert_string_equal(r->process, "com.bedroomCode.CrashTest");
@@ -207,7 +209,8 @@ static void test_sentry_swift_crash(void **state)
 	assert_int_equal(r->kind, HG_KIND_CRASH);
 	assert_string_equal(r->device, "iPhone13,2");
 	assert_string_equal(r->app_version, "7.7.0 (1)");
-	assert_string_equal(r->time, "2021-12-28T09:45:53Z");
+	assert_string_equal(r->time_written, "2021-12-28T09:45:53Z");
+	assert_string_equal(r->time, "2021-12-28T09:45:53.000Z");
 	assert_int_equal(r->threads.n, 12);
 	assert_roles(r, 0, 0, 1u << 10); /* crashed main; SentryCrash's handler wrote it */
 	const char *fatal = "$ss17_assertionFailure__4file4line5flagss5NeverOs12StaticStringV_SSAHSus6"
@@ -227,7 +230,8 @@ static void test_sentry_user_report(void **state)
 	 * stack is an error report, not a hang. */
 	assert_int_equal(r->kind, HG_KIND_CRASH);
 	assert_string_equal(r->detail, "user");
-	assert_string_equal(r->time, "1481727207");
+	assert_string_equal(r->time_written, "1481727207");
+	assert_string_equal(r->time, "2016-12-14T14:53:27.000Z");
 	assert_int_equal(r->threads.n, 13);
 	/* Thread 5 is crashed and current: it wrote the report; never blamed. */
 	assert_roles(r, 0, 0, 1u << 5);
@@ -265,7 +269,8 @@ static void assert_matrix_dump(const hg_report *r)
 	assert_string_equal(r->device, "iPhone12,1");
 	assert_string_equal(r->process, "com.example.lagdemo");
 	assert_string_equal(r->app_version, "8.0.38 (8.0.38.2300)");
-	assert_string_equal(r->time, "1700000000");
+	assert_string_equal(r->time_written, "1700000000");
+	assert_string_equal(r->time, "2023-11-14T22:13:20.000Z");
 	assert_int_equal(r->threads.n, 4);
 	/* HandledThread blamed; main found by its queue; the monitor (crashed
 	 * and current) wrote the dump. */
