@@ -146,7 +146,7 @@ static int run_diff(int argc, char **argv)
 		hg_store_close(store);
 		return bad;
 	}
-	int rc = hg_store_diff(store, &q, on_row, &d);
+	int rc = hg_store_diff(store, &q, on_row, &d, NULL);
 	hg_store_close(store);
 	if (rc != 0) {
 		fprintf(stderr, "hangar diff: %s\n", hg_strerror(rc));
