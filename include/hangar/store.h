@@ -92,6 +92,12 @@ int hg_store_prepare_with(const hg_report *rep, const char *text, size_t len,
 int hg_store_add_rejected(hg_store *store, const char *source, long line, const char *reason,
 			  const char *text, size_t len);
 
+/* Whether hg_store_add_rejected already recorded this input (source,
+ * line and the SHA-256 of all of text[0..len)): 1 yes, 0 no, or a negative
+ * error.  A run asks before adding, to count only inputs newly rejected. */
+int hg_store_rejected_known(hg_store *store, const char *source, long line, const char *text,
+			    size_t len);
+
 /* One cluster, as the queries return it (strings valid during the callback). */
 typedef struct hg_cluster_row {
 	const char *hash;
@@ -295,6 +301,10 @@ int hg_store_object_known(hg_store *store, const char *source, const char *key,
  * store's), in the caller's batch: with the reports read from it, so that
  * a killed run leaves both or neither. */
 int hg_store_object_put(hg_store *store, const hg_object_row *row);
+
+/* Whether the object (source, key) is recorded as failed (by an earlier
+ * run, or earlier in this batch): 1 yes, 0 no, or a negative error. */
+int hg_store_object_failed_before(hg_store *store, const char *source, const char *key);
 
 /* The largest report id (0 for an empty store): reports stored later have
  * larger ids (a nightly run's first_report_id). */

@@ -123,6 +123,23 @@ static int open_batch(struct ingest *in)
 	return 0;
 }
 
+/* A rejected input, counted as rejected only when no earlier run
+ * rejected the same bytes (those are counted apart: a file that can never
+ * be read is not news every night). */
+static int add_rejected(struct ingest *in, const char *source, long line, const char *reason,
+			const char *text, size_t len)
+{
+	int known = hg_store_rejected_known(in->store, source, line, text, len);
+	if (known < 0)
+		return known;
+	if (known) {
+		in->rejected_before++;
+		return 0;
+	}
+	in->rejected++;
+	return hg_store_add_rejected(in->store, source, line, reason, text, len);
+}
+
 static void store_item(struct ingest *in, const struct ingest_item *item)
 {
 	int rc = 0;
@@ -132,6 +149,9 @@ static void store_item(struct ingest *in, const struct ingest_item *item)
 	if (item->object.source) {
 		hg_object_row row = item->object;
 		row.error = item->reason;
+		if (!strcmp(row.status, "failed") &&
+		    hg_store_object_failed_before(in->store, row.source, row.key) == 1)
+			in->fetch_failed_before++;
 		rc = hg_store_object_put(in->store, &row);
 		if (rc != 0) {
 			fprintf(stderr, "hangar ingest: %s: cannot record an object: %s\n", row.key,
@@ -144,13 +164,10 @@ static void store_item(struct ingest *in, const struct ingest_item *item)
 		return;
 	}
 	in->reports++;
-	if (!rep) {
-		rc = hg_store_add_rejected(in->store, item->path, 0, item->reason, "", 0);
-		in->rejected++;
-	} else if (rep->error) {
-		rc = hg_store_add_rejected(in->store, rep->source, rep->line, rep->error,
-					   rep->text ? rep->text : "", rep->text ? rep->text_len : 0);
-		in->rejected++;
+	if (!rep || rep->error) {
+		rc = add_rejected(in, rep ? rep->source : item->path, rep ? rep->line : 0,
+				  rep ? rep->error : item->reason, rep && rep->text ? rep->text : "",
+				  rep && rep->text ? rep->text_len : 0);
 	} else if (!(rc = item->err)) {
 		bool dup = false;
 		rc = hg_store_add_prepared(in->store, rep, &item->sig, rep->text ? rep->text : "",
@@ -215,13 +232,14 @@ void ingest_summary(struct ingest *in, double seconds)
 	if (in->tty)
 		fputc('\r', stderr);
 	if (in->summary_format == ROWS_JSON) {
-		printf("{\"new\":%zu,\"duplicate\":%zu,\"rejected\":%zu,\"skipped\":%zu,"
+		printf("{\"new\":%zu,\"duplicate\":%zu,\"rejected\":%zu,\"rejected_before\":%zu,"
+		       "\"skipped\":%zu,"
 		       "\"clusters_touched\":%zu,"
 		       "\"reports_per_second\":%.0f,\"objects\":{\"listed\":%zu,\"fetched\":%zu,"
 		       "\"skipped\":%zu,\"failed\":%zu,\"bytes\":%lld},\"failed_sources\":%zu,"
 		       "\"store_errors\":%d}\n",
-		       in->fresh, in->duplicate, in->rejected, in->files_skipped, in->n_touched, rate,
-		       in->listed, in->fetched, in->skipped, in->fetch_failed,
+		       in->fresh, in->duplicate, in->rejected, in->rejected_before, in->files_skipped,
+		       in->n_touched, rate, in->listed, in->fetched, in->skipped, in->fetch_failed,
 		       (long long)in->fetched_bytes, in->sources_failed, in->failed);
 		return;
 	}
@@ -236,6 +254,8 @@ void ingest_summary(struct ingest *in, double seconds)
 	}
 	fprintf(stderr, "ingest: %zu new, %zu duplicate, %zu rejected, ", in->fresh, in->duplicate,
 		in->rejected);
+	if (in->rejected_before) /* said only when there are, as skipped */
+		fprintf(stderr, "%zu rejected before, ", in->rejected_before);
 	if (in->files_skipped) /* said only when there are: the line scripts know stays */
 		fprintf(stderr, "%zu skipped, ", in->files_skipped);
 	fprintf(stderr, "%zu clusters touched, %.0f reports/s", in->n_touched, rate);

@@ -93,6 +93,9 @@ enum store_slot {
 	S_MG_FULL_CLUSTERS,
 	S_MG_PARTIAL,
 	S_MG_CLUSTER_REPORTS,
+	/* store_seen.c */
+	S_REJECTED_KNOWN,
+	S_OBJECT_FAILED,
 	S_COUNT
 };
 _Static_assert(S_COUNT <= DB_MAX_STMTS, "more store statements than db.h caches");
