@@ -6,8 +6,11 @@
 #include <time.h>
 
 #include "hangar/digest.h"
+#include "hangar/input.h"
 #include "json.h"
 #include "store_fixture.h"
+
+static const char *testdata = "testdata";
 
 /* ---- fixture ---- */
 
@@ -505,6 +508,132 @@ static void test_baseline(void **state)
 	release(&j);
 }
 
+/* ---- the real corpus in two nights ---- */
+
+static int add_real(void *user, hg_report *rep)
+{
+	struct fx *f = user;
+	if (!rep->error) {
+		hg_signature sig;
+		assert_int_equal(hg_signature_compute(rep, NULL, rep->arena, &sig), 0);
+		bool dup;
+		assert_int_equal(hg_store_add_report(f->store, rep, &sig, rep->text, rep->text_len,
+						     &dup), 0);
+	}
+	hg_report_destroy(rep);
+	return 0;
+}
+
+/* Lines [from, to) of testdata/matrix-mangatoon/reports.ndjson (581 real
+ * Matrix reports) into the store, as one night's ingest. */
+static void real_night(struct fx *f, int from, int to)
+{
+	char path[512], *data = NULL;
+	size_t len = 0;
+	snprintf(path, sizeof path, "%s/matrix-mangatoon/reports.ndjson", testdata);
+	assert_int_equal(hg_input_read(&f->ctx, path, &data, &len), 0);
+	const char *start = data, *end = data + len;
+	for (int line = 1; line < from && start < end; line++)
+		start = memchr(start, '\n', (size_t)(end - start)) + 1;
+	const char *stop = start;
+	for (int line = from; line < to && stop < end; line++)
+		stop = memchr(stop, '\n', (size_t)(end - stop)) + 1;
+	hg_ctx ctx;
+	hg_ctx_init(&ctx);
+	ctx.keep_text = 1;
+	assert_int_equal(hg_store_begin(f->store), 0);
+	assert_int_equal(hg_reports_read(&ctx, path, start, (size_t)(stop - start), add_real, f), 0);
+	assert_int_equal(hg_store_commit(f->store), 0);
+	free(data);
+}
+
+static int64_t last_id(struct fx *f)
+{
+	int64_t id = -1;
+	assert_int_equal(hg_store_last_report_id(f->store, &id), 0);
+	return id;
+}
+
+/* The hash of a cluster with `before` reports up to id first and `after`
+ * reports past it (the first such, by hash), or "" when there is none. */
+static void cluster_with(struct fx *f, int64_t first, int before, int after, char hash[33])
+{
+	char sql[512];
+	snprintf(sql, sizeof sql,
+		 "SELECT coalesce((SELECT cluster FROM reports GROUP BY cluster"
+		 " HAVING sum(id <= %lld) = %d AND sum(id > %lld) = %d ORDER BY cluster LIMIT 1), '')",
+		 (long long)first, before, (long long)first, after);
+	sql_text(f->path, sql, hash, 33);
+}
+
+static void test_real_nights(void **state)
+{
+	struct fx *f = *state;
+	/* Night 1: a baseline, whatever it holds. */
+	real_night(f, 1, 301);
+	int64_t first = last_id(f);
+	assert_true(first > 250);
+	hg_digest_run run = {.source = "reports/", .first_report_id = 0, .compare_after_id = -1,
+			     .min_count = 5, .min_rise = 2, .threshold = 50};
+	int64_t fresh = -1;
+	char *md = write_digest(f, &run, HG_DIGEST_MARKDOWN, &fresh);
+	assert_int_equal(fresh, 0);
+	has(md, "## Baseline\n\n");
+	has(md, " clusters, baseline: the store held no reports before this run");
+	assert_null(strstr(md, "## New clusters"));
+	assert_null(strstr(md, "## Regressed"));
+	free(md);
+
+	/* Night 2: new and regressed clusters, cut to fit a screen or two. */
+	real_night(f, 301, 582);
+	run.first_report_id = first;
+	md = write_digest(f, &run, HG_DIGEST_MARKDOWN, &fresh);
+	size_t lines = lines_of(md);
+	if (lines > 150)
+		fail_msg("the digest is %zu lines:\n%s", lines, md);
+	has(md, "## New clusters\n");
+	has(md, "## Regressed clusters (at least 5 reports in this run; count up 2x or p90 up more "
+		"than 50%)\n");
+	has(md, "more (every one is in the JSON digest");
+	char sql[256];
+	snprintf(sql, sizeof sql, "SELECT count(*) FROM (SELECT cluster FROM reports GROUP BY cluster"
+		 " HAVING min(id) > %lld)", (long long)first);
+	assert_int_equal(fresh, sql_int(f->path, sql));
+	assert_true(fresh > 5);
+	free(md);
+
+	/* The JSON keeps every one, and each regressed one obeys the rule. */
+	struct json j = parse(write_digest(f, &run, HG_DIGEST_JSON, NULL));
+	assert_int_equal(num(&j, "new.total"), fresh);
+	assert_int_equal(count(&j, "new.clusters"), (size_t)fresh);
+	int64_t regressed = num(&j, "regressed.total");
+	assert_true(regressed > 0);
+	assert_int_equal(count(&j, "regressed.clusters"), (size_t)regressed);
+	char path[64];
+	for (int64_t i = 0; i < regressed; i++) {
+		snprintf(path, sizeof path, "regressed.clusters.%lld", (long long)i);
+		const hg_json *c = at(&j, path);
+		int64_t old_n = 0, new_n = 0, old_p90 = 0, new_p90 = 0;
+		hg_json_int64(j.doc, hg_json_get(hg_json_get(c, "old"), "count"), &old_n);
+		hg_json_int64(j.doc, hg_json_get(hg_json_get(c, "new"), "count"), &new_n);
+		hg_json_int64(j.doc, hg_json_get(hg_json_get(c, "old"), "p90"), &old_p90);
+		hg_json_int64(j.doc, hg_json_get(hg_json_get(c, "new"), "p90"), &new_p90);
+		assert_true(new_n >= 5);
+		assert_true(new_n >= 2 * old_n || (old_n >= 5 && 2 * new_p90 > 3 * old_p90));
+	}
+	/* A real cluster with 1 report before and 2 in the run: no regression
+	 * with the defaults, one with --min-count 1. */
+	char hash[33];
+	cluster_with(f, first, 1, 2, hash);
+	assert_int_equal(strlen(hash), 32);
+	assert_null(strstr(j.text, hash));
+	release(&j);
+	run.min_count = 1;
+	j = parse(write_digest(f, &run, HG_DIGEST_JSON, NULL));
+	assert_non_null(strstr(j.text, hash));
+	release(&j);
+}
+
 /* ---- hostile text ---- */
 
 static const char hostile[] = "a|b`c\nd\"e\\f\x01g<h>*i_[j]\r\t\x7f\xff end";
@@ -561,8 +690,10 @@ static void test_hostile(void **state)
 	release(&j);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	if (argc > 1)
+		testdata = argv[1];
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_markdown, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_json, setup, teardown),
@@ -570,6 +701,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_nothing_new, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_length_bound, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_baseline, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_real_nights, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hostile, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
