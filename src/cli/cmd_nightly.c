@@ -226,7 +226,11 @@ static int digest(struct ingest *in, const struct nightly *n, hg_digest_run *run
 	} else if (n->fail_on_new && new_clusters > 0) {
 		status = EXIT_NEW_CLUSTERS;
 	}
-	if (n->out && status != EXIT_SOME_FAILED)
+	/* An empty store before the run: the digest is a baseline. */
+	if (n->out && status != EXIT_SOME_FAILED && run->first_report_id == 0)
+		fprintf(stderr, "nightly: digest in %s (baseline: nothing to compare with yet)\n",
+			n->out);
+	else if (n->out && status != EXIT_SOME_FAILED)
 		fprintf(stderr, "nightly: digest in %s (%lld new clusters)\n", n->out,
 			(long long)new_clusters);
 	hg_buf_release(&b);

@@ -232,15 +232,14 @@ void ingest_summary(struct ingest *in, double seconds)
 	if (in->tty)
 		fputc('\r', stderr);
 	if (in->summary_format == ROWS_JSON) {
-		printf("{\"new\":%zu,\"duplicate\":%zu,\"rejected\":%zu,\"rejected_before\":%zu,"
-		       "\"skipped\":%zu,"
+		printf("{\"new\":%zu,\"duplicate\":%zu,\"rejected\":%zu,\"skipped\":%zu,"
 		       "\"clusters_touched\":%zu,"
 		       "\"reports_per_second\":%.0f,\"objects\":{\"listed\":%zu,\"fetched\":%zu,"
 		       "\"skipped\":%zu,\"failed\":%zu,\"bytes\":%lld},\"failed_sources\":%zu,"
-		       "\"store_errors\":%d}\n",
-		       in->fresh, in->duplicate, in->rejected, in->rejected_before, in->files_skipped,
-		       in->n_touched, rate, in->listed, in->fetched, in->skipped, in->fetch_failed,
-		       (long long)in->fetched_bytes, in->sources_failed, in->failed);
+		       "\"store_errors\":%d,\"rejected_before\":%zu}\n",
+		       in->fresh, in->duplicate, in->rejected, in->files_skipped, in->n_touched, rate,
+		       in->listed, in->fetched, in->skipped, in->fetch_failed,
+		       (long long)in->fetched_bytes, in->sources_failed, in->failed, in->rejected_before);
 		return;
 	}
 	if (in->summary_format == ROWS_CSV) {
