@@ -334,8 +334,9 @@ void show_tree_why(const struct show_tree_opts *o, int64_t min_cost, unsigned wh
 			used += (size_t)snprintf(buf + used, size - used, "below %lld ms",
 						 (long long)min_cost);
 		else
-			used += (size_t)snprintf(buf + used, size - used, "below %g%% of the cost (%lld ms)",
-						 o->min_share * 100, (long long)min_cost);
+			used += (size_t)snprintf(buf + used, size - used,
+						 "below %g%% of the cost (%lld ms)", o->min_share * 100,
+						 (long long)min_cost);
 	}
 	if ((why & PRUNED_LIMIT) && used < size)
 		used += (size_t)snprintf(buf + used, size - used, "%spast the %ld costliest",
