@@ -324,6 +324,7 @@ typedef struct hg_regroup_item {
 	const char *source;
 	long line;
 	const char *version;       /* as stored; may be NULL */
+	const char *app;           /* as stored (the process, or ingest --app); may be NULL */
 	const char *cluster;       /* the current cluster hash */
 	const char *text;
 	size_t len;
@@ -349,6 +350,10 @@ typedef struct hg_regroup_stats {
  * in one transaction (not inside a batch: HG_EINVAL).  The report count is
  * checked to be the same before and after (else rolled back, HG_EIO). */
 int hg_store_regroup(hg_store *store, hg_regroup_fn fn, void *user, hg_regroup_stats *stats);
+
+/* How many clusters were grouped by a signature algorithm older than
+ * HG_SIGNATURE_VERSION (hg_store_regroup moves their reports on). */
+int hg_store_old_clusters(hg_store *store, int64_t *count);
 
 /* ---- merging shards (store_merge.c) ---- */
 

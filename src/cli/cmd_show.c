@@ -10,8 +10,8 @@
 #define SAMPLES 5
 
 /* The tree's defaults: about a screen (30 nodes and the lines saying
- * what was left out) whatever the cluster; a 674-node tree of 129 real
- * reports printed 713 lines before. */
+ * what was left out) whatever the cluster; 39 real Matrix reports merge
+ * into 282 nodes, and a bucket's big clusters into thousands. */
 #define DEFAULT_MIN_SHARE 0.001  /* --min-cost: 0.1% of the tree's cost */
 #define DEFAULT_LIMIT 30         /* --limit: nodes, the costliest */
 #define DEFAULT_MAX_DEPTH 0      /* --max-depth: all levels (the limit prunes) */

@@ -38,6 +38,8 @@ struct ingest {
 	hg_rules *rules;
 	struct namer names;                  /* -m, --proguard, --mapping-dir */
 	const char *app_version;
+	const char *app;                     /* --app: of reports that name none */
+	bool warned_no_app;                  /* said once a run that a report names no app */
 	enum hg_input_format format;
 	const char *path;                    /* the input being read */
 	char **inputs;                       /* borrowed */
@@ -74,13 +76,14 @@ struct ingest {
  * table (macros, as C cannot join two arrays statically), parsed by
  * ingest_option.  -m is 'm'; the rest have codes of their own. */
 enum { OPT_DB = 900, OPT_PROGUARD, OPT_MAPPING_DIR, OPT_APP_VERSION, OPT_RULES,
-       OPT_INPUT_FORMAT, OPT_STACK_DIR, OPT_SUMMARY_FORMAT, OPT_MAX_INPUT };
+       OPT_INPUT_FORMAT, OPT_STACK_DIR, OPT_SUMMARY_FORMAT, OPT_MAX_INPUT, OPT_APP };
 #define INGEST_READ_OPTIONS                                                    \
 	{"db", required_argument, NULL, OPT_DB},                               \
 	{"mapping", required_argument, NULL, 'm'},                             \
 	{"proguard", required_argument, NULL, OPT_PROGUARD},                   \
 	{"mapping-dir", required_argument, NULL, OPT_MAPPING_DIR},             \
 	{"app-version", required_argument, NULL, OPT_APP_VERSION},             \
+	{"app", required_argument, NULL, OPT_APP},                             \
 	{"rules", required_argument, NULL, OPT_RULES},                         \
 	{"input-format", required_argument, NULL, OPT_INPUT_FORMAT},           \
 	{"stack-dir", required_argument, NULL, OPT_STACK_DIR},                 \
@@ -92,6 +95,7 @@ enum { OPT_DB = 900, OPT_PROGUARD, OPT_MAPPING_DIR, OPT_APP_VERSION, OPT_RULES,
 	"      --mapping-dir DIR  per app version: DIR/<version>/methodMapping.txt and\n"    \
 	"                         DIR/<version>/mapping.txt\n"                               \
 	"      --app-version V    the version of reports that do not say\n"                  \
+	"      --app NAME         the app (package, bundle id) of reports that do not say\n" \
 	"      --rules FILE       grouping rules (see hangar-formats(5))\n"                  \
 	"      --input-format F   matrix, kscrash, anr, blockcanary, java (default: detect)\n" \
 	"      --stack-dir DIR    where APM reports' stack files are\n"                     \

@@ -15,8 +15,17 @@ int ingest_on_report(void *user, hg_report *rep)
 	in->reports_of_object++;
 	struct ingest_item item = {.rep = rep};
 	if (!rep->error) {
+		if (!rep->process && in->app) /* stored as the report's app: regroup finds it */
+			rep->process = hg_arena_strdup(rep->arena, in->app);
 		namer_name(&in->names, rep, in->app_version, in->path);
 		item.err = hg_signature_compute(rep, in->rules, rep->arena, &item.sig);
+		if (!item.err && !item.sig.app_known && !in->warned_no_app) {
+			in->warned_no_app = true;
+			hg_diagf(&in->ctx, HG_DIAG_WARNING, rep->source, rep->line, 0, 0,
+				 "the report names no app (no process or bundle id): reports like it "
+				 "are grouped apart, as \"%s\"; --app NAME names their app",
+				 item.sig.app);
+		}
 		if (!item.err)
 			item.err = hg_store_prepare_with(rep, rep->text ? rep->text : "",
 							 rep->text ? rep->text_len : 0, in->symbols,

@@ -37,6 +37,11 @@ int ingest_option(struct ingest *in, const char *cmd, int code, const char *arg)
 	case OPT_MAPPING_DIR: in->names.mapping_dir = arg; return EXIT_FINE;
 	case OPT_APP_VERSION: in->app_version = arg; return EXIT_FINE;
 	case OPT_RULES: in->rules_path = arg; return EXIT_FINE;
+	case OPT_APP:
+		if (!*arg)
+			return cli_usage_error(cmd, "--app wants a name, such as com.example.app");
+		in->app = arg;
+		return EXIT_FINE;
 	case OPT_INPUT_FORMAT: {
 		int f = hg_input_format_from_name(arg);
 		if (f < 0 || f == HG_FORMAT_RAW)
@@ -117,6 +122,13 @@ int ingest_run(struct ingest *in, char **inputs, int n_inputs)
 		in->load_failed = true;
 		return EXIT_SOME_FAILED;
 	}
+	int64_t old = 0;
+	if (hg_store_old_clusters(in->store, &old) == 0 && old > 0)
+		fprintf(stderr, "hangar ingest: warning: %s: %lld clusters are grouped by an older "
+			"signature (v1); new reports are grouped by v%d, so a cause may show as two "
+			"clusters: `hangar regroup --db %s` moves the store to v%d, keeping every "
+			"report\n", in->db_path, (long long)old, HG_SIGNATURE_VERSION, in->db_path,
+			HG_SIGNATURE_VERSION);
 	hg_store_mark_ingest(in->store); /* written with the first new report, in its batch */
 	hg_store_set_bulk(in->store, true); /* a store error rolls the whole batch back */
 	double t0 = ingest_now();

@@ -152,11 +152,13 @@ int namer_reread(void *user, const hg_regroup_item *item, hg_report **out, hg_si
 	int rc = hg_report_read_one(r->ctx, item->source, item->text, item->len, r->format, &rep);
 	if (rc == HG_ENOMEM)
 		return rc;
-	if (!rep || (!rep->has_method_stack && rep->threads.n == 0)) {
+	if (!rep || rep->error) {
 		hg_report_destroy(rep);
 		r->unreadable++;
 		return 0;
 	}
+	if (!rep->process && item->app) /* ingest --app */
+		rep->process = hg_arena_strdup(rep->arena, item->app);
 	namer_name(r->names, rep, item->version ? item->version : r->app_version, item->source);
 	rc = hg_signature_compute(rep, r->rules, rep->arena, sig);
 	if (rc != 0) {

@@ -69,6 +69,7 @@ enum store_slot {
 	/* store_regroup.c */
 	S_RG_COUNT_REPORTS,
 	S_RG_COUNT_CLUSTERS,
+	S_RG_OLD_CLUSTERS,
 	S_RG_IDS,
 	S_RG_ITEM,
 	S_RG_MOVE,

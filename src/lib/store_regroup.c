@@ -20,6 +20,21 @@ static int counts(hg_store *store, int64_t *reports, int64_t *clusters)
 				      clusters);
 }
 
+int hg_store_old_clusters(hg_store *store, int64_t *count)
+{
+	*count = 0;
+	hg_db_stmt *st = db_stmt(store->db, S_RG_OLD_CLUSTERS,
+				 "SELECT count(*) FROM clusters WHERE grouping_version < ?1");
+	if (!st)
+		return store_check(store, DB_ERROR, "cannot count the clusters");
+	db_bind_int(st, 1, HG_SIGNATURE_VERSION);
+	int rc = db_step(st);
+	if (rc == DB_ROW)
+		*count = db_col_int(st, 0);
+	db_reset(st);
+	return rc == DB_ROW ? 0 : store_check(store, rc < 0 ? rc : DB_ERROR, "cannot count the clusters");
+}
+
 /* The ids of every report, or of the reports of affected clusters. */
 static int collect_ids(hg_store *store, int slot, const char *sql, struct ids *out)
 {
@@ -49,7 +64,7 @@ int store_reread(hg_store *store, int64_t id, hg_regroup_fn fn, void *user, char
 {
 	*rep = NULL;
 	hg_db_stmt *st = db_stmt(store->db, S_RG_ITEM,
-		"SELECT source, line, version, cluster, text FROM reports WHERE id = ?1");
+		"SELECT source, line, version, cluster, text, app FROM reports WHERE id = ?1");
 	if (!st)
 		return DB_ERROR;
 	db_bind_int(st, 1, id);
@@ -60,18 +75,19 @@ int store_reread(hg_store *store, int64_t id, hg_regroup_fn fn, void *user, char
 	}
 	/* Copies: fn may use the store (and the text wants a NUL after it). */
 	size_t len = db_col_bytes(st, 4);
-	const char *src = db_col_text(st, 0), *ver = db_col_text(st, 2), *cl = db_col_text(st, 3);
+	const char *src = db_col_text(st, 0), *ver = db_col_text(st, 2), *cl = db_col_text(st, 3),
+		   *ap = db_col_text(st, 5);
 	char *text = malloc(len + 1), *source = strdup(src ? src : ""),
-	     *version = ver ? strdup(ver) : NULL;
+	     *version = ver ? strdup(ver) : NULL, *app = ap ? strdup(ap) : NULL;
 	snprintf(cluster, 33, "%s", cl ? cl : "");
 	long line = (long)db_col_int(st, 1);
 	if (text && len)
 		memcpy(text, db_col_blob(st, 4), len);
 	db_reset(st);
 	int err = DB_ENOMEM;
-	if (text && source && (version || !ver)) {
+	if (text && source && (version || !ver) && (app || !ap)) {
 		text[len] = '\0';
-		hg_regroup_item item = {id, source, line, version, cluster, text, len};
+		hg_regroup_item item = {id, source, line, version, app, cluster, text, len};
 		err = fn(user, &item, rep, sig);
 		if (err > 0)
 			err = DB_ERROR;
@@ -79,6 +95,7 @@ int store_reread(hg_store *store, int64_t id, hg_regroup_fn fn, void *user, char
 	free(text);
 	free(source);
 	free(version);
+	free(app);
 	if (err && *rep) {
 		hg_report_destroy(*rep);
 		*rep = NULL;

@@ -1,0 +1,161 @@
+/* Signatures of thread dumps (ANR traces, BlockCanary samples, Java and
+ * iOS dumps): the blamed thread's innermost app frames, anchored below
+ * whatever library or platform code the sample caught on top.  With no
+ * app frame, never one bucket for all: the thread's own innermost library
+ * frames, else its platform frames; an idle main thread by what the
+ * system waited for (the ANR type). */
+#include <stdio.h>
+#include <string.h>
+
+#include "cluster_internal.h"
+
+#define IDLE_MAIN "idle main thread"
+
+static long pick_thread(const hg_threads *ts)
+{
+	if (ts->blamed >= 0 && (size_t)ts->blamed < ts->n)
+		return ts->blamed;
+	for (size_t i = 0; i < ts->n; i++)
+		if (ts->items[i].flags & HG_THREAD_MAIN)
+			return (long)i;
+	return 0;
+}
+
+static bool skipped_candidate(const hg_frame *f)
+{
+	return f->alternative && f->candidate > 1;
+}
+
+static bool is_anr(const hg_report *rep)
+{
+	return rep->kind == HG_KIND_ANR || rep->kind == HG_KIND_SIGNAL_ANR;
+}
+
+/* " (input dispatching ANR)" for an ANR whose subject gave its type. */
+static const char *anr_suffix(const struct sig *s)
+{
+	if (!is_anr(s->rep))
+		return "";
+	const char *type = s->rep->anr_type;
+	return type ? hg_arena_printf(s->arena, " (%s ANR)", type) : " (ANR)";
+}
+
+/* One frame as the signature sees it. */
+struct seen {
+	const hg_frame *f;
+	const char *match;      /* "cls.method" or the native frame text */
+	const char *line;       /* normalized */
+	enum frame_owner owner;
+};
+
+static int see(const struct sig *s, const hg_frame *f, struct seen *out)
+{
+	out->f = f;
+	if (f->kind == HG_FRAME_JAVA) {
+		const char *cls = f->cls ? f->cls : "?";
+		out->match = f->method ? hg_arena_printf(s->arena, "%s.%s", cls, f->method) : cls;
+		out->line = sig_java_frame(s->arena, cls, f->method);
+		if (out->match)
+			out->owner = frame_owner_java(s, f, out->match);
+	} else {
+		out->match = out->line = sig_native_frame(s->arena, f);
+		out->owner = frame_owner_native(s, f);
+	}
+	return out->match && out->line ? 0 : HG_ENOMEM;
+}
+
+/* Adds up to thread_frames frames of owner `want`, innermost first; the
+ * first taken names the title. */
+static int take(struct sig *s, const struct seen *seen, size_t n, enum frame_owner want)
+{
+	size_t end = s->n_frames + (size_t)s->thread_frames;
+	for (size_t i = 0; i < n && s->n_frames < end; i++) {
+		if (seen[i].owner != want)
+			continue;
+		if (!s->title) {
+			s->title = hg_arena_printf(s->arena, "%s%s", seen[i].match, anr_suffix(s));
+			s->key_symbol = seen[i].f->text;
+			if (!s->title)
+				return HG_ENOMEM;
+		}
+		int rc = sig_add(s, seen[i].line);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static int idle_main(struct sig *s)
+{
+	int rc = sig_add(s, IDLE_MAIN);
+	if (!rc && is_anr(s->rep))
+		rc = sig_add(s, hg_arena_printf(s->arena, "anr %s",
+						s->rep->anr_type ? s->rep->anr_type : "other"));
+	s->title = hg_arena_printf(s->arena, "%s%s", IDLE_MAIN, anr_suffix(s));
+	return rc ? rc : s->title ? 0 : HG_ENOMEM;
+}
+
+int sig_thread_dump(struct sig *s)
+{
+	const hg_thread *t = &s->rep->threads.items[pick_thread(&s->rep->threads)];
+	struct seen *seen = hg_arena_calloc(s->arena, t->n_frames ? t->n_frames : 1, sizeof *seen);
+	if (!seen)
+		return HG_ENOMEM;
+	size_t n = 0;
+	for (size_t i = 0; i < t->n_frames; i++) {
+		if (skipped_candidate(&t->frames[i]))
+			continue;
+		int rc = see(s, &t->frames[i], &seen[n]);
+		if (rc)
+			return rc;
+		int ignored = sig_ignored(s, seen[n].match, strlen(seen[n].match));
+		if (ignored < 0)
+			return ignored;
+		if (!ignored)
+			n++;
+	}
+	if (n && !s->key_symbol)
+		s->key_symbol = seen[0].f->text;
+	size_t before = s->n_frames; /* the app line */
+	int rc = take(s, seen, n, OWNER_APP);
+	if (rc || s->n_frames > before)
+		return rc;
+	s->no_app_frame = true;
+	if (t->flags & HG_THREAD_IDLE)
+		return idle_main(s);
+	/* Marked, so that a thread whose frames are all a library's never
+	 * shares a cluster with one whose app frames read the same. */
+	if ((rc = sig_add(s, "no app frame")))
+		return rc;
+	size_t marked = s->n_frames;
+	if (!(rc = take(s, seen, n, OWNER_LIBRARY)) && s->n_frames == marked)
+		rc = take(s, seen, n, OWNER_SYSTEM);
+	if (rc || s->n_frames > marked)
+		return rc;
+	s->title = hg_arena_printf(s->arena, "thread \"%s\" with no frames%s",
+				   t->name ? t->name : "?", anr_suffix(s));
+	return s->title ? sig_add(s, "no frames") : HG_ENOMEM;
+}
+
+int sig_no_stack(struct sig *s)
+{
+	const hg_report *rep = s->rep;
+	s->no_app_frame = true;
+	int rc;
+	if (is_anr(rep)) {
+		/* An ANR whose dump holds no thread stack (waiting channels only). */
+		rc = sig_add(s, "no thread stacks");
+		if (!rc)
+			rc = sig_add(s, hg_arena_printf(s->arena, "anr %s",
+							rep->anr_type ? rep->anr_type : "other"));
+		s->title = hg_arena_printf(s->arena, "no thread stacks%s", anr_suffix(s));
+	} else {
+		/* Figures without a stack (startup, FPS): one cluster per screen. */
+		rc = sig_add(s, hg_arena_printf(s->arena, "scene %s", rep->scene ? rep->scene : "?"));
+		s->title = rep->scene ? hg_arena_printf(s->arena, "%s in %s",
+							hg_report_kind_name(rep->kind),
+							sig_simple_name(rep->scene))
+				      : hg_report_kind_name(rep->kind);
+	}
+	return rc ? rc : s->title ? 0 : HG_ENOMEM;
+}
