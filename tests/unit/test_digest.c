@@ -70,7 +70,8 @@ static void add(struct fx *f, int which, const char *detail, const char *version
 	hg_report *rep = read_report("mem.json", text, strlen(text));
 	hg_signature sig;
 	assert_int_equal(hg_signature_compute(rep, NULL, rep->arena, &sig), 0);
-	snprintf(sig.hash, sizeof sig.hash, "d%d%030d", which, 0);
+	int digits = which >= 100 ? 3 : which >= 10 ? 2 : 1; /* 32 hex digits in all */
+	snprintf(sig.hash, sizeof sig.hash, "d%d%0*d", which, 31 - digits, 0);
 	sig.title = title;
 	if (f->key)
 		sig.key_symbol = f->key;
