@@ -21,7 +21,7 @@ enum {
 	DB_ENOMEM = -1,  /* same value as HG_ENOMEM */
 };
 
-#define DB_MAX_STMTS 64
+#define DB_MAX_STMTS 96 /* the store uses 64 (store_internal.h): room for the next ones */
 
 /* Opens (creating) path read-write.  *out is set whenever a handle was
  * allocated, even on failure, so that db_errmsg() can tell why; the caller
