@@ -3,10 +3,15 @@
  * documented in hangar-formats(5) DIGEST).  Both formats hold the same
  * data: the run's counts, report totals by kind, the top clusters, the
  * clusters new in this run, the regressed ones, failed fetches and the
- * inputs this run rejected. */
+ * inputs this run rejected.  The Markdown lists are cut to a few rows so
+ * that the digest fits on a screen or two, saying how many more the JSON
+ * holds; the JSON lists are whole (up to HG_DIGEST_JSON_MAX rows each).
+ * A run into a store that held no reports before is a baseline: nothing
+ * is new or regressed. */
 #ifndef HANGAR_DIGEST_H
 #define HANGAR_DIGEST_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "store.h"
@@ -16,21 +21,35 @@
  * (hg_store_time), e.g. 2026-11-29T02:00:00.000Z. */
 typedef struct hg_digest_run {
 	const char *source;           /* the source URL(s) read, redacted; NULL: none */
+	bool remote;                  /* some source is remote: the objects counts are said */
 	const char *started, *finished; /* NULL: unknown (then every rejected input is listed) */
 	int64_t first_report_id;      /* >= 0: reports with a larger id were stored by this run */
+	int64_t compare_after_id;     /* regressions against reports with a larger id (up to
+				       * first_report_id): the previous run's; -1: all before */
 	int64_t new_reports, duplicates, rejected;
+	int64_t rejected_before;      /* inputs rejected again with the bytes an earlier run
+				       * rejected: not in rejected */
 	int64_t objects_listed, objects_fetched, objects_skipped, objects_failed;
 	int top;                      /* clusters in the top list; <= 0: 10 */
-	double threshold;             /* regression threshold, percent, >= 0 (the CLI's default: 50) */
+	int limit;                    /* Markdown: rows of each list; <= 0: 5 (JSON: all) */
+	/* Regressed, as hg_store_diff says (hg_diff_query): at least min_count
+	 * reports in the run, and a count min_rise times the earlier one
+	 * (>= 0) or a p90 up by more than threshold percent (>= 0). */
+	int64_t min_count;
+	double min_rise;
+	double threshold;
 } hg_digest_run;
+
+/* The most rows of each JSON list (its total is said all the same). */
+#define HG_DIGEST_JSON_MAX 10000
 
 enum hg_digest_format { HG_DIGEST_MARKDOWN, HG_DIGEST_JSON };
 
 /* Appends the digest of run to out (caller-owned; on an error out may hold
  * part of it).  *new_clusters (may be NULL) gets the number of clusters all
- * of whose reports came from this run (the CLI's --fail-on-new exits 3
- * when > 0).  0, HG_EINVAL (bad run fields or format), HG_ENOMEM, or the
- * store's error.  An empty store or a run that stored nothing gives a
+ * of whose reports came from this run (0 for a baseline; the CLI's
+ * --fail-on-new exits 3 when > 0).  0, HG_EINVAL (bad run fields or
+ * format), HG_ENOMEM, or the store's error.  An empty store or a run that stored nothing gives a
  * digest saying so, not an error. */
 int hg_digest_write(hg_store *store, const hg_digest_run *run, enum hg_digest_format fmt,
 		    hg_buf *out, int64_t *new_clusters);

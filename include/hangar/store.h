@@ -109,6 +109,12 @@ int hg_store_prepare_with(const hg_report *rep, const char *text, size_t len,
 int hg_store_add_rejected(hg_store *store, const char *source, long line, const char *reason,
 			  const char *text, size_t len);
 
+/* Whether hg_store_add_rejected already recorded this input (source,
+ * line and the SHA-256 of all of text[0..len)): 1 yes, 0 no, or a negative
+ * error.  A run asks before adding, to count only inputs newly rejected. */
+int hg_store_rejected_known(hg_store *store, const char *source, long line, const char *text,
+			    size_t len);
+
 /* One cluster, as the queries return it (strings valid during the callback). */
 typedef struct hg_cluster_row {
 	const char *hash;
@@ -233,28 +239,55 @@ int hg_store_meta_get(hg_store *store, const char *key, char *buf, size_t size);
  * recorded: HG_EINVAL with a diagnostic).  by_report_id comes before
  * all of these: new, the reports with id > after_report_id; old, the rest
  * (a nightly run that knows where its reports start).  All strings
- * borrowed. */
+ * borrowed.
+ *
+ * A cluster is new when the old set has none of its reports.  It is
+ * regressed when it has at least min_count reports in the new set and
+ *   - its count rose: new > old and new >= min_rise * old, or
+ *   - its cost rose: old too has min_count reports, and the new p90 is
+ *     more than threshold percent above the old p90;
+ * where "old" is its reports in the comparison set: the old set, or, by
+ * ingest run, the run before the last (previous_ingest_report_id; by
+ * report id, those with id > compare_after_id when that is >= 0), so that
+ * one night is compared with one night, not with all the history.  It is
+ * gone when the comparison set has reports of it and the new set none.
+ * When the old set is empty there is nothing to compare with: the new set
+ * is a baseline (totals->baseline), and no cluster is new, regressed or
+ * gone. */
 typedef struct hg_diff_query {
 	const char *since, *until;
 	const char *baseline_version, *version;
 	bool by_report_id;
 	int64_t after_report_id;   /* >= 0, with by_report_id */
-	double threshold;          /* percent; regressed when count or p90 grew by more */
+	int64_t compare_after_id;  /* with by_report_id: >= 0 see above; -1: the whole old set */
+	int64_t min_count;         /* <= 1: any count */
+	double min_rise;           /* a factor, >= 1 (0: any rise) */
+	double threshold;          /* percent the p90 must rise by, >= 0 */
 } hg_diff_query;
+
+/* What the two sets held (whatever was listed). */
+typedef struct hg_diff_totals {
+	int64_t old_reports, new_reports;
+	int64_t new_set_clusters;  /* clusters with reports in the new set */
+	int64_t fresh, regressed, gone; /* rows given to fn, by status */
+	bool baseline;             /* the old set is empty */
+} hg_diff_totals;
 
 /* One changed cluster (strings valid during the callback). */
 typedef struct hg_diff_row {
 	const char *status;        /* "new" (only in the new set), "regressed", "gone" */
 	const char *hash, *kind, *title;
-	int64_t old_count, new_count;
+	int64_t old_count, new_count; /* old: in the comparison set */
 	int64_t old_p90, new_p90;  /* cost p90 of each set, 0 when empty */
 } hg_diff_row;
 typedef int (*hg_diff_fn)(void *user, const hg_diff_row *row);
 
 /* Calls fn for every new, then regressed, then gone cluster (each group by
- * count, most first); clusters that did not change beyond the threshold are
- * left out.  0, a negative error, or fn's non-zero value. */
-int hg_store_diff(hg_store *store, const hg_diff_query *q, hg_diff_fn fn, void *user);
+ * count in the new set, most first, then in the old set); clusters that
+ * did not change by the rules above are left out.  totals (may be NULL)
+ * gets the sets' sizes.  0, a negative error, or fn's non-zero value. */
+int hg_store_diff(hg_store *store, const hg_diff_query *q, hg_diff_fn fn, void *user,
+		  hg_diff_totals *totals);
 
 /* Reports of each kind (reports.kind, see hangar-formats(5) KINDS): all of
  * them and those with id > after_report_id, the most first (kind borrowed,
@@ -296,6 +329,10 @@ int hg_store_object_known(hg_store *store, const char *source, const char *key,
  * store's), in the caller's batch: with the reports read from it, so that
  * a killed run leaves both or neither. */
 int hg_store_object_put(hg_store *store, const hg_object_row *row);
+
+/* Whether the object (source, key) is recorded as failed (by an earlier
+ * run, or earlier in this batch): 1 yes, 0 no, or a negative error. */
+int hg_store_object_failed_before(hg_store *store, const char *source, const char *key);
 
 /* The largest report id (0 for an empty store): reports stored later have
  * larger ids (a nightly run's first_report_id). */

@@ -5,7 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "regress_opts.h"
 #include "store_cli.h"
+
+#define TABLE_LIMIT 20  /* table rows of each status, by default */
 
 static void diff_usage(FILE *out)
 {
@@ -13,34 +16,64 @@ static void diff_usage(FILE *out)
 		"usage: hangar diff [OPTIONS]\n"
 		"\n"
 		"Compare two sets of reports cluster by cluster: new clusters (reports only\n"
-		"in the new set), regressed ones (count or cost p90 up by more than the\n"
-		"threshold) and gone ones (reports only in the old set).\n"
+		"in the new set), regressed ones (enough reports and a real rise in count or\n"
+		"cost p90) and gone ones (reports only in the old set).  With no report in\n"
+		"the old set, the new set is a baseline: nothing is new.\n"
 		"\n"
 		"Options:\n"
-		"      --db FILE                the store (default: $HANGAR_DB, else ./hangar.db)\n"
-		"      --since T                new set: reports at or after T (2024-04-25, ISO,\n"
-		"                               epoch ms, or an age: 24h, 7d); old set: before T\n"
-		"      --until T                new set: only reports before T\n"
-		"      --baseline-version A     old set: reports of app version A (with --version)\n"
-		"      --version B              new set: reports of app version B\n"
-		"      --threshold PCT          regressed above PCT percent growth (default 50)\n"
-		"      --fail-on-new            exit 3 when there is a new cluster\n"
-		"  -f, --format F               table (default), json (one object per line) or csv\n"
-		"  -h, --help                   show this help\n"
+		"      --db FILE          the store (default: $HANGAR_DB, else ./hangar.db)\n"
+		"      --since T          new set: reports at or after T (2024-04-25, ISO,\n"
+		"                         epoch ms, or an age: 24h, 7d); old set: before T\n"
+		"      --until T          new set: only reports before T\n"
+		"      --baseline-version A  old set: reports of app version A (with --version)\n"
+		"      --version B        new set: reports of app version B\n"
+		REGRESS_USAGE
+		"      --limit N          table: at most N rows of each status (default 20;\n"
+		"                         0: all); json and csv: all unless given\n"
+		"      --fail-on-new      exit 3 when there is a new cluster\n"
+		"  -f, --format F         table (default), json (one object per line) or csv\n"
+		"  -h, --help             show this help\n"
 		"\n"
-		"Without --since or versions, the new set is the last ingest run's reports\n"
-		"and the old set everything before it.  Exit status: 0 fine, 1 error,\n"
-		"2 usage, 3 new clusters with --fail-on-new.\n");
+		"Without --since or versions, the new set is the last ingest run's reports,\n"
+		"the old set everything before it, and counts are compared with the run\n"
+		"before.  Exit status: 0 fine, 1 error, 2 usage, 3 new clusters with\n"
+		"--fail-on-new.\n");
 }
 
 struct diff_out {
 	enum row_format format;
+	long limit;                /* rows of each status; <= 0: all */
 	size_t rows, new_clusters;
+	char status[12];           /* the status of the rows being counted */
+	long of_status;            /* rows of it so far */
+	int64_t left_out;          /* of it, beyond the limit */
 };
+
+/* "… 37 more new (--limit 0 lists all)": said in the table, on stderr
+ * for json and csv (their stdout stays rows). */
+static void say_left_out(const struct diff_out *d)
+{
+	if (!d->left_out)
+		return;
+	FILE *out = d->format == ROWS_TABLE ? stdout : stderr;
+	fprintf(out, "%s… %" PRId64 " more %s (--limit 0 lists all)\n",
+		d->format == ROWS_TABLE ? "" : "hangar diff: ", d->left_out, d->status);
+}
 
 static int on_row(void *user, const hg_diff_row *r)
 {
 	struct diff_out *d = user;
+	d->new_clusters += !strcmp(r->status, "new");
+	if (strcmp(r->status, d->status) != 0) {
+		say_left_out(d);
+		snprintf(d->status, sizeof d->status, "%s", r->status);
+		d->of_status = 0;
+		d->left_out = 0;
+	}
+	if (d->limit > 0 && d->of_status++ >= d->limit) {
+		d->left_out++;
+		return 0;
+	}
 	char oc[24], nc[24], op[24], np[24], hash[13];
 	snprintf(oc, sizeof oc, "%" PRId64, r->old_count);
 	snprintf(nc, sizeof nc, "%" PRId64, r->new_count);
@@ -63,8 +96,19 @@ static int on_row(void *user, const hg_diff_row *r)
 		print_header(stdout, d->format, cells, n);
 	print_row(stdout, d->format, cells, n);
 	d->rows++;
-	d->new_clusters += !strcmp(r->status, "new");
 	return 0;
+}
+
+/* After the rows: what was left out, and a baseline said as one. */
+static void say_totals(const struct diff_out *d, const hg_diff_totals *t)
+{
+	say_left_out(d);
+	if (!t->baseline)
+		return;
+	FILE *out = d->format == ROWS_TABLE ? stdout : stderr;
+	fprintf(out, "%s%" PRId64 " cluster%s, baseline: the old set has no reports, so nothing "
+		"is new, regressed or gone\n", d->format == ROWS_TABLE ? "" : "hangar diff: ",
+		t->new_set_clusters, t->new_set_clusters == 1 ? "" : "s");
 }
 
 static const struct option long_options[] = {
@@ -74,21 +118,14 @@ static const struct option long_options[] = {
 	{"baseline-version", required_argument, NULL, 'B'},
 	{"version", required_argument, NULL, 'v'},
 	{"threshold", required_argument, NULL, 't'},
+	{"min-count", required_argument, NULL, 'c'},
+	{"min-rise", required_argument, NULL, 'r'},
+	{"limit", required_argument, NULL, 'l'},
 	{"fail-on-new", no_argument, NULL, 'n'},
 	{"format", required_argument, NULL, 'f'},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
-
-static bool parse_percent(const char *s, double *out)
-{
-	char *end = NULL;
-	double v = strtod(s, &end);
-	if (!*s || !end || *end || !(v >= 0 && v < 1e9))
-		return false;
-	*out = v;
-	return true;
-}
 
 static int check_sets(const hg_diff_query *q)
 {
@@ -103,11 +140,13 @@ static int check_sets(const hg_diff_query *q)
 
 static int run_diff(int argc, char **argv)
 {
-	hg_diff_query q = {.threshold = 50};
-	struct diff_out d = {ROWS_TABLE, 0, 0};
+	hg_diff_query q = {0};
+	struct regress_opts rules = REGRESS_OPTS_DEFAULT;
+	struct diff_out d = {.format = ROWS_TABLE, .limit = -1};
 	const char *db = NULL;
 	bool fail_on_new = false;
-	int c;
+	int c, bad;
+	int64_t v;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":f:h", long_options, NULL)) != -1) {
@@ -118,9 +157,17 @@ static int run_diff(int argc, char **argv)
 		case 'B': q.baseline_version = optarg; break;
 		case 'v': q.version = optarg; break;
 		case 't':
-			if (!parse_percent(optarg, &q.threshold))
-				return cli_usage_error("diff", "--threshold wants a percentage >= 0, not '%s'",
-						       optarg);
+		case 'c':
+		case 'r':
+			bad = regress_option(&rules, "diff", c == 't' ? "threshold" : c == 'c'
+					     ? "min-count" : "min-rise", optarg);
+			if (bad != EXIT_FINE)
+				return bad;
+			break;
+		case 'l':
+			if (!cli_parse_int64(optarg, &v) || v < 0 || v > 1000000)
+				return cli_usage_error("diff", "--limit wants a count >= 0, not '%s'", optarg);
+			d.limit = (long)v;
 			break;
 		case 'n': fail_on_new = true; break;
 		case 'f':
@@ -137,21 +184,28 @@ static int run_diff(int argc, char **argv)
 	int status = check_sets(&q);
 	if (status != EXIT_FINE)
 		return status;
+	if (d.limit < 0) /* a person reads the table; scripts get every row */
+		d.limit = d.format == ROWS_TABLE ? TABLE_LIMIT : 0;
+	q.min_count = rules.min_count;
+	q.min_rise = rules.min_rise;
+	q.threshold = rules.threshold;
 	hg_store *store = open_store(db);
 	if (!store)
 		return EXIT_SOME_FAILED;
 	char window[2][32];
-	int bad = cli_store_window(store, "diff", &q.since, &q.until, window);
+	bad = cli_store_window(store, "diff", &q.since, &q.until, window);
 	if (bad != EXIT_FINE) {
 		hg_store_close(store);
 		return bad;
 	}
-	int rc = hg_store_diff(store, &q, on_row, &d);
+	hg_diff_totals totals;
+	int rc = hg_store_diff(store, &q, on_row, &d, &totals);
 	if (rc == 0 && !q.version)
 		cli_note_untimed(store, "diff", q.since, q.until);
 	hg_store_close(store);
 	if (rc != 0)
 		return cli_store_failed("diff", rc);
+	say_totals(&d, &totals);
 	return fail_on_new && d.new_clusters ? EXIT_NEW_CLUSTERS : EXIT_FINE;
 }
 

@@ -11,6 +11,7 @@
 #include "hangar/digest.h"
 #include "hangar/text.h"
 #include "ingest.h"
+#include "regress_opts.h"
 #include "store_cli.h"
 
 #define MAX_SOURCES 64
@@ -22,8 +23,9 @@ static void nightly_usage(FILE *out)
 		"\n"
 		"Ingest what is new in the sources (as hangar ingest does: objects already\n"
 		"read are not fetched again), then write the digest: totals by kind, the\n"
-		"top clusters, clusters new in this run, regressed ones, failed fetches and\n"
-		"rejected inputs.\n"
+		"top clusters, clusters new in this run, regressed ones (against the run\n"
+		"before), failed fetches and rejected inputs.  The first run into an empty\n"
+		"store is a baseline: nothing is new.\n"
 		"\n"
 		"Options:\n"
 		"      --source URL       s3://bucket/prefix/, an http(s):// folder or manifest,\n"
@@ -32,24 +34,32 @@ static void nightly_usage(FILE *out)
 		"                         (default: Markdown on stdout)\n"
 		"  -f, --format F         md or json (default: from --out, else md)\n"
 		"      --top N            clusters in the top list (default 10)\n"
-		"      --threshold PCT    regressed above PCT percent growth (default 50)\n"
+		"      --limit N          Markdown: rows of each list (default 5; the JSON\n"
+		"                         digest has them all)\n"
+		REGRESS_USAGE
 		"      --fail-on-new      exit 3 when new clusters appeared\n"
 		INGEST_READ_USAGE
 		INGEST_REMOTE_USAGE
 		"  -h, --help             show this help\n"
 		"\n"
-		"Exit status: 0 fine, 1 something rejected or not fetched (the digest is\n"
-		"written all the same), 2 usage, 3 new clusters with --fail-on-new.\n");
+		"Exit status: 0 fine, 1 something newly rejected or not fetched (an input\n"
+		"rejected before with the same bytes, an object that failed before, do not\n"
+		"count; the digest is written all the same), 2 usage, 3 new clusters with\n"
+		"--fail-on-new.\n");
 }
 
-enum { OPT_SOURCE = 800, OPT_OUT, OPT_TOP, OPT_THRESHOLD, OPT_FAIL_ON_NEW };
+enum { OPT_SOURCE = 800, OPT_OUT, OPT_TOP, OPT_LIMIT, OPT_THRESHOLD, OPT_MIN_COUNT,
+       OPT_MIN_RISE, OPT_FAIL_ON_NEW };
 
 static const struct option long_options[] = {
 	{"source", required_argument, NULL, OPT_SOURCE},
 	{"out", required_argument, NULL, OPT_OUT},
 	{"format", required_argument, NULL, 'f'},
 	{"top", required_argument, NULL, OPT_TOP},
+	{"limit", required_argument, NULL, OPT_LIMIT},
 	{"threshold", required_argument, NULL, OPT_THRESHOLD},
+	{"min-count", required_argument, NULL, OPT_MIN_COUNT},
+	{"min-rise", required_argument, NULL, OPT_MIN_RISE},
 	{"fail-on-new", no_argument, NULL, OPT_FAIL_ON_NEW},
 	INGEST_READ_OPTIONS,
 	INGEST_REMOTE_OPTIONS,
@@ -62,8 +72,8 @@ struct nightly {
 	int n_sources;
 	const char *out;
 	int format;              /* -1: from --out */
-	int top;
-	double threshold;
+	int top, limit;
+	struct regress_opts rules;
 	bool fail_on_new;
 };
 
@@ -77,7 +87,6 @@ static int parse(int argc, char **argv, struct nightly *n, struct ingest *in)
 {
 	int c;
 	int64_t v;
-	char *end;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":m:f:h", long_options, NULL)) != -1) {
@@ -101,13 +110,20 @@ static int parse(int argc, char **argv, struct nightly *n, struct ingest *in)
 				return cli_usage_error("nightly", "--top wants 1 to 1000, not '%s'", optarg);
 			n->top = (int)v;
 			break;
-		case OPT_THRESHOLD:
-			errno = 0;
-			n->threshold = strtod(optarg, &end);
-			if (errno || end == optarg || *end || !(n->threshold >= 0 && n->threshold <= 1e9))
-				return cli_usage_error("nightly", "--threshold wants a percentage >= 0, not '%s'",
-						       optarg);
+		case OPT_LIMIT:
+			if (!cli_parse_int64(optarg, &v) || v < 1 || v > 1000)
+				return cli_usage_error("nightly", "--limit wants 1 to 1000, not '%s'", optarg);
+			n->limit = (int)v;
 			break;
+		case OPT_THRESHOLD:
+		case OPT_MIN_COUNT:
+		case OPT_MIN_RISE: {
+			int bad = regress_option(&n->rules, "nightly", c == OPT_THRESHOLD ? "threshold"
+						 : c == OPT_MIN_COUNT ? "min-count" : "min-rise", optarg);
+			if (bad != EXIT_FINE)
+				return bad;
+			break;
+		}
 		case OPT_FAIL_ON_NEW: n->fail_on_new = true; break;
 		case 'h': nightly_usage(stdout); return -1;
 		case ':': return cli_usage_error("nightly", "option '%s' needs a value", argv[optind - 1]);
@@ -164,6 +180,20 @@ static int write_out(const char *path, const hg_buf *b)
 	return 0;
 }
 
+/* What this run's regressions are measured against: the ingest run
+ * before it (the store's marks; see hg_store_mark_ingest), when the marks
+ * are this run's (a run that stored nothing, or another writer between,
+ * leaves them elsewhere): -1, the whole history, otherwise. */
+static int64_t compare_after(hg_store *store, int64_t first)
+{
+	char last[32], previous[32];
+	if (hg_store_meta_get(store, "last_ingest_report_id", last, sizeof last) != 0 ||
+	    strtoll(last, NULL, 10) != first ||
+	    hg_store_meta_get(store, "previous_ingest_report_id", previous, sizeof previous) != 0)
+		return -1;
+	return strtoll(previous, NULL, 10);
+}
+
 static int digest(struct ingest *in, const struct nightly *n, hg_digest_run *run)
 {
 	hg_store *store = NULL;
@@ -172,9 +202,11 @@ static int digest(struct ingest *in, const struct nightly *n, hg_digest_run *run
 	char finished[32];
 	now_time(store, finished);
 	run->finished = finished;
+	run->compare_after_id = compare_after(store, run->first_report_id);
 	run->new_reports = (int64_t)in->fresh;
 	run->duplicates = (int64_t)in->duplicate;
 	run->rejected = (int64_t)in->rejected;
+	run->rejected_before = (int64_t)in->rejected_before;
 	run->objects_listed = (int64_t)in->listed;
 	run->objects_fetched = (int64_t)in->fetched;
 	run->objects_skipped = (int64_t)in->skipped;
@@ -194,7 +226,11 @@ static int digest(struct ingest *in, const struct nightly *n, hg_digest_run *run
 	} else if (n->fail_on_new && new_clusters > 0) {
 		status = EXIT_NEW_CLUSTERS;
 	}
-	if (n->out && status != EXIT_SOME_FAILED)
+	/* An empty store before the run: the digest is a baseline. */
+	if (n->out && status != EXIT_SOME_FAILED && run->first_report_id == 0)
+		fprintf(stderr, "nightly: digest in %s (baseline: nothing to compare with yet)\n",
+			n->out);
+	else if (n->out && status != EXIT_SOME_FAILED)
 		fprintf(stderr, "nightly: digest in %s (%lld new clusters)\n", n->out,
 			(long long)new_clusters);
 	hg_buf_release(&b);
@@ -205,7 +241,7 @@ static int run_nightly(int argc, char **argv)
 {
 	struct ingest in;
 	ingest_init(&in);
-	struct nightly n = {.format = -1, .top = 10, .threshold = 50};
+	struct nightly n = {.format = -1, .top = 10, .rules = REGRESS_OPTS_DEFAULT};
 	int status = parse(argc, argv, &n, &in);
 	if (status != EXIT_FINE)
 		return status < 0 ? EXIT_FINE : status;
@@ -220,9 +256,15 @@ static int run_nightly(int argc, char **argv)
 	}
 	now_time(store, started);
 	hg_store_close(store);
-	status = ingest_run(&in, n.sources, n.n_sources);
+	/* Exit 1 only for what failed newly: a file that can never be read
+	 * is in the digest once, not a failed job every night. */
+	ingest_run(&in, n.sources, n.n_sources);
+	status = ingest_failed_newly(&in) ? EXIT_SOME_FAILED : EXIT_FINE;
 	hg_digest_run run = {.source = n.sources[0], .started = started, .first_report_id = first,
-			     .top = n.top, .threshold = n.threshold};
+			     .top = n.top, .limit = n.limit, .min_count = n.rules.min_count,
+			     .min_rise = n.rules.min_rise, .threshold = n.rules.threshold};
+	for (int i = 0; i < n.n_sources; i++)
+		run.remote = run.remote || ingest_is_url(n.sources[i]);
 	/* Every source, each without its credentials, for the heading. */
 	hg_buf names;
 	hg_buf_init(&names);

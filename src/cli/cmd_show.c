@@ -4,9 +4,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "show_tree.h"
 #include "store_cli.h"
 
 #define SAMPLES 5
+
+/* The tree's defaults: about a screen (30 nodes and the lines saying
+ * what was left out) whatever the cluster; 39 real Matrix reports merge
+ * into 282 nodes, and a bucket's big clusters into thousands. */
+#define DEFAULT_MIN_SHARE 0.001  /* --min-cost: 0.1% of the tree's cost */
+#define DEFAULT_LIMIT 30         /* --limit: nodes, the costliest */
+#define DEFAULT_MAX_DEPTH 0      /* --max-depth: all levels (the limit prunes) */
 
 static void show_usage(FILE *out)
 {
@@ -17,61 +25,40 @@ static void show_usage(FILE *out)
 		"device and scene, first and last seen, cost p50/p90/p99, its signature, the\n"
 		"merged call tree of all its reports (reports through each node, total and\n"
 		"maximum cost; * marks the StackKey path) and a few sample reports.\n"
+		"The tree lists children costliest first and leaves out what is cheap, too\n"
+		"deep or past the limit, saying so; the StackKey path is always shown.\n"
 		"\n"
 		"Options:\n"
-		"      --db FILE      the store (default: $HANGAR_DB, else ./hangar.db)\n"
-		"  -f, --format F     table (default), json (one object) or csv (the tree)\n"
-		"  -h, --help         show this help\n");
+		"      --db FILE       the store (default: $HANGAR_DB, else ./hangar.db)\n"
+		"      --min-cost C    tree: nodes costing at least C ms, or C%% of the tree's\n"
+		"                      cost (default 0.1%%; 0: any)\n"
+		"      --max-depth N   tree: at most N levels (default 0: all)\n"
+		"      --limit N       tree: at most N nodes, the costliest (default 30; 0: all)\n"
+		"  -a, --all           tree: every node (--min-cost 0 --limit 0 --max-depth 0)\n"
+		"  -f, --format F      table (default), json (one object) or csv (the tree)\n"
+		"  -h, --help          show this help\n");
 }
 
 struct show {
 	enum row_format format;
 	hg_buf json;            /* the JSON object being built */
 	bool first;
-	/* tree: depth by node id (ids are store-wide): open addressing */
-	int64_t *ids, *depths;
-	size_t mask, used;
+	int64_t no_device;      /* reports that name no device */
+	struct show_tree tree;
+	struct show_tree_opts opts;
 };
 
-static int64_t depth_get(const struct show *s, int64_t id)
+/* "129, device unknown" when no report names one (not "on 0 devices"),
+ * else "129 on 12 devices", and how many name none. */
+static void say_devices(const hg_cluster_row *c, int64_t no_device)
 {
-	if (!s->ids)
-		return -1;
-	for (size_t h = (size_t)id * 11400714819323198485ull & s->mask;; h = (h + 1) & s->mask) {
-		if (s->ids[h] == id)
-			return s->depths[h];
-		if (s->ids[h] == 0)
-			return -1;
+	if (c->devices == 0) {
+		printf("%" PRId64 ", device unknown", c->count);
+		return;
 	}
-}
-
-static void depth_put(struct show *s, int64_t id, int64_t depth)
-{
-	if (2 * (s->used + 1) > s->mask + 1 || !s->ids) { /* grow, rehash */
-		size_t cap = s->ids ? 2 * (s->mask + 1) : 1024;
-		int64_t *ids = calloc(cap, sizeof *ids), *depths = calloc(cap, sizeof *depths);
-		if (!ids || !depths) {
-			free(ids);
-			free(depths);
-			return;
-		}
-		struct show old = *s;
-		s->ids = ids;
-		s->depths = depths;
-		s->mask = cap - 1;
-		s->used = 0;
-		for (size_t i = 0; old.ids && i <= old.mask; i++)
-			if (old.ids[i])
-				depth_put(s, old.ids[i], old.depths[i]);
-		free(old.ids);
-		free(old.depths);
-	}
-	size_t h = (size_t)id * 11400714819323198485ull & s->mask;
-	while (s->ids[h] != 0 && s->ids[h] != id)
-		h = (h + 1) & s->mask;
-	s->used += s->ids[h] == 0;
-	s->ids[h] = id;
-	s->depths[h] = depth;
+	printf("%" PRId64 " on %" PRId64 " device%s", c->count, c->devices, c->devices == 1 ? "" : "s");
+	if (no_device > 0)
+		printf(" (%" PRId64 " report%s without one)", no_device, no_device == 1 ? "" : "s");
 }
 
 static int on_cluster(void *user, const hg_cluster_row *c)
@@ -90,7 +77,8 @@ static int on_cluster(void *user, const hg_cluster_row *c)
 			hg_buf_json_string(b, c->key_symbol, strlen(c->key_symbol));
 		else
 			hg_buf_puts(b, "null");
-		hg_buf_printf(b, "},\"count\":%" PRId64 ",\"devices\":%" PRId64, c->count, c->devices);
+		hg_buf_printf(b, "},\"count\":%" PRId64 ",\"devices\":%" PRId64
+			      ",\"reports_without_device\":%" PRId64, c->count, c->devices, s->no_device);
 		/* null: no report of the cluster gives its time */
 		hg_buf_puts(b, ",\"first_seen\":");
 		if (c->first_seen)
@@ -110,8 +98,9 @@ static int on_cluster(void *user, const hg_cluster_row *c)
 		printf("cluster     %s\nkind        %s\ntitle       %s\n", c->hash, c->kind, c->title);
 		if (c->key_symbol)
 			printf("StackKey    %s\n", c->key_symbol);
-		printf("reports     %" PRId64 " on %" PRId64 " device(s)%s\n", c->count, c->devices,
-		       c->symbolicated ? "" : " (unsymbolicated: grouped by method ids)");
+		printf("reports     ");
+		say_devices(c, s->no_device);
+		printf("%s\n", c->symbolicated ? "" : " (unsymbolicated: grouped by method ids)");
 		if (c->first_seen && c->last_seen)
 			printf("seen        %s .. %s\n", c->first_seen, c->last_seen);
 		else
@@ -138,42 +127,100 @@ static int on_count(void *user, const char *value, int64_t count)
 	return 0;
 }
 
-static int on_node(void *user, const hg_tree_row *n)
+/* {"nodes":N,"total_cost":C,"why":["cost","limit","depth"]} after key. */
+static void json_pruned(hg_buf *b, const char *key, int64_t nodes, int64_t cost, unsigned why)
+{
+	hg_buf_printf(b, "%s{\"nodes\":%" PRId64 ",\"total_cost\":%" PRId64 ",\"why\":[", key, nodes,
+		      cost);
+	static const char *const names[] = {"cost", "limit", "depth"};
+	bool first = true;
+	for (unsigned i = 0; i < 3; i++)
+		if (why & (1u << i)) {
+			hg_buf_printf(b, "%s\"%s\"", first ? "" : ",", names[i]);
+			first = false;
+		}
+	hg_buf_puts(b, "]}");
+}
+
+static void on_node(void *user, const struct show_node *n)
 {
 	struct show *s = user;
-	int64_t parent_depth = n->parent > 0 ? depth_get(s, n->parent) : -1;
-	int64_t depth = parent_depth + 1;
-	if (n->id > 0)
-		depth_put(s, n->id, depth);
-	char reports[24], total[24], max[24], self[24], id[24], parent[24];
+	char reports[24], total[24], max[24], self[24], id[24], parent[24], depth[24];
 	snprintf(reports, sizeof reports, "%" PRId64, n->reports);
-	snprintf(total, sizeof total, "%" PRId64, n->total_cost);
-	snprintf(max, sizeof max, "%" PRId64, n->max_cost);
-	snprintf(self, sizeof self, "%" PRId64, n->self_cost);
+	snprintf(total, sizeof total, "%" PRId64, n->total);
+	snprintf(max, sizeof max, "%" PRId64, n->max);
+	snprintf(self, sizeof self, "%" PRId64, n->self);
 	snprintf(id, sizeof id, "%" PRId64, n->id);
 	snprintf(parent, sizeof parent, "%" PRId64, n->parent);
+	snprintf(depth, sizeof depth, "%ld", n->depth);
 	if (s->format == ROWS_JSON) {
 		hg_buf *b = &s->json;
 		if (!s->first)
 			hg_buf_putc(b, ',');
-		hg_buf_printf(b, "{\"id\":%s,\"parent\":%s,\"symbol\":", id, parent);
+		hg_buf_printf(b, "{\"id\":%s,\"parent\":%s,\"depth\":%s,\"symbol\":", id, parent,
+			      depth);
 		hg_buf_json_string(b, n->symbol, strlen(n->symbol));
 		hg_buf_printf(b, ",\"reports\":%s,\"total_cost\":%s,\"max_cost\":%s,\"self_cost\":%s,"
-			      "\"key_path\":%s}", reports, total, max, self, n->on_key_path ? "true" : "false");
+			      "\"key_path\":%s", reports, total, max, self, n->key ? "true" : "false");
+		if (n->hidden_nodes)
+			json_pruned(b, ",\"pruned\":", n->hidden_nodes, n->hidden_cost, n->hidden_why);
+		hg_buf_putc(b, '}');
 	} else if (s->format == ROWS_CSV) {
+		char pruned[24];
+		snprintf(pruned, sizeof pruned, "%" PRId64, n->hidden_nodes);
 		struct cell cells[] = {{"id", id, 0, false},         {"parent", parent, 0, false},
 				       {"symbol", n->symbol, 0, false}, {"reports", reports, 0, false},
 				       {"total_cost", total, 0, false}, {"max_cost", max, 0, false},
 				       {"self_cost", self, 0, false},
-				       {"key_path", n->on_key_path ? "1" : "0", 0, false}};
+				       {"key_path", n->key ? "1" : "0", 0, false},
+				       {"depth", depth, 0, false},      {"pruned", pruned, 0, false}};
 		if (s->first)
-			print_header(stdout, s->format, cells, 8);
-		print_row(stdout, s->format, cells, 8);
+			print_header(stdout, s->format, cells, 10);
+		print_row(stdout, s->format, cells, 10);
 	} else {
-		printf("%8s %10s %8s %c %*s%s\n", reports, total, max, n->on_key_path ? '*' : ' ',
-		       (int)(2 * (depth < 40 ? depth : 40)), "", n->symbol);
+		printf("%8s %10s %8s %c %*s%s\n", reports, total, max, n->key ? '*' : ' ',
+		       (int)(2 * (n->depth < 40 ? n->depth : 40)), "", n->symbol);
 	}
 	s->first = false;
+}
+
+/* What was left out under a node: one line where its children would be
+ * (the table; JSON and CSV give the counts with the node). */
+static void on_hidden(void *user, const struct show_node *parent, long depth, int64_t nodes,
+		      int64_t cost, unsigned why)
+{
+	struct show *s = user;
+	(void)parent;
+	if (s->format != ROWS_TABLE)
+		return;
+	char reason[160];
+	show_tree_why(&s->opts, s->tree.min_cost, why, reason, sizeof reason);
+	printf("%8s %10" PRId64 " %8s   %*s… %" PRId64 " more node%s, %s\n", "", cost, "",
+	       (int)(2 * (depth < 40 ? depth : 40)), "", nodes, nodes == 1 ? "" : "s", reason);
+}
+
+/* The tree, pruned, in cost order; then (table, JSON) how much was shown. */
+static int print_tree(struct show *s)
+{
+	int rc = show_tree_prune(&s->tree, &s->opts);
+	struct show_visitor v = {on_node, on_hidden, s};
+	s->first = true;
+	if (!rc)
+		rc = show_tree_walk(&s->tree, &v);
+	if (rc)
+		return rc;
+	const struct show_tree *t = &s->tree;
+	if (s->format == ROWS_JSON) {
+		hg_buf_printf(&s->json, "],\"tree_pruned\":{\"shown\":%zu,\"total\":%zu,"
+			      "\"min_cost\":%" PRId64 ",\"max_depth\":%ld,\"limit\":%ld",
+			      t->shown, t->n, t->min_cost, s->opts.max_depth > 0 ? s->opts.max_depth : 0,
+			      s->opts.limit > 0 ? s->opts.limit : 0);
+		json_pruned(&s->json, ",\"roots\":", t->roots_hidden_nodes, t->roots_hidden_cost,
+			    t->roots_hidden_why);
+		hg_buf_putc(&s->json, '}');
+	} else if (s->format == ROWS_TABLE && t->shown < t->n) {
+		printf("(%zu of %zu nodes shown; --all shows every one)\n", t->shown, t->n);
+	}
 	return 0;
 }
 
@@ -199,33 +246,91 @@ static int on_sample(void *user, const hg_report_row *r)
 
 static const struct option long_options[] = {
 	{"db", required_argument, NULL, 'D'},
+	{"min-cost", required_argument, NULL, 'C'},
+	{"max-depth", required_argument, NULL, 'M'},
+	{"limit", required_argument, NULL, 'L'},
+	{"all", no_argument, NULL, 'a'},
 	{"format", required_argument, NULL, 'f'},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
 
-static int run_show(int argc, char **argv)
+/* --min-cost: ms ("50") or a share of the tree's cost ("2%", "0.5%"). */
+static bool parse_min_cost(const char *arg, struct show_tree_opts *o)
 {
-	struct show s;
-	memset(&s, 0, sizeof s);
-	const char *db = NULL;
+	size_t len = strlen(arg);
+	if (len > 1 && arg[len - 1] == '%') {
+		char *end = NULL;
+		double pct = strtod(arg, &end);
+		if (end != arg + len - 1 || !(pct >= 0 && pct <= 100))
+			return false;
+		o->min_cost = -1;
+		o->min_share = pct / 100;
+		return true;
+	}
+	int64_t ms;
+	if (!cli_parse_int64(arg, &ms) || ms < 0)
+		return false;
+	o->min_cost = ms;
+	return true;
+}
+
+static int parse_options(int argc, char **argv, struct show *s, const char **db)
+{
 	int c;
+	int64_t v;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":f:h", long_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":af:h", long_options, NULL)) != -1) {
 		switch (c) {
-		case 'D': db = optarg; break;
+		case 'D': *db = optarg; break;
+		case 'C':
+			if (!parse_min_cost(optarg, &s->opts))
+				return cli_usage_error("show", "--min-cost wants ms (50) or a share of the "
+						       "cost (2%%), not '%s'", optarg);
+			break;
+		case 'M':
+		case 'L':
+			if (!cli_parse_int64(optarg, &v) || v < 0 || v > 1000000)
+				return cli_usage_error("show", "%s wants a count >= 0, not '%s'",
+						       c == 'M' ? "--max-depth" : "--limit", optarg);
+			if (c == 'M')
+				s->opts.max_depth = (long)v;
+			else
+				s->opts.limit = (long)v;
+			break;
+		case 'a': s->opts = (struct show_tree_opts){0, 0, 0, 0}; break;
 		case 'f':
-			if (!parse_row_format("show", optarg, &s.format))
+			if (!parse_row_format("show", optarg, &s->format))
 				return EXIT_USAGE;
 			break;
-		case 'h': show_usage(stdout); return EXIT_FINE;
+		case 'h': show_usage(stdout); return -1;
 		case ':': return cli_usage_error("show", "option '%s' needs a value", argv[optind - 1]);
 		default: return cli_unknown_option("show", long_options, argv, optind, optopt);
 		}
 	}
 	if (optind + 1 != argc)
 		return cli_usage_error("show", "give one cluster HASH (or a unique prefix of it)");
+	return EXIT_FINE;
+}
+
+static int count_no_device(void *user, const char *value, int64_t count)
+{
+	struct show *s = user;
+	if (!value || !*value)
+		s->no_device += count;
+	return 0;
+}
+
+static int run_show(int argc, char **argv)
+{
+	struct show s;
+	memset(&s, 0, sizeof s);
+	s.opts = (struct show_tree_opts){-1, DEFAULT_MIN_SHARE, DEFAULT_MAX_DEPTH, DEFAULT_LIMIT};
+	const char *db = NULL;
+	int status = parse_options(argc, argv, &s, &db);
+	if (status != EXIT_FINE)
+		return status < 0 ? EXIT_FINE : status;
 	hg_store *store = open_store(db);
 	if (!store)
 		return EXIT_SOME_FAILED;
@@ -238,7 +343,10 @@ static int run_show(int argc, char **argv)
 		return EXIT_SOME_FAILED;
 	}
 	hg_buf_init(&s.json);
-	rc = hg_store_cluster(store, hash, on_cluster, &s);
+	show_tree_init(&s.tree);
+	rc = hg_store_cluster_counts(store, hash, "device", count_no_device, &s);
+	if (rc == 0)
+		rc = hg_store_cluster(store, hash, on_cluster, &s);
 	static const char *const by[] = {"version", "device", "scene"};
 	for (size_t i = 0; i < 3 && rc == 0; i++) {
 		if (s.format == ROWS_JSON)
@@ -250,17 +358,18 @@ static int run_show(int argc, char **argv)
 		if (s.format == ROWS_JSON)
 			hg_buf_putc(&s.json, '}');
 	}
+	if (rc == 0)
+		rc = hg_store_cluster_tree(store, hash, show_tree_add, &s.tree);
 	if (rc == 0) {
 		if (s.format == ROWS_JSON)
 			hg_buf_puts(&s.json, ",\"tree\":[");
 		else if (s.format == ROWS_TABLE)
 			printf("\nmerged call tree\n%8s %10s %8s   %s\n", "reports", "total ms", "max ms", "frame");
-		s.first = true;
-		rc = hg_store_cluster_tree(store, hash, on_node, &s);
+		rc = print_tree(&s);
 	}
 	if (rc == 0 && s.format != ROWS_CSV) {
 		if (s.format == ROWS_JSON)
-			hg_buf_puts(&s.json, "],\"samples\":[");
+			hg_buf_puts(&s.json, ",\"samples\":[");
 		else
 			printf("\nsample reports\n");
 		s.first = true;
@@ -271,8 +380,7 @@ static int run_show(int argc, char **argv)
 	if (rc == 0 && s.format == ROWS_JSON && !s.json.failed)
 		fwrite(s.json.data, 1, s.json.len, stdout);
 	hg_buf_release(&s.json);
-	free(s.ids);
-	free(s.depths);
+	show_tree_release(&s.tree);
 	hg_store_close(store);
 	if (rc != 0)
 		return cli_store_failed("show", rc);

@@ -58,6 +58,7 @@ struct ingest {
 	size_t files_skipped;                /* in folders: not regular files (warned) */
 	size_t reports_of_object;            /* reports queued from the object at hand */
 	size_t listed, fetched, skipped, fetch_failed, sources_failed;
+	size_t fetch_failed_before;          /* of fetch_failed, objects failed by an earlier run */
 	int64_t fetched_bytes;
 
 	/* the writer's */
@@ -68,7 +69,9 @@ struct ingest {
 	/* Counted when committed: a batch that the store fails to take is
 	 * rolled back, and its reports are not in the summary's counts. */
 	size_t fresh, duplicate, rejected;
-	struct ingest_counts { size_t fresh, duplicate, rejected; } batch;
+	size_t rejected_before;              /* rejected again with the same bytes: not in rejected */
+	struct ingest_counts { size_t fresh, duplicate, rejected, rejected_before; } batch;
+	bool load_failed;                    /* a mapping or rules file, or the store, failed */
 	double batch_started;                /* ingest_now() at the batch's first item */
 	bool batch_closed;                   /* committed; begun again with the next item */
 	struct hash_set touched;             /* distinct cluster hashes, committed */
@@ -149,6 +152,10 @@ int ingest_option(struct ingest *in, const char *cmd, int code, const char *arg)
  * release frees what the run holds (the store too).  inputs borrowed. */
 void ingest_init(struct ingest *in);
 int ingest_run(struct ingest *in, char **inputs, int n_inputs);
+/* After ingest_run: whether it failed on anything an earlier run did not
+ * (an input rejected with other bytes, an object that had not failed, a
+ * source, a mapping, the store) -- nightly's exit status 1. */
+bool ingest_failed_newly(const struct ingest *in);
 void ingest_release(struct ingest *in);
 
 /* The reader thread: reads every input into the queue, then closes it. */

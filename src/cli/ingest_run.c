@@ -106,23 +106,23 @@ int ingest_run(struct ingest *in, char **inputs, int n_inputs)
 {
 	in->inputs = inputs;
 	in->n_inputs = n_inputs;
-	int status = EXIT_FINE;
 	/* A file that fails is said on stderr; the run goes on without it. */
 	if (in->rules_path && hg_rules_load(&in->ctx, in->rules_path, &in->rules) != 0)
-		status = EXIT_SOME_FAILED;
-
+		in->load_failed = true;
 	if (in->mapping && hg_mapping_open(&in->ctx, in->mapping, &in->names.mapping) != 0)
-		status = EXIT_SOME_FAILED;
+		in->load_failed = true;
 	for (int i = 0; i < in->n_proguard_paths; i++)
 		if (hg_proguard_open(&in->ctx, in->proguard_paths[i],
 				     &in->names.proguard[in->names.n_proguard]) == 0)
 			in->names.n_proguard++;
 		else
-			status = EXIT_SOME_FAILED;
+			in->load_failed = true;
 	in->db_path = store_path(in->db_option);
 	if (hg_store_open(&in->store_ctx, in->db_path, &in->store) != 0 ||
-	    hg_store_begin(in->store) != 0)
+	    hg_store_begin(in->store) != 0) {
+		in->load_failed = true;
 		return EXIT_SOME_FAILED;
+	}
 	int64_t old = 0;
 	if (hg_store_old_clusters(in->store, &old) == 0 && old > 0)
 		fprintf(stderr, "hangar ingest: warning: %s: %lld clusters are grouped by an older "
@@ -138,8 +138,13 @@ int ingest_run(struct ingest *in, char **inputs, int n_inputs)
 	ingest_finish(in);
 	ingest_checkpointer_stop(in);
 	ingest_summary(in, ingest_now() - t0);
-	if (in->rejected || in->failed || in->names.bad_mappings || in->fetch_failed ||
-	    in->sources_failed)
-		status = EXIT_SOME_FAILED;
-	return status;
+	/* ingest says every rejected input, known or not: a person runs it. */
+	return ingest_failed_newly(in) || in->rejected_before || in->fetch_failed_before
+	       ? EXIT_SOME_FAILED : EXIT_FINE;
+}
+
+bool ingest_failed_newly(const struct ingest *in)
+{
+	return in->load_failed || in->rejected || in->failed || in->names.bad_mappings ||
+	       in->fetch_failed > in->fetch_failed_before || in->sources_failed;
 }

@@ -85,6 +85,7 @@ static void batch_committed(struct ingest *in)
 	in->fresh += in->batch.fresh;
 	in->duplicate += in->batch.duplicate;
 	in->rejected += in->batch.rejected;
+	in->rejected_before += in->batch.rejected_before;
 	in->batch = (struct ingest_counts){0};
 	for (size_t i = 0; i < in->touched_in_batch.cap; i++)
 		if (in->touched_in_batch.slots[i][0])
@@ -195,6 +196,24 @@ static void store_failed(struct ingest *in, int said_before, int rc, const char 
 	in->failed++;
 }
 
+/* A rejected input, counted as rejected only when no earlier run
+ * rejected the same bytes (those are counted apart: a file that can never
+ * be read is not news every night).  Counted in the batch, as the rest. */
+static int add_rejected(struct ingest *in, const char *source, long line, const char *reason,
+			const char *text, size_t len)
+{
+	int known = hg_store_rejected_known(in->store, source, line, text, len);
+	if (known < 0)
+		return known;
+	if (known) {
+		in->batch.rejected_before++;
+		return 0;
+	}
+	int rc = hg_store_add_rejected(in->store, source, line, reason, text, len);
+	in->batch.rejected += rc == 0;
+	return rc;
+}
+
 static void store_item(struct ingest *in, const struct ingest_item *item)
 {
 	int rc = 0;
@@ -205,6 +224,9 @@ static void store_item(struct ingest *in, const struct ingest_item *item)
 	if (item->object.source) {
 		hg_object_row row = item->object;
 		row.error = item->reason;
+		if (!strcmp(row.status, "failed") &&
+		    hg_store_object_failed_before(in->store, row.source, row.key) == 1)
+			in->fetch_failed_before++;
 		rc = hg_store_object_put(in->store, &row);
 		if (rc != 0) {
 			store_failed(in, said, rc, row.key, 0);
@@ -222,13 +244,10 @@ static void store_item(struct ingest *in, const struct ingest_item *item)
 		in->failed++;
 		return;
 	}
-	if (!rep) {
-		rc = hg_store_add_rejected(in->store, item->path, 0, item->reason, "", 0);
-		in->batch.rejected += rc == 0;
-	} else if (rep->error) {
-		rc = hg_store_add_rejected(in->store, rep->source, rep->line, rep->error,
-					   rep->text ? rep->text : "", rep->text ? rep->text_len : 0);
-		in->batch.rejected += rc == 0;
+	if (!rep || rep->error) {
+		rc = add_rejected(in, rep ? rep->source : item->path, rep ? rep->line : 0,
+				  rep ? rep->error : item->reason, rep && rep->text ? rep->text : "",
+				  rep && rep->text ? rep->text_len : 0);
 	} else {
 		bool dup = false;
 		rc = hg_store_add_prepared(in->store, rep, &item->sig, rep->text ? rep->text : "",
@@ -298,10 +317,11 @@ void ingest_summary(struct ingest *in, double seconds)
 		       "\"clusters_touched\":%zu,"
 		       "\"reports_per_second\":%.0f,\"objects\":{\"listed\":%zu,\"fetched\":%zu,"
 		       "\"skipped\":%zu,\"failed\":%zu,\"bytes\":%lld},\"failed_sources\":%zu,"
-		       "\"store_errors\":%d,\"not_stored\":%zu}\n",
+		       "\"store_errors\":%d,\"not_stored\":%zu,\"rejected_before\":%zu}\n",
 		       in->fresh, in->duplicate, in->rejected, in->files_skipped, in->touched.n, rate,
 		       in->listed, in->fetched, in->skipped, in->fetch_failed,
-		       (long long)in->fetched_bytes, in->sources_failed, in->failed, in->not_stored);
+		       (long long)in->fetched_bytes, in->sources_failed, in->failed, in->not_stored,
+		       in->rejected_before);
 		return;
 	}
 	if (in->summary_format == ROWS_CSV) {
@@ -315,6 +335,8 @@ void ingest_summary(struct ingest *in, double seconds)
 	}
 	fprintf(stderr, "ingest: %zu new, %zu duplicate, %zu rejected, ", in->fresh, in->duplicate,
 		in->rejected);
+	if (in->rejected_before) /* said only when there are, as skipped */
+		fprintf(stderr, "%zu rejected before, ", in->rejected_before);
 	if (in->files_skipped) /* said only when there are: the line scripts know stays */
 		fprintf(stderr, "%zu skipped, ", in->files_skipped);
 	fprintf(stderr, "%zu clusters touched, %.0f reports/s", in->touched.n, rate);

@@ -121,8 +121,7 @@ static long heaviest_child(const struct load *l, size_t from, int64_t parent)
 }
 
 /* The StackKey path from the root down, following the heaviest branch
- * where reports disagree; kept: the first DIGEST_PATH_HEAD nodes and the
- * last ones, so that with the elision it fits in DIGEST_PATH_LINES. */
+ * where reports disagree; kept: its last DIGEST_PATH_TAIL nodes. */
 static int build_path(struct load *l)
 {
 	struct dg_cluster *c = l->c;
@@ -134,19 +133,14 @@ static int build_path(struct load *l)
 	     i = heaviest_child(l, (size_t)i + 1, l->nodes[i].id))
 		chain[depth++] = (size_t)i;
 	c->path_depth = (int64_t)depth;
-	size_t head = depth, tail = 0;
-	if (depth > DIGEST_PATH_LINES) {
-		head = DIGEST_PATH_HEAD;
-		tail = DIGEST_PATH_LINES - DIGEST_PATH_HEAD - 1;
-	}
-	c->n_path = head + tail;
+	c->n_path = depth < DIGEST_PATH_TAIL ? depth : DIGEST_PATH_TAIL;
 	c->path = c->n_path ? hg_arena_calloc(l->d->arena, c->n_path, sizeof *c->path) : NULL;
 	if (c->n_path && !c->path) {
 		free(chain);
 		return HG_ENOMEM;
 	}
 	for (size_t k = 0; k < c->n_path; k++) {
-		size_t at = k < head ? k : depth - tail + (k - head);
+		size_t at = depth - c->n_path + k;
 		const struct key_node *n = &l->nodes[chain[at]];
 		c->path[k] = (struct dg_node){n->symbol, (int64_t)at, n->reports, n->total};
 	}
@@ -275,7 +269,7 @@ static int on_failed(void *user, const hg_object_row *o)
 {
 	struct others *x = user;
 	struct digest *d = x->d;
-	if (d->failed_total++ >= DIGEST_LIST_CAP)
+	if ((size_t)d->failed_total++ >= d->list_max)
 		return 0;
 	if ((x->err = reserve(d->arena, (void **)&d->failed, d->n_failed, &x->cap, sizeof *d->failed)))
 		return x->err;
@@ -300,7 +294,7 @@ static int on_rejected(void *user, const hg_rejected_row *r)
 {
 	struct others *x = user;
 	struct digest *d = x->d;
-	if (!since_start(d->run, r->when) || d->rejected_total++ >= DIGEST_LIST_CAP)
+	if (!since_start(d->run, r->when) || (size_t)d->rejected_total++ >= d->list_max)
 		return 0;
 	if ((x->err = reserve(d->arena, (void **)&d->rejected, d->n_rejected, &x->cap,
 			      sizeof *d->rejected)))
@@ -322,17 +316,20 @@ static int gather(struct digest *d, hg_store *store)
 	if ((err = k.err ? k.err : err))
 		return err;
 
-	struct pending top = {.d = d, .list = &d->top, .max = (size_t)d->top_limit};
+	/* The top list is --top long; Markdown shows its first rows. */
+	size_t top_max = d->list_max < (size_t)d->top_limit ? d->list_max : (size_t)d->top_limit;
+	struct pending top = {.d = d, .list = &d->top, .max = top_max};
 	hg_top_query tq = {.sort = "count", .limit = d->top_limit};
 	err = hg_store_top(store, &tq, on_top, &top);
 	if ((err = top.err ? top.err : err) || (err = load_list(d, store, &d->top)))
 		return err;
 
-	struct diff_lists dl = {{.d = d, .list = &d->fresh, .max = DIGEST_LIST_CAP},
-				{.d = d, .list = &d->regressed, .max = DIGEST_LIST_CAP}};
+	struct diff_lists dl = {{.d = d, .list = &d->fresh, .max = d->list_max},
+				{.d = d, .list = &d->regressed, .max = d->list_max}};
 	hg_diff_query q = {.by_report_id = true, .after_report_id = run->first_report_id,
-			   .threshold = run->threshold};
-	err = hg_store_diff(store, &q, on_diff, &dl);
+			   .compare_after_id = run->compare_after_id, .min_count = run->min_count,
+			   .min_rise = run->min_rise, .threshold = run->threshold};
+	err = hg_store_diff(store, &q, on_diff, &dl, &d->diff);
 	err = dl.fresh.err ? dl.fresh.err : dl.regressed.err ? dl.regressed.err : err;
 	if (err || (err = load_list(d, store, &d->fresh)) ||
 	    (err = load_list(d, store, &d->regressed)))
@@ -353,9 +350,12 @@ int hg_digest_write(hg_store *store, const hg_digest_run *run, enum hg_digest_fo
 		*new_clusters = 0;
 	if (!store || !run || !out || run->first_report_id < 0 ||
 	    !(run->threshold >= 0 && run->threshold <= 1e9) ||
+	    !(run->min_rise >= 0 && run->min_rise <= 1e9) ||
 	    (fmt != HG_DIGEST_MARKDOWN && fmt != HG_DIGEST_JSON))
 		return HG_EINVAL;
-	struct digest d = {.run = run, .top_limit = run->top > 0 ? run->top : 10};
+	struct digest d = {.run = run, .top_limit = run->top > 0 ? run->top : 10,
+			   .limit = run->limit > 0 ? run->limit : DIGEST_LIMIT};
+	d.list_max = fmt == HG_DIGEST_JSON ? HG_DIGEST_JSON_MAX : (size_t)d.limit;
 	if (!(d.arena = hg_arena_create()))
 		return HG_ENOMEM;
 	int err = gather(&d, store);

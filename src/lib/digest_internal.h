@@ -11,13 +11,14 @@
 #include "hangar/arena.h"
 #include "hangar/digest.h"
 
-#define DIGEST_LIST_CAP 50    /* rows of each list (new, regressed, failed, rejected) */
+#define DIGEST_LIMIT 5        /* Markdown rows of each list, by default (hg_digest_run.limit) */
 #define DIGEST_VERSIONS 10    /* versions shown per cluster */
-#define DIGEST_PATH_LINES 8   /* lines of a StackKey path excerpt, the elision included */
-#define DIGEST_PATH_HEAD 4    /* nodes shown from the root before the elision */
+#define DIGEST_PATH_TAIL 4    /* nodes of a StackKey path excerpt: the key and its nearest
+			       * callers, where the causes differ (the root end is the
+			       * framework's dispatch, the same for every cluster) */
 
 /* One node of a StackKey path excerpt: depth from the root (0), so that a
- * gap in depths is the elided middle. */
+ * first depth above 0 says how many frames are left out above. */
 struct dg_node {
 	const char *symbol;
 	int64_t depth, reports, total_cost;
@@ -67,6 +68,9 @@ struct digest {
 	hg_arena *arena;
 	const hg_digest_run *run;
 	int top_limit;
+	int limit;                  /* Markdown rows of each list */
+	size_t list_max;            /* rows gathered of each list: limit, or HG_DIGEST_JSON_MAX */
+	hg_diff_totals diff;        /* diff.baseline: nothing before the run to compare with */
 	struct dg_kind *kinds;
 	size_t n_kinds;
 	int64_t all_total, run_total;

@@ -83,7 +83,7 @@ static void clusters(hg_buf *b, const char *key, const struct dg_list *l, bool r
 static void heading(hg_buf *b, const struct digest *d)
 {
 	const hg_digest_run *r = d->run;
-	hg_buf_puts(b, "{\"digest_version\":1,");
+	hg_buf_puts(b, "{\"digest_version\":2,");
 	str(b, "source", r->source);
 	hg_buf_putc(b, ',');
 	str(b, "started", r->started);
@@ -91,12 +91,19 @@ static void heading(hg_buf *b, const struct digest *d)
 	str(b, "finished", r->finished);
 	hg_buf_putc(b, ',');
 	num(b, "first_report_id", r->first_report_id);
-	hg_buf_printf(b, ",\"top_limit\":%d,\"threshold\":%.15g", d->top_limit, r->threshold);
+	hg_buf_printf(b, ",\"top_limit\":%d,\"threshold\":%.15g,\"min_count\":%" PRId64
+		      ",\"min_rise\":%.15g,\"baseline\":%s", d->top_limit, r->threshold,
+		      r->min_count > 1 ? r->min_count : 1, r->min_rise,
+		      d->diff.baseline ? "true" : "false");
 	hg_buf_printf(b, ",\"run\":{\"new_reports\":%" PRId64 ",\"duplicates\":%" PRId64
-		      ",\"rejected\":%" PRId64 ",\"objects\":{\"listed\":%" PRId64
-		      ",\"fetched\":%" PRId64 ",\"skipped\":%" PRId64 ",\"failed\":%" PRId64 "}}",
-		      r->new_reports, r->duplicates, r->rejected, r->objects_listed,
-		      r->objects_fetched, r->objects_skipped, r->objects_failed);
+		      ",\"rejected\":%" PRId64 ",\"rejected_before\":%" PRId64 ",\"objects\":",
+		      r->new_reports, r->duplicates, r->rejected, r->rejected_before);
+	if (r->remote)
+		hg_buf_printf(b, "{\"listed\":%" PRId64 ",\"fetched\":%" PRId64
+			      ",\"skipped\":%" PRId64 ",\"failed\":%" PRId64 "}}", r->objects_listed,
+			      r->objects_fetched, r->objects_skipped, r->objects_failed);
+	else
+		hg_buf_puts(b, "null}");
 }
 
 void digest_json(const struct digest *d, hg_buf *b)

@@ -110,26 +110,24 @@ static void table_row(hg_buf *b, size_t i, const struct dg_cluster *c, bool regr
 	hg_buf_printf(b, " | %" PRId64 " | %" PRId64 " |\n", c->p50, c->p90);
 }
 
-/* The StackKey path: reports through each node, total ms, the frame
- * indented by depth; "…" where the middle is left out. */
+/* The end of the StackKey path: reports through each node, total ms, the
+ * frame.  Excerpts follow one another without blank lines (a fence ends
+ * a paragraph and a paragraph may follow a fence): a line saved each. */
 static void excerpt(hg_buf *b, size_t i, const struct dg_cluster *c)
 {
-	hg_buf_printf(b, "\n**%zu. `%.12s`** StackKey path", i + 1, c->hash);
+	hg_buf_printf(b, "%s**%zu. `%.12s`** StackKey path", i ? "" : "\n", i + 1, c->hash);
 	if (!c->n_path) {
 		hg_buf_puts(b, ": none recorded\n");
 		return;
 	}
-	hg_buf_printf(b, " (%" PRId64 " frame%s):\n\n```\n%8s %10s  %s\n", c->path_depth,
-		      c->path_depth == 1 ? "" : "s", "reports", "total ms", "frame");
+	hg_buf_printf(b, ", %" PRId64 " frame%s", c->path_depth, c->path_depth == 1 ? "" : "s");
+	if ((int64_t)c->n_path < c->path_depth)
+		hg_buf_printf(b, ", the last %zu", c->n_path);
+	hg_buf_puts(b, " (reports, total ms):\n```\n");
 	for (size_t k = 0; k < c->n_path; k++) {
 		const struct dg_node *n = &c->path[k];
-		if (k && n->depth > c->path[k - 1].depth + 1)
-			hg_buf_printf(b, "%8s %10s  %*s… %" PRId64 " more\n", "", "",
-				      (int)(2 * (DIGEST_PATH_HEAD < 20 ? DIGEST_PATH_HEAD : 20)), "",
-				      n->depth - c->path[k - 1].depth - 1);
-		int64_t indent = 2 * (n->depth < 20 ? n->depth : 20);
 		hg_buf_printf(b, "%8" PRId64 " %10" PRId64 "  %*s", n->reports, n->total_cost,
-			      (int)indent, "");
+			      (int)(2 * k), "");
 		md_code(b, n->symbol);
 		if (k + 1 == c->n_path && c->key_at_end)
 			hg_buf_puts(b, "   <- StackKey");
@@ -138,14 +136,19 @@ static void excerpt(hg_buf *b, size_t i, const struct dg_cluster *c)
 	hg_buf_puts(b, "```\n");
 }
 
+/* "…and N more", and where they all are: the Markdown is cut to fit on a
+ * screen or two, the JSON digest is not. */
 static void more(hg_buf *b, int64_t total, size_t shown)
 {
 	if (total > (int64_t)shown)
-		hg_buf_printf(b, "\n…and %" PRId64 " more.\n", total - (int64_t)shown);
+		hg_buf_printf(b, "\n…and %" PRId64 " more (every one is in the JSON digest: "
+			      "`hangar nightly --format json`).\n", total - (int64_t)shown);
 }
 
+/* A list of clusters: the table, then (with paths) each one's StackKey
+ * path excerpt. */
 static void cluster_section(hg_buf *b, const char *title, const char *none,
-			    const struct dg_list *l, bool regressed)
+			    const struct dg_list *l, bool regressed, bool paths)
 {
 	hg_buf_printf(b, "\n## %s\n\n", title);
 	if (!l->n) {
@@ -156,7 +159,7 @@ static void cluster_section(hg_buf *b, const char *title, const char *none,
 	for (size_t i = 0; i < l->n; i++)
 		table_row(b, i, &l->items[i], regressed);
 	more(b, l->total, l->n);
-	for (size_t i = 0; i < l->n; i++)
+	for (size_t i = 0; paths && i < l->n; i++)
 		excerpt(b, i, &l->items[i]);
 }
 
@@ -170,10 +173,16 @@ static void heading(hg_buf *b, const struct digest *d)
 	hg_buf_puts(b, " → ");
 	md_text(b, r->finished ? r->finished : "?", 64);
 	hg_buf_printf(b, "\n- **This run:** %" PRId64 " new reports, %" PRId64 " duplicates, %" PRId64
-		      " rejected\n", r->new_reports, r->duplicates, r->rejected);
-	hg_buf_printf(b, "- **Objects:** %" PRId64 " listed, %" PRId64 " fetched, %" PRId64
-		      " skipped, %" PRId64 " failed\n", r->objects_listed, r->objects_fetched,
-		      r->objects_skipped, r->objects_failed);
+		      " rejected", r->new_reports, r->duplicates, r->rejected);
+	if (r->rejected_before)
+		hg_buf_printf(b, " (and %" PRId64 " rejected before, the same bytes: not counted)",
+			      r->rejected_before);
+	hg_buf_putc(b, '\n');
+	/* Local files and folders have no objects: no line of zeros. */
+	if (r->remote)
+		hg_buf_printf(b, "- **Objects:** %" PRId64 " listed, %" PRId64 " fetched, %" PRId64
+			      " skipped, %" PRId64 " failed\n", r->objects_listed, r->objects_fetched,
+			      r->objects_skipped, r->objects_failed);
 }
 
 static void totals(hg_buf *b, const struct digest *d)
@@ -234,18 +243,34 @@ static void rejected(hg_buf *b, const struct digest *d)
 	more(b, d->rejected_total, d->n_rejected);
 }
 
+/* The new and regressed lists; for a baseline, what it is instead. */
+static void changes(hg_buf *b, const struct digest *d)
+{
+	const hg_digest_run *r = d->run;
+	if (d->diff.baseline) {
+		hg_buf_printf(b, "\n## Baseline\n\n%" PRId64 " cluster%s, baseline: the store held no "
+			      "reports before this run, so nothing is new or regressed yet; the next "
+			      "runs compare with these.\n", d->diff.new_set_clusters,
+			      d->diff.new_set_clusters == 1 ? "" : "s");
+		return;
+	}
+	cluster_section(b, "New clusters", "No new clusters in this run.", &d->fresh, false, true);
+	int64_t min = r->min_count > 1 ? r->min_count : 1;
+	char reg[160];
+	snprintf(reg, sizeof reg, "Regressed clusters (at least %" PRId64 " report%s in this run; "
+		 "count up %gx or p90 up more than %g%%)", min, min == 1 ? "" : "s", r->min_rise,
+		 r->threshold);
+	cluster_section(b, reg, "No regressions in this run.", &d->regressed, true, true);
+}
+
 void digest_markdown(const struct digest *d, hg_buf *b)
 {
 	heading(b, d);
 	totals(b, d);
 	char title[64];
 	snprintf(title, sizeof title, "Top %d clusters (all time, by count)", d->top_limit);
-	cluster_section(b, title, "No clusters yet.", &d->top, false);
-	cluster_section(b, "New clusters", "No new clusters in this run.", &d->fresh, false);
-	char reg[80];
-	snprintf(reg, sizeof reg, "Regressed clusters (count or p90 up more than %g%%)",
-		 d->run->threshold);
-	cluster_section(b, reg, "No regressions in this run.", &d->regressed, true);
+	cluster_section(b, title, "No clusters yet.", &d->top, false, false);
+	changes(b, d);
 	failed(b, d);
 	rejected(b, d);
 }

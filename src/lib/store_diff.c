@@ -11,11 +11,15 @@
 
 enum diff_mode { BY_TIME = 0, BY_VERSION = 1, BY_RUN = 2 };
 
-/* side: 0 old set, 1 new set, NULL neither.  p90 as hg_store_top: the
- * cost at rank ceil(n * 0.9). */
+/* side: 0 old set, 1 new set, NULL neither; cmp: 1 for the old reports
+ * that regressions are measured against (id > ?5: all of the old set
+ * when ?5 is below every id).  p90 as hg_store_top: the cost at rank
+ * ceil(n * 0.9), of the new set and of the comparison set.  The totals
+ * come with every row (window sums over all clusters), so that a
+ * baseline is known from the first. */
 static const char diff_sql[] =
 	"WITH f AS ("
-	"  SELECT r.cluster, r.cost, CASE ?1"
+	"  SELECT r.cluster, r.cost, r.id, CASE ?1"
 	"    WHEN 1 THEN CASE WHEN r.version = ?2 THEN 0 WHEN r.version = ?3 THEN 1 END"
 	"    WHEN 2 THEN CASE WHEN r.id > ?4 THEN 1 ELSE 0 END"
 	/* by time: a report of unknown time is in neither window */
@@ -25,56 +29,83 @@ static const char diff_sql[] =
 	"                THEN 1 END"
 	"  END AS side FROM reports r),"
 	" g AS ("
-	"  SELECT cluster, side, cost,"
-	"    row_number() OVER (PARTITION BY cluster, side ORDER BY cost) AS rn,"
-	"    count(*) OVER (PARTITION BY cluster, side) AS n"
+	"  SELECT cluster, side, cost, side = 0 AND id > ?5 AS cmp,"
+	"    row_number() OVER (PARTITION BY cluster, side, side = 0 AND id > ?5 ORDER BY cost) AS rn,"
+	"    count(*) OVER (PARTITION BY cluster, side, side = 0 AND id > ?5) AS n"
 	"  FROM f WHERE side IS NOT NULL),"
 	" a AS ("
 	"  SELECT cluster,"
-	"    sum(CASE WHEN side = 0 THEN 1 ELSE 0 END) AS old_n,"
-	"    sum(CASE WHEN side = 1 THEN 1 ELSE 0 END) AS new_n,"
-	"    coalesce(max(CASE WHEN side = 0 AND rn = (n * 90 + 99) / 100 THEN cost END), 0) AS old_p90,"
+	"    sum(side = 0) AS old_n, sum(cmp) AS cmp_n, sum(side = 1) AS new_n,"
+	"    coalesce(max(CASE WHEN cmp AND rn = (n * 90 + 99) / 100 THEN cost END), 0) AS cmp_p90,"
 	"    coalesce(max(CASE WHEN side = 1 AND rn = (n * 90 + 99) / 100 THEN cost END), 0) AS new_p90"
 	"  FROM g GROUP BY cluster)"
-	" SELECT c.hash, c.kind, c.title, a.old_n, a.new_n, a.old_p90, a.new_p90"
+	" SELECT c.hash, c.kind, c.title, a.old_n, a.cmp_n, a.new_n, a.cmp_p90, a.new_p90,"
+	"  sum(a.old_n) OVER (), sum(a.new_n) OVER (), sum(a.new_n > 0) OVER ()"
 	" FROM a JOIN clusters c ON c.hash = a.cluster"
 	" ORDER BY CASE WHEN a.old_n = 0 THEN 0 WHEN a.new_n = 0 THEN 2 ELSE 1 END,"
-	"  a.new_n DESC, a.old_n DESC, c.hash";
+	"  a.new_n DESC, a.cmp_n DESC, c.hash";
 
-/* Whether now grew from before by more than pct percent. */
+/* Whether now is more than pct percent above before. */
 static bool grew(int64_t before, int64_t now, double pct)
 {
 	return (double)now > (double)before * (1.0 + pct / 100.0);
 }
 
-static const char *status_of(const hg_diff_row *r, double pct)
+/* The rules of hg_diff_query; old_all: the cluster's reports in the whole
+ * old set (the row's old_count is the comparison set's). */
+static const char *status_of(const hg_diff_row *r, int64_t old_all, const hg_diff_query *q)
 {
-	if (r->old_count == 0)
+	if (old_all == 0)
 		return r->new_count > 0 ? "new" : NULL;
 	if (r->new_count == 0)
-		return "gone";
-	if (grew(r->old_count, r->new_count, pct) || grew(r->old_p90, r->new_p90, pct))
-		return "regressed";
-	return NULL;
+		return r->old_count > 0 ? "gone" : NULL;
+	if (r->new_count < q->min_count)
+		return NULL;
+	bool count_rose = r->new_count > r->old_count &&
+			  (double)r->new_count >= q->min_rise * (double)r->old_count;
+	bool cost_rose = r->old_count >= q->min_count && r->old_count > 0 &&
+			 grew(r->old_p90, r->new_p90, q->threshold);
+	return count_rose || cost_rose ? "regressed" : NULL;
 }
 
-int hg_store_diff(hg_store *store, const hg_diff_query *q, hg_diff_fn fn, void *user)
+/* Where a diff by ingest run starts (last_ingest_report_id) and what it
+ * compares with (previous_ingest_report_id: the run before; -1 when no
+ * run before it is recorded). */
+static int run_marks(hg_store *store, int64_t *first, int64_t *compare_after)
 {
+	char buf[32];
+	int err = hg_store_meta_get(store, "last_ingest_report_id", buf, sizeof buf);
+	if (err == HG_EINVAL)
+		hg_diagf(store->ctx, HG_DIAG_ERROR, store->path, 0, 0, 0,
+			 "no ingest run recorded: give --since or two versions");
+	if (err)
+		return err;
+	*first = strtoll(buf, NULL, 10);
+	*compare_after = -1;
+	err = hg_store_meta_get(store, "previous_ingest_report_id", buf, sizeof buf);
+	if (err == 0)
+		*compare_after = strtoll(buf, NULL, 10);
+	return err == HG_EINVAL ? 0 : err;
+}
+
+int hg_store_diff(hg_store *store, const hg_diff_query *q, hg_diff_fn fn, void *user,
+		  hg_diff_totals *totals)
+{
+	hg_diff_totals t = {0};
+	if (totals)
+		*totals = t;
 	if (!q || (!q->baseline_version != !q->version) || (q->until && !q->since) ||
-	    q->threshold < 0 || (q->by_report_id && q->after_report_id < 0))
+	    !(q->threshold >= 0) || !(q->min_rise >= 0) ||
+	    (q->by_report_id && q->after_report_id < 0))
 		return HG_EINVAL;
 	enum diff_mode mode = q->by_report_id ? BY_RUN : q->version ? BY_VERSION
 			    : q->since ? BY_TIME : BY_RUN;
 	int64_t first = q->by_report_id ? q->after_report_id : 0;
+	int64_t compare_after = q->by_report_id ? q->compare_after_id : -1;
 	if (mode == BY_RUN && !q->by_report_id) {
-		char buf[32];
-		int err = hg_store_meta_get(store, "last_ingest_report_id", buf, sizeof buf);
-		if (err == HG_EINVAL)
-			hg_diagf(store->ctx, HG_DIAG_ERROR, store->path, 0, 0, 0,
-				 "no ingest run recorded: give --since or two versions");
+		int err = run_marks(store, &first, &compare_after);
 		if (err)
 			return err;
-		first = strtoll(buf, NULL, 10);
 	}
 	hg_db_stmt *st = db_stmt(store->db, S_DIFF, diff_sql);
 	if (!st)
@@ -83,23 +114,41 @@ int hg_store_diff(hg_store *store, const hg_diff_query *q, hg_diff_fn fn, void *
 	db_bind_text(st, 2, mode == BY_VERSION ? q->baseline_version : q->since);
 	db_bind_text(st, 3, mode == BY_VERSION ? q->version : q->until);
 	db_bind_int(st, 4, first);
+	db_bind_int(st, 5, mode == BY_RUN && compare_after >= 0 ? compare_after : -1);
 	int rc, ret = 0;
+	bool told = false;
 	while ((rc = db_step(st)) == DB_ROW) {
+		if (!told) {
+			t.old_reports = db_col_int(st, 8);
+			t.new_reports = db_col_int(st, 9);
+			t.new_set_clusters = db_col_int(st, 10);
+			t.baseline = t.old_reports == 0;
+			told = true;
+		}
+		if (t.baseline)
+			break; /* nothing to compare with: no row is new */
 		hg_diff_row row = {
 			.hash = db_col_text(st, 0),
 			.kind = db_col_text(st, 1),
 			.title = db_col_text(st, 2),
-			.old_count = db_col_int(st, 3),
-			.new_count = db_col_int(st, 4),
-			.old_p90 = db_col_int(st, 5),
-			.new_p90 = db_col_int(st, 6),
+			.old_count = db_col_int(st, 4),
+			.new_count = db_col_int(st, 5),
+			.old_p90 = db_col_int(st, 6),
+			.new_p90 = db_col_int(st, 7),
 		};
-		if (!(row.status = status_of(&row, q->threshold)))
+		if (!(row.status = status_of(&row, db_col_int(st, 3), q)))
 			continue;
+		t.fresh += row.status[0] == 'n';
+		t.regressed += row.status[0] == 'r';
+		t.gone += row.status[0] == 'g';
 		if ((ret = fn(user, &row)) != 0)
 			break;
 	}
+	if (!told)
+		t.baseline = true; /* no reports at all */
 	db_reset(st);
+	if (totals)
+		*totals = t;
 	return ret ? ret : store_check(store, rc, "cannot compare clusters");
 }
 

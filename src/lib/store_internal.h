@@ -99,6 +99,9 @@ enum store_slot {
 	S_TB_SET,
 	S_TB_CLUSTERS,
 	S_UNTIMED,
+	/* store_seen.c */
+	S_REJECTED_KNOWN,
+	S_OBJECT_FAILED,
 	S_COUNT
 };
 _Static_assert(S_COUNT <= DB_MAX_STMTS, "more store statements than db.h caches");

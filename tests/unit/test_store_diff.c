@@ -127,13 +127,13 @@ static void test_by_version(void **state)
 	add_two_versions(f);
 	struct rows r = {0};
 	hg_diff_query q = {.baseline_version = "1.0", .version = "1.1", .threshold = 50};
-	assert_int_equal(hg_store_diff(f->store, &q, take, &r), 0);
+	assert_int_equal(hg_store_diff(f->store, &q, take, &r, NULL), 0);
 	assert_three(&r);
 
-	/* Count 1 -> 3 is +200%: not beyond 200; p90 200 -> 220 is +10%. */
+	/* Count 1 -> 3 is not 4x; p90 200 -> 220 is +10%, not beyond 50%. */
 	memset(&r, 0, sizeof r);
-	q.threshold = 200;
-	assert_int_equal(hg_store_diff(f->store, &q, take, &r), 0);
+	q.min_rise = 4;
+	assert_int_equal(hg_store_diff(f->store, &q, take, &r, NULL), 0);
 	assert_int_equal(r.n, 2);
 	assert_string_equal(r.status[0], "new");
 	assert_string_equal(r.status[1], "gone");
@@ -143,8 +143,8 @@ static void test_by_version(void **state)
 	memset(&r, 0, sizeof r);
 	q.baseline_version = "1.1";
 	q.version = "1.0";
-	q.threshold = 50;
-	assert_int_equal(hg_store_diff(f->store, &q, take, &r), 0);
+	q.min_rise = 0;
+	assert_int_equal(hg_store_diff(f->store, &q, take, &r, NULL), 0);
 	assert_int_equal(r.n, 2);
 	assert_string_equal(r.status[0], "new");
 	assert_true(r.hash[0][1] == '1');
@@ -153,7 +153,7 @@ static void test_by_version(void **state)
 
 	/* Half a pair of versions is refused. */
 	hg_diff_query bad = {.version = "1.1"};
-	assert_int_equal(hg_store_diff(f->store, &bad, take, &r), HG_EINVAL);
+	assert_int_equal(hg_store_diff(f->store, &bad, take, &r, NULL), HG_EINVAL);
 }
 
 static void test_by_time(void **state)
@@ -162,13 +162,13 @@ static void test_by_time(void **state)
 	add_two_versions(f);
 	struct rows r = {0};
 	hg_diff_query q = {.since = "2024-02-01", .threshold = 50};
-	assert_int_equal(hg_store_diff(f->store, &q, take, &r), 0);
+	assert_int_equal(hg_store_diff(f->store, &q, take, &r, NULL), 0);
 	assert_three(&r);
 
 	/* A window [since, until) that ends before cluster 3's report. */
 	memset(&r, 0, sizeof r);
 	q.until = "2024-02-02";
-	assert_int_equal(hg_store_diff(f->store, &q, take, &r), 0);
+	assert_int_equal(hg_store_diff(f->store, &q, take, &r, NULL), 0);
 	assert_int_equal(r.n, 2);
 	assert_string_equal(r.status[0], "regressed");
 	assert_string_equal(r.status[1], "gone");
@@ -179,7 +179,7 @@ static void test_by_ingest_run(void **state)
 	struct fx *f = *state;
 	struct rows r = {0};
 	hg_diff_query q = {.threshold = 50};
-	assert_int_equal(hg_store_diff(f->store, &q, take, &r), HG_EINVAL); /* no run yet */
+	assert_int_equal(hg_store_diff(f->store, &q, take, &r, NULL), HG_EINVAL); /* no run yet */
 
 	assert_int_equal(hg_store_mark_ingest(f->store), 0);
 	add(f, 1, "1.0", 100, "2024-03-01 10:00:00", 1);
@@ -207,7 +207,7 @@ static void test_by_ingest_run(void **state)
 	assert_string_equal(buf, "2");
 	assert_int_equal(hg_store_meta_get(f->store, "no_such_key", buf, sizeof buf), HG_EINVAL);
 
-	assert_int_equal(hg_store_diff(f->store, &q, take, &r), 0);
+	assert_int_equal(hg_store_diff(f->store, &q, take, &r, NULL), 0);
 	assert_int_equal(r.n, 3);
 	assert_string_equal(r.status[0], "new");
 	assert_true(r.hash[0][1] == '3');
@@ -235,24 +235,29 @@ static void test_by_report_id(void **state)
 	/* After id 3: cluster 2 has 1 report before and 3 after (regressed),
 	 * 3 only after (new), 1 only before (gone): no ingest run needed. */
 	hg_diff_query q = {.by_report_id = true, .after_report_id = 3, .threshold = 50};
-	assert_int_equal(hg_store_diff(f->store, &q, take, &r), 0);
+	assert_int_equal(hg_store_diff(f->store, &q, take, &r, NULL), 0);
 	assert_three(&r);
 
-	/* After 0: everything is new. */
+	/* After 0: nothing before to compare with, a baseline: nothing is
+	 * new. */
 	memset(&r, 0, sizeof r);
 	q.after_report_id = 0;
-	assert_int_equal(hg_store_diff(f->store, &q, take, &r), 0);
-	assert_int_equal(r.n, 3);
-	for (size_t i = 0; i < r.n; i++)
-		assert_string_equal(r.status[i], "new");
+	hg_diff_totals t;
+	assert_int_equal(hg_store_diff(f->store, &q, take, &r, &t), 0);
+	assert_int_equal(r.n, 0);
+	assert_true(t.baseline);
+	assert_int_equal(t.old_reports, 0);
+	assert_int_equal(t.new_reports, 7);
+	assert_int_equal(t.new_set_clusters, 3);
+	assert_int_equal(t.fresh, 0);
 	/* After the last: nothing new, everything gone. */
 	memset(&r, 0, sizeof r);
 	q.after_report_id = 7;
-	assert_int_equal(hg_store_diff(f->store, &q, take, &r), 0);
+	assert_int_equal(hg_store_diff(f->store, &q, take, &r, NULL), 0);
 	assert_int_equal(r.n, 3);
 	assert_string_equal(r.status[0], "gone");
 	q.after_report_id = -1;
-	assert_int_equal(hg_store_diff(f->store, &q, take, &r), HG_EINVAL);
+	assert_int_equal(hg_store_diff(f->store, &q, take, &r, NULL), HG_EINVAL);
 
 	int64_t n[2] = {0};
 	assert_int_equal(hg_store_kind_totals(f->store, 3, take_kind, n), 0);
@@ -265,6 +270,131 @@ static void test_by_report_id(void **state)
 	assert_int_equal(count, 3);
 	assert_int_equal(hg_store_cluster_count_after(f->store, "nope", 0, &count), 0);
 	assert_int_equal(count, 0);
+}
+
+/* ---- what counts as regressed ---- */
+
+/* count reports of cluster which at cost, numbered from *n on. */
+static void add_many(struct fx *f, int which, int count, int cost, int *n)
+{
+	for (int i = 0; i < count; i++, (*n)++)
+		add(f, which, "1.0", cost, "2024-03-01 10:00:00", *n);
+}
+
+static const struct rows *find(const struct rows *r, int which, const char **status)
+{
+	*status = NULL;
+	for (size_t i = 0; i < r->n; i++)
+		if (r->hash[i][1] == '0' + which)
+			*status = r->status[i];
+	return r;
+}
+
+static void test_regression_rules(void **state)
+{
+	struct fx *f = *state;
+	int n = 0;
+	/* Before (ids 1..15): 1 once, 2 three times, 3 six times, 4 five
+	 * times. */
+	add_many(f, 1, 1, 100, &n);
+	add_many(f, 2, 3, 100, &n);
+	add_many(f, 3, 6, 100, &n);
+	add_many(f, 4, 5, 100, &n);
+	int64_t before = n;
+	/* After: 1 twice (1 -> 2: no regression), 2 ten times (a real one), 3
+	 * eight times but three times slower (its p90), 4 six times (same
+	 * cost, not 2x). */
+	add_many(f, 1, 2, 100, &n);
+	add_many(f, 2, 10, 100, &n);
+	add_many(f, 3, 8, 300, &n);
+	add_many(f, 4, 6, 100, &n);
+	struct rows r = {0};
+	hg_diff_totals t;
+	hg_diff_query q = {.by_report_id = true, .after_report_id = before, .min_count = 5,
+			   .min_rise = 2, .threshold = 50};
+	assert_int_equal(hg_store_diff(f->store, &q, take, &r, &t), 0);
+	const char *status;
+	find(&r, 1, &status);
+	assert_null(status);
+	find(&r, 2, &status);
+	assert_non_null(status);
+	assert_string_equal(status, "regressed");
+	find(&r, 3, &status);
+	assert_non_null(status);
+	assert_string_equal(status, "regressed");
+	find(&r, 4, &status);
+	assert_null(status);
+	assert_int_equal(r.n, 2);
+	assert_false(t.baseline);
+	assert_int_equal(t.old_reports, 15);
+	assert_int_equal(t.new_reports, 26);
+	assert_int_equal(t.regressed, 2);
+	assert_int_equal(t.fresh, 0);
+	/* The order: the most reports in the new set first. */
+	assert_true(r.hash[0][1] == '2');
+	assert_int_equal(r.old_count[0], 3);
+	assert_int_equal(r.new_count[0], 10);
+	assert_int_equal(r.new_p90[1], 300);
+
+	/* Without a minimum count and with any rise, 1 -> 2 is one. */
+	memset(&r, 0, sizeof r);
+	q.min_count = 0;
+	q.min_rise = 0;
+	assert_int_equal(hg_store_diff(f->store, &q, take, &r, NULL), 0);
+	find(&r, 1, &status);
+	assert_non_null(status);
+	assert_string_equal(status, "regressed");
+	/* A cost rise needs min_count reports on both sides: 3 had 6 before. */
+	memset(&r, 0, sizeof r);
+	q.min_count = 7;
+	q.min_rise = 100;
+	assert_int_equal(hg_store_diff(f->store, &q, take, &r, NULL), 0);
+	assert_int_equal(r.n, 0);
+}
+
+/* One night against the night before, not against all the history. */
+static void test_compare_previous_run(void **state)
+{
+	struct fx *f = *state;
+	int n = 0;
+	add_many(f, 5, 20, 100, &n); /* weeks of history */
+	int64_t previous = n;
+	add_many(f, 5, 3, 100, &n); /* last night */
+	add_many(f, 6, 4, 100, &n);
+	int64_t tonight = n;
+	add_many(f, 5, 9, 100, &n); /* tonight: 3 -> 9 */
+	add_many(f, 7, 5, 100, &n); /* never seen: new */
+	struct rows r = {0};
+	hg_diff_query q = {.by_report_id = true, .after_report_id = tonight, .min_count = 5,
+			   .min_rise = 2, .threshold = 50};
+	assert_int_equal(hg_store_diff(f->store, &q, take, &r, NULL), 0);
+	/* Against all 23 before, 9 is no rise; 6 is gone since the start. */
+	assert_int_equal(r.n, 2);
+	assert_string_equal(r.status[0], "new");
+	assert_true(r.hash[0][1] == '7');
+	assert_string_equal(r.status[1], "gone");
+	assert_true(r.hash[1][1] == '6');
+
+	memset(&r, 0, sizeof r);
+	q.compare_after_id = previous;
+	assert_int_equal(hg_store_diff(f->store, &q, take, &r, NULL), 0);
+	assert_int_equal(r.n, 3);
+	assert_string_equal(r.status[0], "new");
+	assert_string_equal(r.status[1], "regressed");
+	assert_true(r.hash[1][1] == '5');
+	assert_int_equal(r.old_count[1], 3);
+	assert_int_equal(r.new_count[1], 9);
+	assert_string_equal(r.status[2], "gone");
+
+	/* By ingest run, the run before the last is the comparison. */
+	sql_exec(f->path, "INSERT OR REPLACE INTO meta(key, value) VALUES"
+			  " ('last_ingest_report_id', '27'), ('previous_ingest_report_id', '20')");
+	memset(&r, 0, sizeof r);
+	hg_diff_query by_run = {.min_count = 5, .min_rise = 2, .threshold = 50};
+	assert_int_equal(hg_store_diff(f->store, &by_run, take, &r, NULL), 0);
+	assert_int_equal(r.n, 3);
+	assert_string_equal(r.status[1], "regressed");
+	assert_int_equal(r.old_count[1], 3);
 }
 
 /* ---- regroup: reports ingested without mappings ---- */
@@ -401,6 +531,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_by_time, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_by_ingest_run, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_by_report_id, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_regression_rules, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_compare_previous_run, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_regroup_merges, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

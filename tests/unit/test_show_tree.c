@@ -1,0 +1,275 @@
+/* hangar show's tree pruning (src/cli/show_tree.c, compiled in here: the
+ * CLI has no library of its own) on the merged trees of a store of the 581
+ * real Matrix reports of testdata/matrix-mangatoon: whatever the options,
+ * the StackKey path is shown whole, every shown node's parent is shown,
+ * the limits hold, what is left out is counted exactly once, and the walk
+ * gives children costliest first.  argv[1] is the testdata/ folder. */
+#include "../../src/cli/show_tree.c"
+
+#include "hangar/input.h"
+#include "store_fixture.h"
+
+static const char *testdata = "testdata";
+
+struct fx {
+	hg_ctx ctx;
+	char dir[64];
+	char path[96];
+	hg_store *store;
+	char big[33];   /* the cluster with the most reports */
+	char deep[33];  /* of the 30 biggest, the one with the longest key path */
+	char wide[33];  /* of the 30 biggest, the one with the most tree nodes */
+};
+
+static int add_real(void *user, hg_report *rep)
+{
+	struct fx *f = user;
+	if (!rep->error) {
+		hg_signature sig;
+		assert_int_equal(hg_signature_compute(rep, NULL, rep->arena, &sig), 0);
+		bool dup;
+		assert_int_equal(hg_store_add_report(f->store, rep, &sig, rep->text, rep->text_len,
+						     &dup), 0);
+	}
+	hg_report_destroy(rep);
+	return 0;
+}
+
+struct hashes {
+	char hash[30][33];
+	size_t n;
+};
+
+static int take_hash(void *user, const hg_cluster_row *row)
+{
+	struct hashes *h = user;
+	snprintf(h->hash[h->n++], 33, "%s", row->hash);
+	return 0;
+}
+
+/* [0]: key-path nodes, [1]: all nodes. */
+static int count_key(void *user, const hg_tree_row *row)
+{
+	int64_t *n = user;
+	n[0] += row->on_key_path;
+	n[1]++;
+	return 0;
+}
+
+static int setup(void **state)
+{
+	struct fx *f = calloc(1, sizeof *f);
+	if (!f)
+		return -1;
+	hg_ctx_init(&f->ctx);
+	if (store_tmp_make(f->dir, f->path, "/tmp/hg-show-XXXXXX") != 0 ||
+	    hg_store_open(&f->ctx, f->path, &f->store) != 0)
+		return -1;
+	char path[512], *data = NULL;
+	size_t len = 0;
+	snprintf(path, sizeof path, "%s/matrix-mangatoon/reports.ndjson", testdata);
+	assert_int_equal(hg_input_read(&f->ctx, path, &data, &len), 0);
+	hg_ctx ctx;
+	hg_ctx_init(&ctx);
+	ctx.keep_text = 1;
+	assert_int_equal(hg_store_begin(f->store), 0);
+	assert_int_equal(hg_reports_read(&ctx, path, data, len, add_real, f), 0);
+	assert_int_equal(hg_store_commit(f->store), 0);
+	free(data);
+	struct hashes h = {.n = 0};
+	hg_top_query q = {.sort = "count", .limit = 30};
+	assert_int_equal(hg_store_top(f->store, &q, take_hash, &h), 0);
+	assert_true(h.n >= 10);
+	snprintf(f->big, sizeof f->big, "%s", h.hash[0]);
+	int64_t longest = -1, widest = -1;
+	for (size_t i = 0; i < h.n; i++) {
+		int64_t n[2] = {0, 0};
+		assert_int_equal(hg_store_cluster_tree(f->store, h.hash[i], count_key, n), 0);
+		if (n[0] > longest) {
+			longest = n[0];
+			snprintf(f->deep, sizeof f->deep, "%s", h.hash[i]);
+		}
+		if (n[1] > widest) {
+			widest = n[1];
+			snprintf(f->wide, sizeof f->wide, "%s", h.hash[i]);
+		}
+	}
+	assert_true(longest >= 4);
+	assert_true(widest > 200);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fx *f = *state;
+	hg_store_close(f->store);
+	store_tmp_remove(f->dir, f->path);
+	free(f);
+	return 0;
+}
+
+/* ---- what must hold ---- */
+
+struct walked {
+	const struct show_tree *t;
+	size_t visits;
+	size_t last_at_depth[4096]; /* the node visited last at each depth, + 1 */
+	int64_t hidden;
+};
+
+static void visit(void *user, const struct show_node *n)
+{
+	struct walked *w = user;
+	const struct show_tree *t = w->t;
+	size_t at = (size_t)(n - t->nodes);
+	assert_true(n->shown);
+	assert_true(n->depth < 4096);
+	/* Its parent is the last node visited one level up; an earlier
+	 * sibling (same parent) comes first in cost order. */
+	if (n->depth > 0)
+		assert_int_equal(w->last_at_depth[n->depth - 1], n->parent_at + 1);
+	size_t prev = w->last_at_depth[n->depth];
+	if (prev && t->nodes[prev - 1].parent_at == n->parent_at)
+		assert_true(before(&t->nodes[prev - 1], n));
+	w->last_at_depth[n->depth] = at + 1;
+	if (n->depth + 1 < 4096)
+		w->last_at_depth[n->depth + 1] = 0;
+	w->visits++;
+}
+
+static void hidden(void *user, const struct show_node *parent, long depth, int64_t nodes,
+		   int64_t cost, unsigned why)
+{
+	struct walked *w = user;
+	(void)cost;
+	assert_true(nodes > 0);
+	assert_true(why != 0);
+	if (parent)
+		assert_int_equal(depth, parent->depth + 1);
+	w->hidden += nodes;
+}
+
+/* The StackKey path as hangar show documents it: from the roots, the
+ * key-path child most reports pass through, as long as there is one. */
+static size_t key_path(const struct show_tree *t, size_t *path, size_t max)
+{
+	size_t n = 0, parent = NO_PARENT;
+	for (;;) {
+		size_t best = NO_PARENT;
+		for (size_t i = 0; i < t->n; i++) {
+			const struct show_node *c = &t->nodes[i];
+			if (c->parent_at != parent || !c->key)
+				continue;
+			if (best == NO_PARENT || c->reports > t->nodes[best].reports ||
+			    (c->reports == t->nodes[best].reports && before(c, &t->nodes[best])))
+				best = i;
+		}
+		if (best == NO_PARENT || n == max)
+			return n;
+		path[n++] = best;
+		parent = best;
+	}
+}
+
+static void check(struct fx *f, const char *hash, struct show_tree_opts o)
+{
+	struct show_tree t;
+	show_tree_init(&t);
+	assert_int_equal(hg_store_cluster_tree(f->store, hash, show_tree_add, &t), 0);
+	assert_true(t.n > 0);
+	assert_int_equal(show_tree_prune(&t, &o), 0);
+	size_t path[4096];
+	size_t n_path = key_path(&t, path, 4096);
+	assert_true(n_path > 0);
+	for (size_t i = 0; i < n_path; i++)
+		if (!t.nodes[path[i]].shown)
+			fail_msg("%s: StackKey path node %zu (%s) left out (limit %ld, depth %ld, "
+				 "min_cost %lld)", hash, i, t.nodes[path[i]].symbol, o.limit,
+				 o.max_depth, (long long)t.min_cost);
+	size_t shown = 0;
+	for (size_t i = 0; i < t.n; i++) {
+		const struct show_node *c = &t.nodes[i];
+		if (!c->shown)
+			continue;
+		shown++;
+		if (c->parent_at != NO_PARENT)
+			assert_true(t.nodes[c->parent_at].shown);
+		if (c->keep)
+			continue;
+		if (o.max_depth > 0)
+			assert_true(c->depth < o.max_depth);
+		assert_true(c->total >= t.min_cost);
+	}
+	assert_int_equal(shown, t.shown);
+	if (o.limit > 0)
+		assert_true(shown <= (size_t)o.limit + n_path);
+	if (o.limit == 0 && o.max_depth == 0 && o.min_cost == 0)
+		assert_int_equal(shown, t.n);
+	struct walked *w = calloc(1, sizeof *w);
+	assert_non_null(w);
+	w->t = &t;
+	struct show_visitor v = {visit, hidden, w};
+	assert_int_equal(show_tree_walk(&t, &v), 0);
+	assert_int_equal(w->visits, shown);
+	assert_int_equal((size_t)w->hidden + shown, t.n); /* each node once, shown or counted */
+	free(w);
+	show_tree_release(&t);
+}
+
+static const struct show_tree_opts every[] = {
+	{-1, 0.001, 0, 30}, /* hangar show's defaults */
+	{0, 0, 0, 0},       /* --all */
+	{0, 0, 0, 1},       /* --limit 1 */
+	{0, 0, 1, 0},       /* --max-depth 1 */
+	{0, 0, 2, 3},
+	{-1, 1.0, 0, 0},    /* --min-cost 100% */
+	{1000000000, 0, 0, 0},
+	{-1, 0.5, 1, 1},    /* all at once */
+	{-1, 0.02, 4, 10},
+};
+
+static void test_key_path_survives(void **state)
+{
+	struct fx *f = *state;
+	for (size_t i = 0; i < sizeof every / sizeof *every; i++) {
+		check(f, f->big, every[i]);
+		check(f, f->deep, every[i]);
+		check(f, f->wide, every[i]);
+	}
+}
+
+/* The widest tree (hundreds of nodes): 30 by default, costliest first. */
+static void test_defaults_fit_a_screen(void **state)
+{
+	struct fx *f = *state;
+	struct show_tree t;
+	show_tree_init(&t);
+	assert_int_equal(hg_store_cluster_tree(f->store, f->wide, show_tree_add, &t), 0);
+	assert_true(t.n > 200);
+	struct show_tree_opts o = every[0];
+	assert_int_equal(show_tree_prune(&t, &o), 0);
+	assert_true(t.shown <= 30);
+	assert_true(t.shown >= 10);
+	/* The roots come costliest first. */
+	for (size_t i = 1; i < t.n_roots; i++)
+		assert_true(t.nodes[t.roots[i - 1]].total >= t.nodes[t.roots[i]].total);
+	char why[160];
+	show_tree_why(&o, t.min_cost, PRUNED_COST | PRUNED_LIMIT, why, sizeof why);
+	char want[160];
+	snprintf(want, sizeof want, "below 0.1%% of the cost (%lld ms), past the 30 costliest",
+		 (long long)t.min_cost);
+	assert_string_equal(why, want);
+	show_tree_release(&t);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 1)
+		testdata = argv[1];
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_key_path_survives),
+		cmocka_unit_test(test_defaults_fit_a_screen),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
