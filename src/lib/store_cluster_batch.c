@@ -108,9 +108,17 @@ static struct pending_cluster *find_or_add(struct cluster_batch *b, const hg_rep
 		return NULL;
 	}
 	size_t i = strmap_hash(sig->hash) & b->mask;
-	for (; b->slots[i]; i = (i + 1) & b->mask)
-		if (strcmp(b->items[b->slots[i] - 1].hash, sig->hash) == 0)
-			return &b->items[b->slots[i] - 1];
+	for (; b->slots[i]; i = (i + 1) & b->mask) {
+		struct pending_cluster *c = &b->items[b->slots[i] - 1];
+		if (strcmp(c->hash, sig->hash) != 0)
+			continue;
+		/* Reports of one cluster may title it differently (an unnamed
+		 * key in two screens): the smallest title is kept, whatever
+		 * the order the reports came in. */
+		if (sig->title && strcmp(sig->title, c->title) < 0)
+			c->title = dup_or_null(b->arena, sig->title, failed);
+		return *failed ? NULL : c;
+	}
 	struct pending_cluster *c = &b->items[b->len];
 	*c = (struct pending_cluster){.symbolicated = true};
 	memcpy(c->hash, sig->hash, sizeof c->hash);
@@ -178,6 +186,7 @@ int store_cluster_flush(hg_store *store)
 			/* report times only: NULL while none is known (min and
 			 * max of a NULL are NULL, hence the coalesce) */
 			" ON CONFLICT(hash) DO UPDATE SET count = count + excluded.count,"
+			" title = min(title, excluded.title),"
 			" first_seen = coalesce(min(first_seen, excluded.first_seen), first_seen,"
 			" excluded.first_seen),"
 			" last_seen = coalesce(max(last_seen, excluded.last_seen), last_seen,"
