@@ -145,12 +145,32 @@ static const char *image_name(hg_arena *arena, const char *path)
 	return n ? hg_arena_strndup(arena, name, n) : hg_arena_strdup(arena, "???");
 }
 
+static bool ends_with(const char *s, const char *tail)
+{
+	size_t n = strlen(s), t = strlen(tail);
+	return n >= t && strcmp(s + n - t, tail) == 0;
+}
+
+/* Dex code ART shows among native frames ("/data/app/.../base.apk",
+ * ".../oat/arm64/base.odex", ".../code_cache/.overlay/base.apk/classes16.dex"):
+ * its symbol is a Java method. */
+static bool dex_image(const char *image)
+{
+	static const char *const tails[] = {".dex", ".odex", ".oat", ".vdex", ".apk", ".jar"};
+	for (size_t i = 0; i < sizeof tails / sizeof *tails; i++)
+		if (ends_with(image, tails[i]))
+			return true;
+	return false;
+}
+
 const char *sig_native_frame(hg_arena *arena, const hg_frame *f)
 {
 	const char *image = f->image ? image_name(arena, f->image) : "???";
 	const char *sym = f->method ? f->method : f->symbol;
 	if (!image)
 		return NULL;
+	if (sym && dex_image(image) && strchr(sym, '.'))
+		return sig_method_symbol(arena, sym); /* named as the Java frame it is */
 	if (sym)
 		return hg_arena_printf(arena, "%s!%s", image, sym);
 	if (f->has_offset)

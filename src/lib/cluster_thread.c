@@ -66,21 +66,38 @@ static int see(const struct sig *s, const hg_frame *f, struct seen *out)
 
 /* Adds up to thread_frames frames of owner `want`, innermost first; the
  * first taken names the title. */
+/* Whether a frame names code: a Java frame, or a native one with a
+ * symbol (an image and an offset name nothing a person can read). */
+static bool named(const hg_frame *f)
+{
+	return f->kind == HG_FRAME_JAVA || f->method || f->symbol;
+}
+
+/* Adds up to thread_frames frames of owner `want`, innermost first; the
+ * first of them that names code gives the title (else the first). */
 static int take(struct sig *s, const struct seen *seen, size_t n, enum frame_owner want)
 {
 	size_t end = s->n_frames + (size_t)s->thread_frames;
+	const struct seen *first = NULL, *first_named = NULL;
 	for (size_t i = 0; i < n && s->n_frames < end; i++) {
 		if (seen[i].owner != want)
 			continue;
-		if (!s->title) {
-			s->title = hg_arena_printf(s->arena, "%s%s", seen[i].match, anr_suffix(s));
-			s->key_symbol = seen[i].f->text;
-			if (!s->title)
-				return HG_ENOMEM;
-		}
+		first = first ? first : &seen[i];
+		first_named = first_named || !named(seen[i].f) ? first_named : &seen[i];
 		int rc = sig_add(s, seen[i].line);
 		if (rc)
 			return rc;
+	}
+	const struct seen *t = first_named ? first_named : first;
+	if (t && !s->title) {
+		/* A dex frame's match text is its image and method: the line
+		 * (the method alone) reads better. */
+		const char *name = t->f->kind == HG_FRAME_JAVA ? t->match : t->line;
+		s->title = hg_arena_printf(s->arena, "%s%s%s", name,
+					   named(t->f) ? "" : " (no symbols)", anr_suffix(s));
+		s->key_symbol = t->f->text;
+		if (!s->title)
+			return HG_ENOMEM;
 	}
 	return 0;
 }
@@ -137,18 +154,38 @@ int sig_thread_dump(struct sig *s)
 	return s->title ? sig_add(s, "no frames") : HG_ENOMEM;
 }
 
+static const char *meta_text(const hg_report *rep, const char *key)
+{
+	for (size_t i = 0; i < rep->meta_len; i++)
+		if (strcmp(rep->meta[i].key, key) == 0)
+			return rep->meta[i].text;
+	return NULL;
+}
+
 int sig_no_stack(struct sig *s)
 {
 	const hg_report *rep = s->rep;
 	s->no_app_frame = true;
 	int rc;
 	if (is_anr(rep)) {
-		/* An ANR whose dump holds no thread stack (waiting channels only). */
+		/* An ANR whose dump holds no thread stack (waiting channels
+		 * only): what the main thread waited in, in the kernel ("0":
+		 * it ran), is all there is of its top frame. */
+		const char *wchan = meta_text(rep, "main_wchan");
 		rc = sig_add(s, "no thread stacks");
+		if (!rc && wchan)
+			rc = sig_add(s, hg_arena_printf(s->arena, "main wchan %s", wchan));
 		if (!rc)
 			rc = sig_add(s, hg_arena_printf(s->arena, "anr %s",
 							rep->anr_type ? rep->anr_type : "other"));
-		s->title = hg_arena_printf(s->arena, "no thread stacks%s", anr_suffix(s));
+		if (wchan && strcmp(wchan, "0") == 0)
+			s->title = hg_arena_printf(s->arena, "no thread stacks: main thread running%s",
+						   anr_suffix(s));
+		else if (wchan)
+			s->title = hg_arena_printf(s->arena, "no thread stacks: main thread in %s%s",
+						   wchan, anr_suffix(s));
+		else
+			s->title = hg_arena_printf(s->arena, "no thread stacks%s", anr_suffix(s));
 	} else {
 		/* Figures without a stack (startup, FPS): one cluster per screen. */
 		rc = sig_add(s, hg_arena_printf(s->arena, "scene %s", rep->scene ? rep->scene : "?"));

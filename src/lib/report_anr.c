@@ -20,6 +20,7 @@
  * preamble's fields, then the chosen section's threads. */
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "hangar/text.h"
@@ -46,6 +47,7 @@ struct section {
 	bool ended;
 	bool has_main;
 	size_t threads;        /* thread headers (Java sections), sysTid= lines (channels) */
+	struct str main_wchan; /* channels: what the main thread (sysTid = pid) waits in */
 };
 
 struct scan {
@@ -126,7 +128,7 @@ static int open_section(struct scan *sc, size_t start, long line, long pid, bool
 		sc->cap_sec = cap;
 	}
 	sc->sec[sc->n_sec] = (struct section){start, sc->len, line, pid, {0}, {0}, false, headed,
-					      false, false, 0};
+					      false, false, 0, {0}};
 	sc->open = (long)sc->n_sec++;
 	return 0;
 }
@@ -184,12 +186,31 @@ static int outside_line(struct scan *sc, struct str l, size_t off, size_t next, 
 	return 0;
 }
 
+/* "sysTid=12233     state=S    do_epoll_wait": when the tid is the pid,
+ * the main thread's kernel function (its last word; "0" while it runs). */
+static void main_channel(struct section *s, struct str l)
+{
+	char *end;
+	long tid = strtol(l.s + 7, &end, 10);
+	if (s->pid < 0 || tid != s->pid || s->main_wchan.s || end == l.s + 7)
+		return;
+	struct str t = trim(l);
+	size_t i = t.len;
+	while (i > 0 && t.s[i - 1] != ' ' && t.s[i - 1] != '\t')
+		i--;
+	if (i < t.len && (size_t)(t.s + i - l.s) > (size_t)(end - l.s))
+		s->main_wchan = (struct str){t.s + i, t.len - i};
+}
+
 static void section_line(struct section *s, struct str l)
 {
 	if (starts(l, "Cmd line:") && !s->cmd.s) {
 		s->cmd = trim(skip(l, 9));
 	} else if (s->channels) {
-		s->threads += starts(l, "sysTid=");
+		if (starts(l, "sysTid=")) {
+			s->threads++;
+			main_channel(s, l);
+		}
 	} else if (l.len && l.s[0] == '"') {
 		int kind = anr_header_kind(l.s, l.len);
 		s->threads += kind != 0;
@@ -408,6 +429,8 @@ static int fill_fields(hg_report *rep, const struct scan *sc, const struct secti
 		rc = add_meta(rep, "pid", (struct str){pid, strlen(pid)}, true);
 	if (rc == 0)
 		rc = add_meta(rep, "abi", sc->abi, false);
+	if (rc == 0 && s->channels)
+		rc = add_meta(rep, "main_wchan", s->main_wchan, false);
 	return rc;
 }
 
