@@ -1,5 +1,6 @@
 /* The SQLite wrapper (db.h): the only file that includes sqlite3.h. */
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,6 +57,31 @@ static int open_flags(enum db_mode mode)
 	case DB_CREATE: break;
 	}
 	return SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+}
+
+static void call_text_function(sqlite3_context *cx, int argc, sqlite3_value **argv)
+{
+	char *(*fn)(const char *, const char *) = (char *(*)(const char *, const char *))
+		(uintptr_t)sqlite3_user_data(cx);
+	const char *a = argc == 2 ? (const char *)sqlite3_value_text(argv[0]) : NULL;
+	const char *b = argc == 2 ? (const char *)sqlite3_value_text(argv[1]) : NULL;
+	if (!a || !b) {
+		sqlite3_result_null(cx);
+		return;
+	}
+	char *out = fn(a, b);
+	if (out)
+		sqlite3_result_text(cx, out, -1, free);
+	else
+		sqlite3_result_error_nomem(cx);
+}
+
+int db_define_text_function(hg_db *db, const char *name, char *(*fn)(const char *, const char *))
+{
+	int rc = sqlite3_create_function_v2(db->conn, name, 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC,
+					    (void *)(uintptr_t)fn, call_text_function, NULL, NULL,
+					    NULL);
+	return rc == SQLITE_OK ? 0 : map_rc(rc);
 }
 
 int db_open(const char *path, int busy_ms, hg_db **out)

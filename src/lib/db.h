@@ -36,6 +36,10 @@ enum db_mode {
 int db_open_mode(const char *path, int busy_ms, enum db_mode mode, hg_db **out);
 /* db_open_mode(path, busy_ms, DB_CREATE, out). */
 int db_open(const char *path, int busy_ms, hg_db **out);
+/* Makes fn callable from SQL as name(a, b) on two texts (NULL when either
+ * is NULL); fn returns a malloc'ed text (NULL: out of memory).  0 or a
+ * DB_ error. */
+int db_define_text_function(hg_db *db, const char *name, char *(*fn)(const char *, const char *));
 /* Finalizes every cached statement and closes.  Accepts NULL. */
 void db_close(hg_db *db);
 /* SQLite's reason for the last call that failed, "" when the last call

@@ -415,6 +415,8 @@ static int open_in_mode(const hg_ctx *ctx, const char *path, enum hg_store_mode 
 		err = HG_ENOMEM;
 	else if (rc < 0)
 		err = store_fail(store, HG_EIO, "cannot open the store");
+	if (!err && db_define_text_function(store->db, "hangar_title", store_title_merge) != 0)
+		err = store_fail(store, HG_EIO, "cannot open the store");
 	if (!err)
 		err = check_identity(store);
 	if (!err && store->empty && mode != HG_STORE_CREATE)

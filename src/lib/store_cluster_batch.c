@@ -113,10 +113,13 @@ static struct pending_cluster *find_or_add(struct cluster_batch *b, const hg_rep
 		if (strcmp(c->hash, sig->hash) != 0)
 			continue;
 		/* Reports of one cluster may title it differently (an unnamed
-		 * key in two screens): the smallest title is kept, whatever
-		 * the order the reports came in. */
-		if (sig->title && strcmp(sig->title, c->title) < 0)
-			c->title = dup_or_null(b->arena, sig->title, failed);
+		 * key in two screens): one title for all (store_title.c). */
+		if (sig->title && strcmp(sig->title, c->title) != 0) {
+			char *t = store_title_merge(c->title, sig->title);
+			c->title = dup_or_null(b->arena, t, failed);
+			*failed |= !t;
+			free(t);
+		}
 		return *failed ? NULL : c;
 	}
 	struct pending_cluster *c = &b->items[b->len];
@@ -186,7 +189,7 @@ int store_cluster_flush(hg_store *store)
 			/* report times only: NULL while none is known (min and
 			 * max of a NULL are NULL, hence the coalesce) */
 			" ON CONFLICT(hash) DO UPDATE SET count = count + excluded.count,"
-			" title = min(title, excluded.title),"
+			" title = hangar_title(title, excluded.title),"
 			" first_seen = coalesce(min(first_seen, excluded.first_seen), first_seen,"
 			" excluded.first_seen),"
 			" last_seen = coalesce(max(last_seen, excluded.last_seen), last_seen,"

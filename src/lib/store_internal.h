@@ -152,6 +152,9 @@ int store_query_int(hg_store *store, int slot, const char *sql, int64_t *out);
 int store_fail(hg_store *store, int err, const char *what);
 /* Maps a db.h result to an hg error (with a diagnostic when negative). */
 int store_check(hg_store *store, int rc, const char *what);
+/* One title for a cluster whose reports give a and b (store_title.c; SQL:
+ * hangar_title(a, b)); malloc'ed, NULL on ENOMEM. */
+char *store_title_merge(const char *a, const char *b);
 
 /* The SQL function hg_scene_match(scene): true when no --scene pattern is
  * active, else whether scene matches it.  user is the store. */

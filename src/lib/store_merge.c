@@ -122,12 +122,13 @@ static int add_reports(struct merge *m)
 		"  FROM " SHARD ".clusters c JOIN temp.hg_merge_clusters m ON m.hash = c.hash"
 		"  WHERE m.fresh > 0 AND NOT EXISTS (SELECT 1 FROM main.clusters x WHERE x.hash = c.hash)"
 		"  ORDER BY c.id", &m->stats->clusters_created);
-	/* A cluster both stores have keeps the smaller title, as ingest does:
-	 * the same whichever shard is merged first. */
+	/* A cluster both stores have gets one title from both, as ingest
+	 * does (store_title.c): the same whichever shard is merged first. */
 	if (rc >= 0)
 		rc = exec_count(store,
-			"UPDATE main.clusters SET title = s.title FROM " SHARD ".clusters s"
-			"  WHERE s.hash = main.clusters.hash AND s.title < main.clusters.title", NULL);
+			"UPDATE main.clusters SET title = hangar_title(main.clusters.title, s.title)"
+			"  FROM " SHARD ".clusters s WHERE s.hash = main.clusters.hash"
+			"  AND s.title != main.clusters.title", NULL);
 	int64_t orphans = 0;
 	if (rc >= 0)
 		rc = store_query_int(store, S_MG_ORPHANS,

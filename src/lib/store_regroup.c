@@ -146,7 +146,7 @@ static int move(hg_store *store, int64_t id, const hg_report *rep, const hg_sign
 		"INSERT INTO clusters(hash, kind, title, key_symbol, frames, grouping_version,"
 		" first_seen, last_seen, count, symbolicated)"
 		" VALUES(?1, ?2, ?3, ?4, ?5, ?6, '', '', 0, ?7)"
-		" ON CONFLICT(hash) DO UPDATE SET title = min(title, excluded.title)");
+		" ON CONFLICT(hash) DO UPDATE SET title = hangar_title(title, excluded.title)");
 	int rc = DB_ERROR;
 	if (st) {
 		db_bind_text(st, 1, sig->hash);
