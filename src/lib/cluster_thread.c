@@ -40,28 +40,51 @@ static const char *anr_suffix(const struct sig *s)
 	return type ? hg_arena_printf(s->arena, " (%s ANR)", type) : " (ANR)";
 }
 
-/* One frame as the signature sees it. */
+/* One frame as the signature sees it.  Its texts are made when needed:
+ * a thread has many frames and the signature takes a few. */
 struct seen {
 	const hg_frame *f;
-	const char *match;      /* "cls.method" or the native frame text */
-	const char *line;       /* normalized */
+	const char *match;      /* "cls.method" or the native frame text; NULL: not made yet */
+	const char *line;       /* normalized; NULL: not made yet */
 	enum frame_owner owner;
 };
 
-static int see(const struct sig *s, const hg_frame *f, struct seen *out)
+static const char *match_of(const struct sig *s, struct seen *x)
 {
-	out->f = f;
+	if (x->match)
+		return x->match;
+	const hg_frame *f = x->f;
 	if (f->kind == HG_FRAME_JAVA) {
 		const char *cls = f->cls ? f->cls : "?";
-		out->match = f->method ? hg_arena_printf(s->arena, "%s.%s", cls, f->method) : cls;
-		out->line = sig_java_frame(s->arena, cls, f->method);
-		if (out->match)
-			out->owner = frame_owner_java(s, f, out->match);
+		x->match = f->method ? hg_arena_printf(s->arena, "%s.%s", cls, f->method) : cls;
 	} else {
-		out->match = out->line = sig_native_frame(s->arena, f);
-		out->owner = frame_owner_native(s, f);
+		x->match = x->line = sig_native_frame(s->arena, f);
 	}
-	return out->match && out->line ? 0 : HG_ENOMEM;
+	return x->match;
+}
+
+static const char *line_of(const struct sig *s, struct seen *x)
+{
+	if (!x->line && x->f->kind == HG_FRAME_JAVA)
+		x->line = sig_java_frame(s->arena, x->f->cls ? x->f->cls : "?", x->f->method);
+	return x->line ? x->line : match_of(s, x);
+}
+
+static bool have_rules(const struct sig *s)
+{
+	return s->rules && (s->rules->n_app || s->rules->n_ignore);
+}
+
+/* The frame's owner, and whether an ignore rule drops it (1), or an error. */
+static int see(const struct sig *s, const hg_frame *f, struct seen *out)
+{
+	*out = (struct seen){.f = f};
+	const char *match = NULL;
+	if (have_rules(s) && !(match = match_of(s, out)))
+		return HG_ENOMEM;
+	out->owner = f->kind == HG_FRAME_JAVA ? frame_owner_java(s, f, match)
+					      : frame_owner_native(s, f);
+	return match ? sig_ignored(s, match, strlen(match)) : 0;
 }
 
 /* Adds up to thread_frames frames of owner `want`, innermost first; the
@@ -75,24 +98,26 @@ static bool named(const hg_frame *f)
 
 /* Adds up to thread_frames frames of owner `want`, innermost first; the
  * first of them that names code gives the title (else the first). */
-static int take(struct sig *s, const struct seen *seen, size_t n, enum frame_owner want)
+static int take(struct sig *s, struct seen *seen, size_t n, enum frame_owner want)
 {
 	size_t end = s->n_frames + (size_t)s->thread_frames;
-	const struct seen *first = NULL, *first_named = NULL;
+	struct seen *first = NULL, *first_named = NULL;
 	for (size_t i = 0; i < n && s->n_frames < end; i++) {
 		if (seen[i].owner != want)
 			continue;
 		first = first ? first : &seen[i];
 		first_named = first_named || !named(seen[i].f) ? first_named : &seen[i];
-		int rc = sig_add(s, seen[i].line);
+		int rc = sig_add(s, line_of(s, &seen[i]));
 		if (rc)
 			return rc;
 	}
-	const struct seen *t = first_named ? first_named : first;
+	struct seen *t = first_named ? first_named : first;
 	if (t && !s->title) {
 		/* A dex frame's match text is its image and method: the line
 		 * (the method alone) reads better. */
-		const char *name = t->f->kind == HG_FRAME_JAVA ? t->match : t->line;
+		const char *name = t->f->kind == HG_FRAME_JAVA ? match_of(s, t) : line_of(s, t);
+		if (!name)
+			return HG_ENOMEM;
 		s->title = hg_arena_printf(s->arena, "%s%s%s", name,
 					   named(t->f) ? "" : " (no symbols)", anr_suffix(s));
 		s->key_symbol = t->f->text;
@@ -122,10 +147,7 @@ int sig_thread_dump(struct sig *s)
 	for (size_t i = 0; i < t->n_frames; i++) {
 		if (skipped_candidate(&t->frames[i]))
 			continue;
-		int rc = see(s, &t->frames[i], &seen[n]);
-		if (rc)
-			return rc;
-		int ignored = sig_ignored(s, seen[n].match, strlen(seen[n].match));
+		int ignored = see(s, &t->frames[i], &seen[n]);
 		if (ignored < 0)
 			return ignored;
 		if (!ignored)
