@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ingest.h"
+#include "../lib/ingest/internal.h"
 #include "store_cli.h"
 
 static void ingest_usage(FILE *out)

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "namer.h"
+#include "../lib/ingest/namer.h"
 #include "store_cli.h"
 
 #define MAX_PROGUARD NAMER_MAX_PROGUARD

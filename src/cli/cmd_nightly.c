@@ -10,7 +10,7 @@
 
 #include "hangar/digest.h"
 #include "hangar/text.h"
-#include "ingest.h"
+#include "../lib/ingest/internal.h"
 #include "regress_opts.h"
 #include "store_cli.h"
 

@@ -8,7 +8,7 @@
 #include "hangar/cluster.h"
 #include "hangar/mapping.h"
 #include "hangar/proguard.h"
-#include "namer.h"
+#include "../lib/ingest/namer.h"
 #include "store_cli.h"
 
 #define MAX_PROGUARD NAMER_MAX_PROGUARD

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ingest.h"
+#include "internal.h"
 #include "store_cli.h"
 
 bool ingest_is_url(const char *input)

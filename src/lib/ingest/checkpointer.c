@@ -5,7 +5,7 @@
  * after everything else: a sixth of a big ingest. */
 #include <stdio.h>
 
-#include "ingest.h"
+#include "internal.h"
 
 static void *checkpointer(void *arg)
 {

@@ -12,7 +12,7 @@
 #include "cli.h"
 #include "hangar/cluster.h"
 #include "hangar/fetch.h"
-#include "ingest_queue.h"
+#include "queue.h"
 #include "namer.h"
 
 /* The checkpointer thread (ingest_checkpoint.c) and its own store handle. */

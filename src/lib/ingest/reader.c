@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "hangar/input.h"
-#include "ingest.h"
+#include "internal.h"
 
 int ingest_on_report(void *user, hg_report *rep)
 {

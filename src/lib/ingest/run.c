@@ -7,7 +7,7 @@
 
 #include "hangar/mapping.h"
 #include "hangar/proguard.h"
-#include "ingest.h"
+#include "internal.h"
 #include "store_cli.h"
 
 void ingest_init(struct ingest *in)

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ingest.h"
+#include "internal.h"
 #include "store_cli.h"
 
 #define BATCH_SECONDS 4.0         /* a transaction at most this long, */
