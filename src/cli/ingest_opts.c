@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "ingest_opts.h"
@@ -110,15 +111,21 @@ int ingest_remote_option(struct ingest_cli *in, const char *cmd, int code, const
 	}
 }
 
-/* The progress lines, on a terminal only. */
+/* The progress lines, on a terminal only: the store's when the second
+ * changed, the fetch's as often as the library tells them. */
 static void on_progress(void *user, const hg_ingest_progress *p)
 {
-	(void)user;
+	time_t *last = user;
 	switch (p->phase) {
-	case HG_INGEST_STORING:
+	case HG_INGEST_STORING: {
+		time_t now = time(NULL);
+		if (now == *last)
+			return;
+		*last = now;
 		fprintf(stderr, "\ringest: %zu reports: %zu new, %zu duplicate, %zu rejected   ",
 			p->reports, p->fresh, p->duplicate, p->rejected);
 		break;
+	}
 	case HG_INGEST_FETCHING:
 		fprintf(stderr, "\rfetch: %zu listed, %zu/%zu fetched, %zu failed, %zu active, %.1f MB   ",
 			p->listed, p->done, p->total, p->failed, p->active, (double)p->bytes / 1e6);
@@ -178,9 +185,11 @@ bool ingest_cli_run(struct ingest_cli *in, char **inputs, int n_inputs)
 {
 	in->tty = isatty(STDERR_FILENO);
 	in->opts.store_path = store_path(in->db_option);
+	time_t last_progress = 0;
 	if (in->tty) {
 		in->opts.progress = on_progress;
-		in->opts.progress_ms = 1000;
+		in->opts.progress_user = &last_progress;
+		in->opts.progress_ms = 0;
 	}
 	hg_ingest *run = NULL;
 	int rc = hg_ingest_create(&in->ctx, &in->opts, &run);
