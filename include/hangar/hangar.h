@@ -36,7 +36,10 @@ enum hg_error {
 /* A static English description of an error code; never NULL. */
 const char *hg_strerror(int err);
 
-enum hg_severity { HG_DIAG_ERROR, HG_DIAG_WARNING };
+/* HG_DIAG_NOTE: a word about a run rather than a place in an input (an
+ * ingest run's "stopped at FILE:LINE: the store failed"); source names who
+ * says it ("hangar ingest"), line and col are 0. */
+enum hg_severity { HG_DIAG_ERROR, HG_DIAG_WARNING, HG_DIAG_NOTE };
 
 /* One diagnostic about an input.  line/col are 1-based, 0 when unknown;
  * report is the 1-based report number within the source, 0 when unknown.

@@ -1,11 +1,12 @@
 /* hangar ingest: read reports from files, folders, stdin and remote
  * sources into the cluster store, grouping each by its stack signature.
- * The work is in ingest_*.c (shared with nightly). */
+ * The work is the library's (hangar/ingest.h); this parses the options
+ * (ingest_opts.c, shared with nightly) and prints. */
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "ingest.h"
+#include "ingest_opts.h"
 #include "store_cli.h"
 
 static void ingest_usage(FILE *out)
@@ -41,8 +42,8 @@ static const struct option long_options[] = {
 
 static int run_ingest(int argc, char **argv)
 {
-	struct ingest in;
-	ingest_init(&in);
+	struct ingest_cli in;
+	ingest_cli_init(&in);
 	int c;
 	optind = 1;
 	opterr = 0;
@@ -68,9 +69,12 @@ static int run_ingest(int argc, char **argv)
 	}
 	if (optind >= argc)
 		return cli_usage_error("ingest", "no input: give files, folders, URLs, or '-' for stdin");
-	int status = ingest_run(&in, argv + optind, argc - optind);
-	ingest_release(&in);
-	return status;
+	if (!ingest_cli_run(&in, argv + optind, argc - optind))
+		return EXIT_SOME_FAILED;
+	/* ingest says every rejected input, known or not: a person runs it. */
+	const hg_ingest_summary *s = &in.sum;
+	return hg_ingest_failed_newly(s) || s->rejected_before || s->objects.failed_before
+	       ? EXIT_SOME_FAILED : EXIT_FINE;
 }
 
 const struct command cmd_ingest = {

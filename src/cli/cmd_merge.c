@@ -5,10 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "namer.h"
+#include "hangar/ingest.h"
 #include "store_cli.h"
 
-#define MAX_PROGUARD NAMER_MAX_PROGUARD
+#define MAX_PROGUARD HG_INGEST_MAX_PROGUARD
 
 static void merge_usage(FILE *out)
 {
@@ -85,7 +85,7 @@ struct merge_opts {
 	enum row_format format;
 };
 
-static int parse(int argc, char **argv, struct merge_opts *o, struct namer *names,
+static int parse(int argc, char **argv, struct merge_opts *o, const char **mapping_dir,
 		 const char **app_version)
 {
 	int c;
@@ -104,7 +104,7 @@ static int parse(int argc, char **argv, struct merge_opts *o, struct namer *name
 				return cli_usage_error("merge", "at most %d --proguard files", MAX_PROGUARD);
 			o->proguard[o->n_pg++] = optarg;
 			break;
-		case 'M': names->mapping_dir = optarg; break;
+		case 'M': *mapping_dir = optarg; break;
 		case 'V': *app_version = optarg; break;
 		case 'r': o->rules = optarg; break;
 		case 'h': merge_usage(stdout); return -1;
@@ -145,30 +145,32 @@ static int run_merge(int argc, char **argv)
 	ctx.diag = on_diag;
 	ctx.diag_user = &diag;
 	memset(&diag, 0, sizeof diag);
-	struct namer names = {.ctx = &ctx};
+	hg_namer *names = NULL;
+	const char *mapping_dir = NULL;
 	struct merge_opts o = {.format = ROWS_TABLE};
-	struct namer_reread reread = {&ctx, NULL, &names, NULL, HG_FORMAT_AUTO, 0, NULL};
-	int status = parse(argc, argv, &o, &names, &reread.app_version);
+	hg_reread reread = {&ctx, NULL, NULL, NULL, HG_FORMAT_AUTO, 0, NULL, NULL};
+	int status = parse(argc, argv, &o, &mapping_dir, &reread.app_version);
 	if (status != EXIT_FINE)
 		return status < 0 ? EXIT_FINE : status;
 	hg_rules *rules = NULL;
 	hg_store *store = NULL;
 	if ((o.rules && hg_rules_load(&ctx, o.rules, &rules) != 0) ||
-	    !namer_load(&names, "merge", o.mapping, o.proguard, o.n_pg) ||
+	    !cli_namer_create(&ctx, "merge", o.mapping, o.proguard, o.n_pg, mapping_dir, &names) ||
 	    hg_store_open(&ctx, o.into, &store) != 0) {
 		hg_rules_destroy(rules);
-		namer_release(&names);
+		hg_namer_destroy(names);
 		return EXIT_SOME_FAILED;
 	}
 	reread.rules = rules;
+	reread.names = names;
 	/* Without mappings the library's own re-reading (and its warning). */
-	bool named = o.mapping || o.n_pg || names.mapping_dir;
+	bool named = o.mapping || o.n_pg || mapping_dir;
 	bool first = true;
 	for (int i = optind; i < argc; i++) {
 		hg_merge_stats s;
 		diag.shard = argv[i];
 		diag.reason[0] = '\0';
-		int rc = hg_store_merge(store, argv[i], named ? namer_reread : NULL, &reread, &s);
+		int rc = hg_store_merge(store, argv[i], named ? hg_reread_report : NULL, &reread, &s);
 		diag.shard = NULL;
 		if (rc != 0) {
 			fprintf(stderr, "hangar merge: %s: %s\n", argv[i],
@@ -185,7 +187,7 @@ static int run_merge(int argc, char **argv)
 			" rebuilt leave them out\n", reread.unreadable);
 	hg_store_close(store);
 	hg_rules_destroy(rules);
-	namer_release(&names);
+	hg_namer_destroy(names);
 	return status;
 }
 

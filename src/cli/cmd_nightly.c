@@ -10,7 +10,7 @@
 
 #include "hangar/digest.h"
 #include "hangar/text.h"
-#include "ingest.h"
+#include "ingest_opts.h"
 #include "regress_opts.h"
 #include "store_cli.h"
 
@@ -83,7 +83,7 @@ static bool ends_with(const char *s, const char *suffix)
 	return n >= k && !strcmp(s + n - k, suffix);
 }
 
-static int parse(int argc, char **argv, struct nightly *n, struct ingest *in)
+static int parse(int argc, char **argv, struct nightly *n, struct ingest_cli *in)
 {
 	int c;
 	int64_t v;
@@ -194,23 +194,24 @@ static int64_t compare_after(hg_store *store, int64_t first)
 	return strtoll(previous, NULL, 10);
 }
 
-static int digest(struct ingest *in, const struct nightly *n, hg_digest_run *run)
+static int digest(struct ingest_cli *in, const struct nightly *n, hg_digest_run *run)
 {
 	hg_store *store = NULL;
-	if (hg_store_open(&in->store_ctx, in->db_path, &store) != 0)
+	if (hg_store_open(&in->ctx, in->opts.store_path, &store) != 0)
 		return EXIT_SOME_FAILED;
 	char finished[32];
 	now_time(store, finished);
 	run->finished = finished;
 	run->compare_after_id = compare_after(store, run->first_report_id);
-	run->new_reports = (int64_t)in->fresh;
-	run->duplicates = (int64_t)in->duplicate;
-	run->rejected = (int64_t)in->rejected;
-	run->rejected_before = (int64_t)in->rejected_before;
-	run->objects_listed = (int64_t)in->listed;
-	run->objects_fetched = (int64_t)in->fetched;
-	run->objects_skipped = (int64_t)in->skipped;
-	run->objects_failed = (int64_t)in->fetch_failed;
+	const hg_ingest_summary *s = &in->sum;
+	run->new_reports = (int64_t)s->fresh;
+	run->duplicates = (int64_t)s->duplicate;
+	run->rejected = (int64_t)s->rejected;
+	run->rejected_before = (int64_t)s->rejected_before;
+	run->objects_listed = (int64_t)s->objects.listed;
+	run->objects_fetched = (int64_t)s->objects.fetched;
+	run->objects_skipped = (int64_t)s->objects.skipped;
+	run->objects_failed = (int64_t)s->objects.failed;
 	hg_buf b;
 	hg_buf_init(&b);
 	int64_t new_clusters = 0;
@@ -239,8 +240,8 @@ static int digest(struct ingest *in, const struct nightly *n, hg_digest_run *run
 
 static int run_nightly(int argc, char **argv)
 {
-	struct ingest in;
-	ingest_init(&in);
+	struct ingest_cli in;
+	ingest_cli_init(&in);
 	struct nightly n = {.format = -1, .top = 10, .rules = REGRESS_OPTS_DEFAULT};
 	int status = parse(argc, argv, &n, &in);
 	if (status != EXIT_FINE)
@@ -249,7 +250,7 @@ static int run_nightly(int argc, char **argv)
 	hg_store *store = NULL;
 	int64_t first = 0;
 	char started[32] = "";
-	if (hg_store_open(&in.store_ctx, store_path(in.db_option), &store) != 0 ||
+	if (hg_store_open(&in.ctx, store_path(in.db_option), &store) != 0 ||
 	    hg_store_last_report_id(store, &first) != 0) {
 		hg_store_close(store);
 		return EXIT_SOME_FAILED;
@@ -258,13 +259,13 @@ static int run_nightly(int argc, char **argv)
 	hg_store_close(store);
 	/* Exit 1 only for what failed newly: a file that can never be read
 	 * is in the digest once, not a failed job every night. */
-	ingest_run(&in, n.sources, n.n_sources);
-	status = ingest_failed_newly(&in) ? EXIT_SOME_FAILED : EXIT_FINE;
+	ingest_cli_run(&in, n.sources, n.n_sources);
+	status = hg_ingest_failed_newly(&in.sum) ? EXIT_SOME_FAILED : EXIT_FINE;
 	hg_digest_run run = {.source = n.sources[0], .started = started, .first_report_id = first,
 			     .top = n.top, .limit = n.limit, .min_count = n.rules.min_count,
 			     .min_rise = n.rules.min_rise, .threshold = n.rules.threshold};
 	for (int i = 0; i < n.n_sources; i++)
-		run.remote = run.remote || ingest_is_url(n.sources[i]);
+		run.remote = run.remote || hg_ingest_is_url(n.sources[i]);
 	/* Every source, each without its credentials, for the heading. */
 	hg_buf names;
 	hg_buf_init(&names);
@@ -279,7 +280,6 @@ static int run_nightly(int argc, char **argv)
 	run.source = names.failed || !names.data ? "(sources)" : names.data;
 	int dstatus = digest(&in, &n, &run);
 	hg_buf_release(&names);
-	ingest_release(&in);
 	if (dstatus == EXIT_SOME_FAILED)
 		return EXIT_SOME_FAILED;
 	return dstatus == EXIT_NEW_CLUSTERS ? EXIT_NEW_CLUSTERS : status;

@@ -6,12 +6,11 @@
 #include <string.h>
 
 #include "hangar/cluster.h"
-#include "hangar/mapping.h"
-#include "hangar/proguard.h"
-#include "namer.h"
+#include "hangar/ingest.h"
+#include "reread_failures.h"
 #include "store_cli.h"
 
-#define MAX_PROGUARD NAMER_MAX_PROGUARD
+#define MAX_PROGUARD HG_INGEST_MAX_PROGUARD
 
 static void regroup_usage(FILE *out)
 {
@@ -40,7 +39,8 @@ static void regroup_usage(FILE *out)
 struct regroup {
 	hg_ctx ctx;
 	hg_rules *rules;
-	struct namer names; /* -m, --proguard, --mapping-dir, as ingest */
+	hg_namer *names; /* -m, --proguard, --mapping-dir, as ingest */
+	const char *mapping_dir;
 	enum hg_input_format format;
 };
 
@@ -59,7 +59,7 @@ static const struct option long_options[] = {
 static void release(struct regroup *g)
 {
 	hg_rules_destroy(g->rules);
-	namer_release(&g->names);
+	hg_namer_destroy(g->names);
 }
 
 /* Loads what the options name; false (said on stderr) when one fails:
@@ -69,7 +69,13 @@ static bool load(struct regroup *g, const char *rules, const char *mapping,
 {
 	if (rules && hg_rules_load(&g->ctx, rules, &g->rules) != 0)
 		return false;
-	return namer_load(&g->names, "regroup", mapping, proguard, n_pg);
+	return cli_namer_create(&g->ctx, "regroup", mapping, proguard, n_pg, g->mapping_dir,
+				&g->names);
+}
+
+static void not_read(void *user, const hg_regroup_item *item, const char *why)
+{
+	reread_failures_add(user, item, why);
 }
 
 static int run_regroup(int argc, char **argv)
@@ -77,7 +83,6 @@ static int run_regroup(int argc, char **argv)
 	struct regroup g = {0};
 	hg_ctx_init(&g.ctx);
 	g.ctx.diag = cli_print_diag;
-	g.names.ctx = &g.ctx;
 	const char *db = NULL, *rules = NULL, *mapping = NULL;
 	const char *proguard[MAX_PROGUARD];
 	int n_pg = 0, c;
@@ -92,7 +97,7 @@ static int run_regroup(int argc, char **argv)
 				return cli_usage_error("regroup", "at most %d --proguard files", MAX_PROGUARD);
 			proguard[n_pg++] = optarg;
 			break;
-		case 'M': g.names.mapping_dir = optarg; break;
+		case 'M': g.mapping_dir = optarg; break;
 		case 'r': rules = optarg; break;
 		case 'i': {
 			int f = hg_input_format_from_name(optarg);
@@ -117,8 +122,8 @@ static int run_regroup(int argc, char **argv)
 	}
 	hg_regroup_stats s;
 	struct reread_failures failures = {0};
-	struct namer_reread reread = {&g.ctx, g.rules, &g.names, NULL, g.format, 0, &failures};
-	int rc = hg_store_regroup(store, namer_reread, &reread, &s);
+	hg_reread reread = {&g.ctx, g.rules, g.names, NULL, g.format, 0, not_read, &failures};
+	int rc = hg_store_regroup(store, hg_reread_report, &reread, &s);
 	hg_store_close(store);
 	release(&g);
 	if (rc != 0) {

@@ -84,7 +84,7 @@ struct stack_run {
 	/* Reading on a thread of its own (stack_pipeline.h): what it has said
 	 * since its last item, and the queue to the main thread. */
 	hg_buf pending_diags;
-	struct stack_pipe pipe;
+	hg_pipe *pipe;
 	int n_inputs;
 	char **inputs;
 };
@@ -230,7 +230,7 @@ static int queue_item(struct stack_run *run, struct stack_item *item)
 {
 	item->diags = run->pending_diags;
 	hg_buf_init(&run->pending_diags);
-	return stack_pipe_push(&run->pipe, item) ? 0 : HG_ENOMEM;
+	return hg_pipe_push(run->pipe, item) ? 0 : HG_ENOMEM;
 }
 
 static int on_report(void *user, hg_report *rep)
@@ -389,23 +389,22 @@ static void read_input(struct stack_run *run, const char *path)
 		input_failed(run, path);
 		return;
 	}
-	for (size_t i = 0; i < list.n && !stack_pipe_stopped(&run->pipe); i++)
+	for (size_t i = 0; i < list.n && !hg_pipe_stopped(run->pipe); i++)
 		read_one(run, list.paths[i]);
 	hg_path_list_release(&list);
 }
 
 /* The reader thread: every input in turn, then what it said last. */
-static void *read_all(void *arg)
+static void read_all(void *arg)
 {
 	struct stack_run *run = arg;
-	for (int i = 0; i < run->n_inputs && !stack_pipe_stopped(&run->pipe); i++)
+	for (int i = 0; i < run->n_inputs && !hg_pipe_stopped(run->pipe); i++)
 		read_input(run, run->inputs[i]);
 	if (run->pending_diags.len) {
 		struct stack_item last = {0};
 		queue_item(run, &last);
 	}
-	stack_pipe_close(&run->pipe);
-	return NULL;
+	hg_pipe_close(run->pipe);
 }
 
 /* The main thread: prints what the reader queued, in order. */
@@ -414,7 +413,7 @@ static void print_all(struct stack_run *run)
 	struct stack_item taken[STACK_PIPE_LEN];
 	size_t n;
 	bool failed = false;
-	while ((n = stack_pipe_take(&run->pipe, taken)) > 0) {
+	while ((n = hg_pipe_take(run->pipe, taken, STACK_PIPE_LEN)) > 0) {
 		for (size_t i = 0; i < n; i++) {
 			struct stack_item *it = &taken[i];
 			if (!failed) {
@@ -427,7 +426,7 @@ static void print_all(struct stack_run *run)
 				run->failed_reports += it->failed_input;
 				if (it->rep && print_report(run, it->rep, it->out_of_memory) != 0) {
 					failed = true;
-					stack_pipe_stop(&run->pipe);
+					hg_pipe_stop(run->pipe);
 				}
 			}
 			stack_item_release(it);
@@ -468,19 +467,19 @@ static int run_stack(int argc, char **argv)
 	run.ctx.diag = hold_diag;
 	run.ctx.diag_user = &run;
 	hg_buf_init(&run.pending_diags);
-	stack_pipe_init(&run.pipe);
 	run.inputs = argv + optind;
 	run.n_inputs = argc - optind;
-	pthread_t reader;
-	bool started = pthread_create(&reader, NULL, read_all, &run) == 0;
+	bool started = hg_pipe_create(sizeof(struct stack_item), STACK_PIPE_LEN, stack_item_release,
+				      &run.pipe) == 0 &&
+		       hg_pipe_start(run.pipe, read_all, &run) == 0;
 	if (started) {
 		print_all(&run);
-		pthread_join(reader, NULL);
+		hg_pipe_join(run.pipe);
 	} else {
 		fprintf(stderr, "hangar stack: cannot start the reading thread\n");
 		run.failed_reports++;
 	}
-	stack_pipe_release(&run.pipe);
+	hg_pipe_destroy(run.pipe);
 	hg_buf_release(&run.pending_diags);
 	fflush(stdout);
 	hg_mapping_destroy(run.fixed_mapping);

@@ -14,7 +14,9 @@ void cli_format_diag(hg_buf *out, struct cli_diag_sink *sink, const hg_diag *d)
 		snprintf(sink->last, sizeof sink->last, "%s", d->message);
 	}
 	const char *sev = d->severity == HG_DIAG_ERROR ? "error" : "warning";
-	if (d->line > 0 && d->col > 0)
+	if (d->severity == HG_DIAG_NOTE)
+		hg_buf_printf(out, "%s: ", d->source);
+	else if (d->line > 0 && d->col > 0)
 		hg_buf_printf(out, "%s:%ld:%ld: %s: ", d->source, d->line, d->col, sev);
 	else if (d->line > 0)
 		hg_buf_printf(out, "%s:%ld: %s: ", d->source, d->line, sev);

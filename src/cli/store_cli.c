@@ -245,3 +245,14 @@ int cli_store_window(hg_store *store, const char *cmd, const char **since, const
 	int bad = store_time(store, cmd, "--since", since, buf[0]);
 	return bad != EXIT_FINE ? bad : store_time(store, cmd, "--until", until, buf[1]);
 }
+
+bool cli_namer_create(const hg_ctx *ctx, const char *cmd, const char *mapping,
+		      const char *const *proguard, int n_proguard, const char *mapping_dir,
+		      hg_namer **out)
+{
+	hg_namer_opts o = {mapping, proguard, n_proguard, mapping_dir};
+	int rc = hg_namer_create(ctx, &o, out);
+	if (rc == HG_ENOENT)
+		fprintf(stderr, "hangar %s: %s: not a folder\n", cmd, mapping_dir);
+	return rc == 0;
+}

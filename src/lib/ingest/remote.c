@@ -1,4 +1,4 @@
-/* hangar ingest of remote sources: an S3 prefix, an HTTP folder or a
+/* An ingest run's remote sources: an S3 prefix, an HTTP folder or a
  * manifest.  Objects already ingested (same ETag, or size and time) are
  * not fetched again; the others are fetched in parallel, their reports
  * queued, then the object itself, so that the writer records it after its
@@ -8,17 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ingest.h"
-#include "store_cli.h"
-
-bool ingest_is_url(const char *input)
-{
-	return !strncmp(input, "s3://", 5) || !strncmp(input, "http://", 7) ||
-	       !strncmp(input, "https://", 8);
-}
+#include "internal.h"
 
 struct listing {
-	struct ingest *in;
+	struct hg_ingest *in;
 	hg_store *known;              /* a second connection, for reading only */
 	const char *source;           /* the source's redacted name */
 	const hg_object **todo;
@@ -29,12 +22,12 @@ struct listing {
 static int on_listed(void *user, const hg_object *obj)
 {
 	struct listing *l = user;
-	l->in->listed++;
+	l->in->sum.objects.listed++;
 	int known = l->known ? hg_store_object_known(l->known, l->source, obj->key, obj->etag,
 						     obj->size, obj->last_modified)
 			     : 0;
 	if (known > 0) {
-		l->in->skipped++;
+		l->in->sum.objects.skipped++;
 		return 0;
 	}
 	if (l->n == l->cap) {
@@ -55,7 +48,7 @@ static char *dup_or_null(const char *s)
 }
 
 /* Queues the object's row after its reports (reason: why it failed). */
-static int queue_object(struct ingest *in, const char *source, const hg_object *obj,
+static int queue_object(struct hg_ingest *in, const char *source, const hg_object *obj,
 			const char *reason, int64_t reports)
 {
 	struct ingest_item item = {0};
@@ -78,17 +71,17 @@ static int queue_object(struct ingest *in, const char *source, const hg_object *
 static int on_fetched(void *user, const hg_object *obj, const char *path, int64_t len)
 {
 	struct listing *l = user;
-	struct ingest *in = l->in;
-	in->fetched++;
-	in->fetched_bytes += len;
+	struct hg_ingest *in = l->in;
+	in->sum.objects.fetched++;
+	in->sum.objects.bytes += len;
 	in->reports_of_object = 0;
 	in->path = obj->key; /* for the version folder of the key */
-	int rc = hg_reports_read_path(&in->ctx, path, obj->url, in->format, ingest_on_report, in);
+	int rc = hg_reports_read_path(&in->ctx, path, obj->url, in->opts.format, ingest_on_report, in);
 	if (ingest_queue_stopped(&in->queue))
 		return HG_EIO;
 	if (rc == HG_EIO || rc == HG_ELIMIT) { /* the fetched file could not be read: retry later */
-		in->fetched--;
-		in->fetch_failed++;
+		in->sum.objects.fetched--;
+		in->sum.objects.failed++;
 		return queue_object(in, l->source, obj, in->diags.last, 0);
 	}
 	return queue_object(in, l->source, obj, NULL, (int64_t)in->reports_of_object);
@@ -97,25 +90,24 @@ static int on_fetched(void *user, const hg_object *obj, const char *path, int64_
 static int on_failed(void *user, const hg_object *obj, const char *reason)
 {
 	struct listing *l = user;
-	l->in->fetch_failed++; /* the library said why, naming the object */
+	l->in->sum.objects.failed++; /* the library said why, naming the object */
 	return queue_object(l->in, l->source, obj, reason, 0);
 }
 
 static void on_progress(void *user, const hg_fetch_progress *p)
 {
 	struct listing *l = user;
-	if (!l->in->tty)
-		return;
-	fprintf(stderr, "\rfetch: %zu listed, %zu/%zu fetched, %zu failed, %zu active, %.1f MB   ",
-		l->in->listed, p->done, p->total, p->failed, p->active, (double)p->bytes / 1e6);
-	fflush(stderr);
+	hg_ingest_progress t = {.phase = HG_INGEST_FETCHING, .listed = l->in->sum.objects.listed,
+				.done = p->done, .total = p->total, .failed = p->failed,
+				.active = p->active, .bytes = p->bytes};
+	ingest_tell(l->in, &t, &l->in->last_fetch_progress);
 }
 
-void ingest_remote(struct ingest *in, const char *url)
+void ingest_remote(struct hg_ingest *in, const char *url)
 {
 	hg_source *src = NULL;
-	if (hg_source_open(&in->ctx, url, &in->fetch, &src) != 0) {
-		in->sources_failed++;
+	if (hg_source_open(&in->ctx, url, &in->opts.fetch, &src) != 0) {
+		in->sum.sources_failed++;
 		return;
 	}
 	struct listing l = {.in = in, .source = hg_source_name(src)};
@@ -125,20 +117,19 @@ void ingest_remote(struct ingest *in, const char *url)
 	hg_ctx_init(&quiet);
 	quiet.diag = in->ctx.diag;
 	quiet.diag_user = in->ctx.diag_user;
-	if (hg_store_open(&quiet, in->db_path, &l.known) != 0)
+	if (hg_store_open(&quiet, in->opts.store_path, &l.known) != 0)
 		l.known = NULL;
 	int rc = hg_source_list(src, on_listed, &l);
 	hg_store_close(l.known);
 	if (rc != 0 || l.err) {
-		fprintf(stderr, "hangar ingest: %s: cannot list: %s\n", l.source,
-			hg_strerror(rc ? rc : l.err));
-		in->sources_failed++;
+		ingest_note(in, "%s: cannot list: %s", l.source, hg_strerror(rc ? rc : l.err));
+		in->sum.sources_failed++;
 	}
 	/* Objects listed before a listing error are still fetched: the next
 	 * run lists again and skips them. */
 	hg_object *objs = l.n ? malloc(l.n * sizeof *objs) : NULL;
 	if (l.n && !objs) {
-		in->sources_failed++;
+		in->sum.sources_failed++;
 	} else if (l.n) {
 		for (size_t i = 0; i < l.n; i++)
 			objs[i] = *l.todo[i];
@@ -146,65 +137,15 @@ void ingest_remote(struct ingest *in, const char *url)
 		hg_fetch_callbacks cb = {on_fetched, on_failed, on_progress};
 		rc = hg_source_fetch(src, objs, l.n, &cb, &l);
 		in->names.no_beside = false;
-		if (in->tty)
-			fputc('\n', stderr);
+		hg_ingest_progress done = {.phase = HG_INGEST_FETCHED,
+					   .listed = in->sum.objects.listed};
+		ingest_tell(in, &done, NULL);
 		if (rc != 0 && !ingest_queue_stopped(&in->queue)) {
-			fprintf(stderr, "hangar ingest: %s: cannot fetch: %s\n", l.source, hg_strerror(rc));
-			in->sources_failed++;
+			ingest_note(in, "%s: cannot fetch: %s", l.source, hg_strerror(rc));
+			in->sum.sources_failed++;
 		}
 	}
 	free(objs);
 	free(l.todo);
 	hg_source_destroy(src);
-}
-
-int ingest_remote_option(struct ingest *in, const char *cmd, int code, const char *arg)
-{
-	int64_t v = 0;
-	hg_fetch_opts *o = &in->fetch;
-	switch (code) {
-	case OPT_ENDPOINT: o->endpoint = arg; return EXIT_FINE;
-	case OPT_REGION: o->region = arg; return EXIT_FINE;
-	case OPT_CACERT: o->cacert = arg; return EXIT_FINE;
-	case OPT_CACHE_DIR: o->cache_dir = arg; return EXIT_FINE;
-	case OPT_ADDRESSING:
-		if (!strcmp(arg, "path"))
-			o->addressing = HG_ADDR_PATH;
-		else if (!strcmp(arg, "virtual"))
-			o->addressing = HG_ADDR_VIRTUAL;
-		else if (!strcmp(arg, "auto"))
-			o->addressing = HG_ADDR_AUTO;
-		else
-			return cli_usage_error(cmd, "--addressing wants path, virtual or auto, not '%s'",
-					       arg);
-		return EXIT_FINE;
-	case OPT_JOBS:
-	case OPT_ATTEMPTS:
-	case OPT_TIMEOUT:
-		if (!cli_parse_int64(arg, &v) || v < 1 || v > 10000)
-			return cli_usage_error(cmd, "a number from 1 to 10000, not '%s'", arg);
-		if (code == OPT_JOBS)
-			o->jobs = (int)v;
-		else if (code == OPT_ATTEMPTS)
-			o->attempts = (int)v;
-		else
-			o->timeout_ms = (long)v * 1000;
-		return EXIT_FINE;
-	case OPT_MAX_OBJECT:
-		if (!cli_parse_int64(arg, &v) || v < 1)
-			return cli_usage_error(cmd, "--max-object wants a size in bytes, not '%s'", arg);
-		o->max_object = v;
-		return EXIT_FINE;
-	case OPT_SHARD: {
-		unsigned k = 0, n = 0;
-		char end = 0;
-		if (sscanf(arg, "%u/%u%c", &k, &n, &end) != 2 || n == 0 || k >= n)
-			return cli_usage_error(cmd, "--shard wants K/N with 0 <= K < N, not '%s'", arg);
-		o->shard = k;
-		o->shards = n;
-		return EXIT_FINE;
-	}
-	default:
-		return cli_usage_error(cmd, "unknown option");
-	}
 }

@@ -1,4 +1,4 @@
-/* hangar ingest's reader thread: files, folders (hg_input_list_folder:
+/* An ingest run's reader thread: files, folders (hg_input_list_folder:
  * searched recursively, in a stable order, regular files only) and stdin
  * or FIFOs (streams); each report parsed, named (mappings), signed and
  * prepared for the store here, so that the writer only writes. */
@@ -6,17 +6,17 @@
 #include <string.h>
 
 #include "hangar/input.h"
-#include "ingest.h"
+#include "internal.h"
 
 int ingest_on_report(void *user, hg_report *rep)
 {
-	struct ingest *in = user;
+	struct hg_ingest *in = user;
 	in->reports_of_object++;
 	struct ingest_item item = {.rep = rep};
 	if (!rep->error) {
-		if (!rep->process && in->app) /* stored as the report's app: regroup finds it */
-			rep->process = hg_arena_strdup(rep->arena, in->app);
-		namer_name(&in->names, rep, in->app_version, in->path);
+		if (!rep->process && in->opts.app) /* stored as the report's app: regroup finds it */
+			rep->process = hg_arena_strdup(rep->arena, in->opts.app);
+		hg_namer_name(&in->names, rep, in->opts.app_version, in->path);
 		item.err = hg_signature_compute(rep, in->rules, rep->arena, &item.sig);
 		if (!item.err && !item.sig.app_known && !in->warned_no_app) {
 			in->warned_no_app = true;
@@ -37,10 +37,10 @@ int ingest_on_report(void *user, hg_report *rep)
 	return 0;
 }
 
-static void ingest_file(struct ingest *in, const char *path)
+static void ingest_file(struct hg_ingest *in, const char *path)
 {
 	in->path = path;
-	int rc = hg_reports_read_path(&in->ctx, path, NULL, in->format, ingest_on_report, in);
+	int rc = hg_reports_read_path(&in->ctx, path, NULL, in->opts.format, ingest_on_report, in);
 	if (rc == HG_EIO || rc == HG_ELIMIT) {
 		/* Unreadable (or the rest of it): recorded too, so that nothing
 		 * is lost without a trace. */
@@ -52,7 +52,7 @@ static void ingest_file(struct ingest *in, const char *path)
 
 /* A folder's report files, as hg_input_list_folder finds them (stack
  * reads a folder the same way). */
-static void ingest_input(struct ingest *in, const char *path)
+static void ingest_input(struct hg_ingest *in, const char *path)
 {
 	if (!hg_input_is_folder(path)) {
 		ingest_file(in, path);
@@ -65,7 +65,7 @@ static void ingest_input(struct ingest *in, const char *path)
 			ingest_item_release(&item);
 		return;
 	}
-	in->files_skipped += list.skipped;
+	in->sum.skipped += list.skipped;
 	for (size_t i = 0; i < list.n && !ingest_queue_stopped(&in->queue); i++)
 		ingest_file(in, list.paths[i]);
 	hg_path_list_release(&list);
@@ -73,9 +73,9 @@ static void ingest_input(struct ingest *in, const char *path)
 
 void *ingest_reader(void *arg)
 {
-	struct ingest *in = arg;
+	struct hg_ingest *in = arg;
 	for (int i = 0; i < in->n_inputs && !ingest_queue_stopped(&in->queue); i++)
-		if (ingest_is_url(in->inputs[i]))
+		if (hg_ingest_is_url(in->inputs[i]))
 			ingest_remote(in, in->inputs[i]);
 		else
 			ingest_input(in, in->inputs[i]);

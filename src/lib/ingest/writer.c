@@ -1,23 +1,13 @@
-/* hangar ingest's writer: the items the reader prepared, into the store in
- * batches; the clusters touched; progress and the summary line. */
-#include <stdio.h>
+/* An ingest run's writer: the items the reader prepared, into the store in
+ * batches; the clusters touched; progress. */
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "ingest.h"
-#include "store_cli.h"
+#include "internal.h"
 
 #define BATCH_SECONDS 4.0         /* a transaction at most this long, */
 #define BATCH_MAX 100000          /* with at most this many reports */
 #define BATCH_MAX_PENDING 100000  /* and this many tree nodes held in memory (~70 B each) */
-
-double ingest_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static size_t hash_of(const char *s)
 {
@@ -73,19 +63,19 @@ static void set_clear(struct hash_set *set)
 }
 
 /* A cluster the batch at hand touched, counted once committed. */
-static void touch(struct ingest *in, const char *hash)
+static void touch(struct hg_ingest *in, const char *hash)
 {
 	if (!set_has(&in->touched, hash))
 		set_add(&in->touched_in_batch, hash);
 }
 
 /* The batch is in the store: its counts become the run's. */
-static void batch_committed(struct ingest *in)
+static void batch_committed(struct hg_ingest *in)
 {
-	in->fresh += in->batch.fresh;
-	in->duplicate += in->batch.duplicate;
-	in->rejected += in->batch.rejected;
-	in->rejected_before += in->batch.rejected_before;
+	in->sum.fresh += in->batch.fresh;
+	in->sum.duplicate += in->batch.duplicate;
+	in->sum.rejected += in->batch.rejected;
+	in->sum.rejected_before += in->batch.rejected_before;
 	in->batch = (struct ingest_counts){0};
 	for (size_t i = 0; i < in->touched_in_batch.cap; i++)
 		if (in->touched_in_batch.slots[i][0])
@@ -94,27 +84,22 @@ static void batch_committed(struct ingest *in)
 }
 
 /* The batch is not: nothing of it counts, and the summary says so. */
-static void batch_lost(struct ingest *in)
+static void batch_lost(struct hg_ingest *in)
 {
-	in->not_stored += in->batch.fresh + in->batch.duplicate + in->batch.rejected +
+	in->sum.not_stored += in->batch.fresh + in->batch.duplicate + in->batch.rejected +
 			  in->batch_failed_item;
 	in->batch_failed_item = false;
 	in->batch = (struct ingest_counts){0};
 	set_clear(&in->touched_in_batch);
 }
 
-static void progress(struct ingest *in, bool final)
+static void progress(struct hg_ingest *in)
 {
-	if (!in->tty && !final)
-		return;
-	time_t now = time(NULL);
-	if (!final && now == in->last_progress)
-		return;
-	in->last_progress = now;
-	fprintf(stderr, "\ringest: %zu reports: %zu new, %zu duplicate, %zu rejected%s",
-		in->reports, in->fresh + in->batch.fresh, in->duplicate + in->batch.duplicate,
-		in->rejected + in->batch.rejected, final ? "" : "   ");
-	fflush(stderr);
+	hg_ingest_progress p = {.phase = HG_INGEST_STORING, .reports = in->sum.reports,
+				.fresh = in->sum.fresh + in->batch.fresh,
+				.duplicate = in->sum.duplicate + in->batch.duplicate,
+				.rejected = in->sum.rejected + in->batch.rejected};
+	ingest_tell(in, &p, &in->last_progress);
 }
 
 /* Whether to commit now.  Batches are cut by time and by the memory they
@@ -122,7 +107,7 @@ static void progress(struct ingest *in, bool final)
  * index page the batch touched, so frequent commits make a big ingest pay
  * that over and over.  A killed run loses at most the batch at hand, which
  * the rerun adds again. */
-static bool batch_full(struct ingest *in)
+static bool batch_full(struct hg_ingest *in)
 {
 	if (in->in_batch == 0)
 		in->batch_started = ingest_now(); /* its age counts from its first item */
@@ -136,12 +121,12 @@ static bool batch_full(struct ingest *in)
 
 /* Commits the batch; with reopen, begins the next one at once, else when
  * the next item comes (open_batch). */
-static int flush_batch(struct ingest *in, bool reopen)
+static int flush_batch(struct hg_ingest *in, bool reopen)
 {
 	if (in->batch_closed) {
 		in->batch_closed = !reopen;
 		if (reopen && hg_store_begin(in->store) != 0) {
-			in->failed++;
+			in->sum.store_errors++;
 			return -1;
 		}
 		return 0;
@@ -149,13 +134,13 @@ static int flush_batch(struct ingest *in, bool reopen)
 	if (hg_store_commit(in->store) != 0) {
 		in->batch_closed = true; /* rolled back by the commit */
 		batch_lost(in);
-		in->failed++;
+		in->sum.store_errors++;
 		return -1;
 	}
 	batch_committed(in);
 	if (reopen && hg_store_begin(in->store) != 0) {
 		in->batch_closed = true;
-		in->failed++;
+		in->sum.store_errors++;
 		return -1;
 	}
 	in->batch_closed = !reopen;
@@ -168,12 +153,12 @@ static int flush_batch(struct ingest *in, bool reopen)
 /* The batch an item goes into, begun again after a commit made while the
  * reader waited (a FIFO without a writer, a slow network source): the
  * store's write lock is not held while nothing is written. */
-static int open_batch(struct ingest *in)
+static int open_batch(struct hg_ingest *in)
 {
 	if (!in->batch_closed)
 		return 0;
 	if (hg_store_begin(in->store) != 0) {
-		in->failed++;
+		in->sum.store_errors++;
 		return -1;
 	}
 	in->batch_closed = false;
@@ -183,23 +168,24 @@ static int open_batch(struct ingest *in)
 /* The store failed to take an item: it said why (its path and SQLite's
  * reason) unless it ran out of memory; this says where the run stopped.
  * The input is not blamed: it was read. */
-static void store_failed(struct ingest *in, int said_before, int rc, const char *source,
+static void store_failed(struct hg_ingest *in, int said_before, int rc, const char *source,
 			 long line)
 {
 	if (in->store_diags.errors == said_before)
-		fprintf(stderr, "%s: error: %s\n", in->db_path, hg_strerror(rc));
+		hg_diagf(&in->store_ctx, HG_DIAG_ERROR, in->opts.store_path, 0, 0, 0, "%s",
+			 hg_strerror(rc));
 	if (line > 0)
-		fprintf(stderr, "hangar ingest: stopped at %s:%ld: the store failed\n", source, line);
+		ingest_note(in, "stopped at %s:%ld: the store failed", source, line);
 	else
-		fprintf(stderr, "hangar ingest: stopped at %s: the store failed\n", source);
+		ingest_note(in, "stopped at %s: the store failed", source);
 	in->batch_failed_item = true;
-	in->failed++;
+	in->sum.store_errors++;
 }
 
 /* A rejected input, counted as rejected only when no earlier run
  * rejected the same bytes (those are counted apart: a file that can never
  * be read is not news every night).  Counted in the batch, as the rest. */
-static int add_rejected(struct ingest *in, const char *source, long line, const char *reason,
+static int add_rejected(struct hg_ingest *in, const char *source, long line, const char *reason,
 			const char *text, size_t len)
 {
 	int known = hg_store_rejected_known(in->store, source, line, text, len);
@@ -214,7 +200,7 @@ static int add_rejected(struct ingest *in, const char *source, long line, const 
 	return rc;
 }
 
-static void store_item(struct ingest *in, const struct ingest_item *item)
+static void store_item(struct hg_ingest *in, const struct ingest_item *item)
 {
 	int rc = 0;
 	const hg_report *rep = item->rep;
@@ -226,7 +212,7 @@ static void store_item(struct ingest *in, const struct ingest_item *item)
 		row.error = item->reason;
 		if (!strcmp(row.status, "failed") &&
 		    hg_store_object_failed_before(in->store, row.source, row.key) == 1)
-			in->fetch_failed_before++;
+			in->sum.objects.failed_before++;
 		rc = hg_store_object_put(in->store, &row);
 		if (rc != 0) {
 			store_failed(in, said, rc, row.key, 0);
@@ -236,12 +222,12 @@ static void store_item(struct ingest *in, const struct ingest_item *item)
 			flush_batch(in, true);
 		return;
 	}
-	in->reports++;
+	in->sum.reports++;
 	if (rep && !rep->error && item->err) {
 		/* Naming or signing it failed (out of memory), not the store. */
-		fprintf(stderr, "hangar ingest: %s:%ld: cannot prepare a report: %s\n", rep->source,
-			rep->line, hg_strerror(item->err));
-		in->failed++;
+		ingest_note(in, "%s:%ld: cannot prepare a report: %s", rep->source, rep->line,
+			    hg_strerror(item->err));
+		in->sum.store_errors++;
 		return;
 	}
 	if (!rep || rep->error) {
@@ -263,20 +249,19 @@ static void store_item(struct ingest *in, const struct ingest_item *item)
 	}
 	if (batch_full(in) && flush_batch(in, true) != 0)
 		return;
-	progress(in, false);
+	progress(in);
 }
 
-void ingest_write_all(struct ingest *in)
+void ingest_write_all(struct hg_ingest *in)
 {
 	in->batch_started = ingest_now();
-	in->tty = isatty(STDERR_FILENO);
 	struct ingest_item items[INGEST_QUEUE_LEN];
 	for (;;) {
 		/* A batch with items is committed BATCH_SECONDS after its first,
 		 * even when no more come: what was read is not held back by a
 		 * reader that waits. */
 		long wait_ms = -1;
-		if (in->in_batch && !in->failed) {
+		if (in->in_batch && !in->sum.store_errors) {
 			double left = BATCH_SECONDS - (ingest_now() - in->batch_started);
 			wait_ms = left > 0 ? (long)(left * 1000.0) + 1 : 0;
 		}
@@ -284,21 +269,21 @@ void ingest_write_all(struct ingest *in)
 		size_t n = ingest_queue_pop_all(&in->queue, items, INGEST_QUEUE_LEN, wait_ms, &timed_out);
 		if (n == 0 && !timed_out)
 			break; /* closed and empty */
-		for (size_t i = 0; i < n && !in->failed; i++) {
+		for (size_t i = 0; i < n && !in->sum.store_errors; i++) {
 			store_item(in, &items[i]);
-			if (in->failed)
+			if (in->sum.store_errors)
 				ingest_queue_stop(&in->queue); /* the reader stops, the rest drains */
 		}
 		ingest_queue_recycle(&in->queue, items, n);
-		if (!in->failed && in->in_batch &&
+		if (!in->sum.store_errors && in->in_batch &&
 		    ingest_now() - in->batch_started >= BATCH_SECONDS && flush_batch(in, false) != 0)
 			ingest_queue_stop(&in->queue);
 	}
 }
 
-void ingest_finish(struct ingest *in)
+void ingest_finish(struct hg_ingest *in)
 {
-	if (!in->failed) {
+	if (!in->sum.store_errors) {
 		flush_batch(in, false);
 	} else if (!in->batch_closed) {
 		hg_store_rollback(in->store);
@@ -307,45 +292,9 @@ void ingest_finish(struct ingest *in)
 	}
 }
 
-void ingest_summary(struct ingest *in, double seconds)
+void ingest_sets_release(struct hg_ingest *in)
 {
-	double rate = seconds > 0 ? (double)in->reports / seconds : 0.0;
-	if (in->tty)
-		fputc('\r', stderr);
-	if (in->summary_format == ROWS_JSON) {
-		printf("{\"new\":%zu,\"duplicate\":%zu,\"rejected\":%zu,\"skipped\":%zu,"
-		       "\"clusters_touched\":%zu,"
-		       "\"reports_per_second\":%.0f,\"objects\":{\"listed\":%zu,\"fetched\":%zu,"
-		       "\"skipped\":%zu,\"failed\":%zu,\"bytes\":%lld},\"failed_sources\":%zu,"
-		       "\"store_errors\":%d,\"not_stored\":%zu,\"rejected_before\":%zu}\n",
-		       in->fresh, in->duplicate, in->rejected, in->files_skipped, in->touched.n, rate,
-		       in->listed, in->fetched, in->skipped, in->fetch_failed,
-		       (long long)in->fetched_bytes, in->sources_failed, in->failed, in->not_stored,
-		       in->rejected_before);
-		return;
-	}
-	if (in->summary_format == ROWS_CSV) {
-		printf("new,duplicate,rejected,skipped,clusters_touched,reports_per_second,"
-		       "objects_listed,objects_fetched,objects_skipped,objects_failed,bytes\n"
-		       "%zu,%zu,%zu,%zu,%zu,%.0f,%zu,%zu,%zu,%zu,%lld\n",
-		       in->fresh, in->duplicate, in->rejected, in->files_skipped, in->touched.n, rate,
-		       in->listed, in->fetched, in->skipped, in->fetch_failed,
-		       (long long)in->fetched_bytes);
-		return;
-	}
-	fprintf(stderr, "ingest: %zu new, %zu duplicate, %zu rejected, ", in->fresh, in->duplicate,
-		in->rejected);
-	if (in->rejected_before) /* said only when there are, as skipped */
-		fprintf(stderr, "%zu rejected before, ", in->rejected_before);
-	if (in->files_skipped) /* said only when there are: the line scripts know stays */
-		fprintf(stderr, "%zu skipped, ", in->files_skipped);
-	fprintf(stderr, "%zu clusters touched, %.0f reports/s", in->touched.n, rate);
-	if (in->failed) /* what the counts leave out */
-		fprintf(stderr, "; the store failed: its last batch (%zu report%s) was rolled back",
-			in->not_stored, in->not_stored == 1 ? "" : "s");
-	if (in->listed || in->sources_failed)
-		fprintf(stderr, "; objects: %zu listed, %zu fetched, %zu skipped, %zu failed, %.1f MB",
-			in->listed, in->fetched, in->skipped, in->fetch_failed,
-			(double)in->fetched_bytes / 1e6);
-	fputc('\n', stderr);
+	free(in->touched.slots);
+	free(in->touched_in_batch.slots);
+	in->touched = in->touched_in_batch = (struct hash_set){0};
 }

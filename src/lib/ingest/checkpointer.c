@@ -1,11 +1,11 @@
-/* hangar ingest's checkpointer thread: after each commit it copies the
+/* An ingest run's checkpointer thread: after each commit it copies the
  * committed part of the write-ahead log into the store file, through a
  * handle of its own, while the reader and the writer go on.  Without it
  * the whole log (as large as the store) was copied when the store closed,
  * after everything else: a sixth of a big ingest. */
 #include <stdio.h>
 
-#include "ingest.h"
+#include "internal.h"
 
 static void *checkpointer(void *arg)
 {
@@ -26,12 +26,12 @@ static void *checkpointer(void *arg)
 	return NULL;
 }
 
-void ingest_checkpointer_start(struct ingest *in)
+void ingest_checkpointer_start(struct hg_ingest *in)
 {
 	struct ingest_checkpointer *c = &in->checkpointer;
 	*c = (struct ingest_checkpointer){0};
 	hg_ctx_init(&c->ctx); /* quiet: its errors change nothing */
-	if (hg_store_open(&c->ctx, in->db_path, &c->store) != 0)
+	if (hg_store_open(&c->ctx, in->opts.store_path, &c->store) != 0)
 		return;
 	if (pthread_mutex_init(&c->lock, NULL) != 0) {
 		hg_store_close(c->store);
@@ -53,7 +53,7 @@ void ingest_checkpointer_start(struct ingest *in)
 	}
 }
 
-void ingest_checkpointer_poke(struct ingest *in)
+void ingest_checkpointer_poke(struct hg_ingest *in)
 {
 	struct ingest_checkpointer *c = &in->checkpointer;
 	if (!c->running)
@@ -64,7 +64,7 @@ void ingest_checkpointer_poke(struct ingest *in)
 	pthread_mutex_unlock(&c->lock);
 }
 
-void ingest_checkpointer_stop(struct ingest *in)
+void ingest_checkpointer_stop(struct hg_ingest *in)
 {
 	struct ingest_checkpointer *c = &in->checkpointer;
 	if (!c->running)

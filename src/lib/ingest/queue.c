@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "ingest_queue.h"
+#include "internal.h"
 
 int ingest_queue_init(struct ingest_queue *q)
 {

@@ -1,15 +1,16 @@
-/* Per-version mappings for ingest and regroup (see namer.h). */
+/* Per-version mappings for ingest, regroup and merge (hg_namer in
+ * hangar/ingest.h), and reading a stored report again with them. */
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
-#include "namer.h"
+#include "internal.h"
 
 /* The nearest parent folder of path that is a version folder of the
  * mapping dir (buckets are often laid out <version>/.../report.json). */
-static const char *version_from_path(const struct namer *n, const char *path, char *buf,
+static const char *version_from_path(const struct hg_namer *n, const char *path, char *buf,
 				     size_t size)
 {
 	if (!n->mapping_dir || !path || !strcmp(path, "-"))
@@ -27,7 +28,7 @@ static const char *version_from_path(const struct namer *n, const char *path, ch
 }
 
 /* The mappings of a version, loaded once. */
-static struct namer_version *version_maps(struct namer *n, const char *version)
+static struct namer_version *version_maps(struct hg_namer *n, const char *version)
 {
 	if (!n->mapping_dir || !version)
 		return NULL;
@@ -56,7 +57,7 @@ static struct namer_version *version_maps(struct namer *n, const char *version)
 
 /* Without --mapping-dir or -m, as hangar stack does: methodMapping.txt
  * beside the report file, else $HANGAR_MAPPING (each loaded once). */
-static hg_mapping *fallback_mapping(struct namer *n, const char *path)
+static hg_mapping *fallback_mapping(struct hg_namer *n, const char *path)
 {
 	char dir[4096], file[4200];
 	if (path && strcmp(path, "-") != 0) {
@@ -89,7 +90,7 @@ static hg_mapping *fallback_mapping(struct namer *n, const char *path)
 	return n->env_mapping;
 }
 
-void namer_name(struct namer *n, hg_report *rep, const char *version, const char *path)
+void hg_namer_name(struct hg_namer *n, hg_report *rep, const char *version, const char *path)
 {
 	char buf[4096];
 	if (rep->app_version)
@@ -109,7 +110,7 @@ void namer_name(struct namer *n, hg_report *rep, const char *version, const char
 		hg_report_retrace(rep, (const hg_proguard *const *)n->proguard, (size_t)n->n_proguard);
 }
 
-void namer_release(struct namer *n)
+void namer_release(struct hg_namer *n)
 {
 	hg_mapping_destroy(n->mapping);
 	for (int i = 0; i < n->n_proguard; i++)
@@ -126,23 +127,45 @@ void namer_release(struct namer *n)
 	hg_mapping_destroy(n->env_mapping);
 }
 
-bool namer_load(struct namer *n, const char *cmd, const char *mapping,
-		const char *const *proguard, int n_pg)
+int hg_namer_create(const hg_ctx *ctx, const hg_namer_opts *opts, hg_namer **out)
 {
-	if (mapping && hg_mapping_open(n->ctx, mapping, &n->mapping) != 0)
-		return false;
-	for (int i = 0; i < n_pg && n->n_proguard < NAMER_MAX_PROGUARD; i++) {
-		if (hg_proguard_open(n->ctx, proguard[i], &n->proguard[n->n_proguard]) != 0)
-			return false;
-		n->n_proguard++;
-	}
+	*out = NULL;
+	if (opts->n_proguard < 0 || opts->n_proguard > HG_INGEST_MAX_PROGUARD)
+		return HG_EINVAL;
+	struct hg_namer *n = calloc(1, sizeof *n);
+	if (!n)
+		return HG_ENOMEM;
+	n->ctx = ctx;
+	n->mapping_dir = opts->mapping_dir;
+	int rc = 0;
+	if (opts->mapping)
+		rc = hg_mapping_open(ctx, opts->mapping, &n->mapping);
+	for (int i = 0; rc == 0 && i < opts->n_proguard; i++)
+		if ((rc = hg_proguard_open(ctx, opts->proguard[i], &n->proguard[n->n_proguard])) == 0)
+			n->n_proguard++;
 	struct stat st;
 	const char *dir = n->mapping_dir;
-	if (dir && (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))) {
-		fprintf(stderr, "hangar %s: %s: not a folder\n", cmd, dir);
-		return false;
+	if (rc == 0 && dir && (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)))
+		rc = HG_ENOENT;
+	if (rc != 0) {
+		hg_namer_destroy(n);
+		return rc;
 	}
-	return true;
+	*out = n;
+	return 0;
+}
+
+void hg_namer_destroy(hg_namer *n)
+{
+	if (!n)
+		return;
+	namer_release(n);
+	free(n);
+}
+
+int hg_namer_bad_mappings(const hg_namer *n)
+{
+	return n->bad_mappings;
 }
 
 /* The first error said while a stored report is read again. */
@@ -157,22 +180,22 @@ static void keep_first_error(void *user, const hg_diag *d)
 		snprintf(e->message, sizeof e->message, "%s", d->message);
 }
 
-static void not_read_again(struct namer_reread *r, const hg_regroup_item *item, const char *why)
+static void not_read_again(hg_reread *r, const hg_regroup_item *item, const char *why)
 {
 	r->unreadable++;
-	if (r->failures)
-		reread_failures_add(r->failures, item, why);
+	if (r->not_read)
+		r->not_read(r->not_read_user, item, why);
 }
 
-int namer_reread(void *user, const hg_regroup_item *item, hg_report **out, hg_signature *sig)
+int hg_reread_report(void *user, const hg_regroup_item *item, hg_report **out, hg_signature *sig)
 {
-	struct namer_reread *r = user;
+	hg_reread *r = user;
 	hg_report *rep = NULL;
 	/* With a list to fill, the reading's diagnostics are kept, not said:
 	 * they name lines of the stored text, and a store can hold thousands. */
 	hg_ctx quiet = *r->ctx;
 	struct first_error first = {{0}};
-	if (r->failures) {
+	if (r->not_read) {
 		quiet.diag = keep_first_error;
 		quiet.diag_user = &first;
 	}
@@ -188,7 +211,7 @@ int namer_reread(void *user, const hg_regroup_item *item, hg_report **out, hg_si
 	}
 	if (!rep->process && item->app) /* ingest --app */
 		rep->process = hg_arena_strdup(rep->arena, item->app);
-	namer_name(r->names, rep, item->version ? item->version : r->app_version, item->source);
+	hg_namer_name(r->names, rep, item->version ? item->version : r->app_version, item->source);
 	rc = hg_signature_compute(rep, r->rules, rep->arena, sig);
 	if (rc != 0) {
 		hg_report_destroy(rep);
@@ -196,8 +219,8 @@ int namer_reread(void *user, const hg_regroup_item *item, hg_report **out, hg_si
 			return rc;
 		char why[96];
 		snprintf(why, sizeof why, "its signature cannot be computed: %s", hg_strerror(rc));
-		if (r->failures)
-			reread_failures_add(r->failures, item, why);
+		if (r->not_read)
+			r->not_read(r->not_read_user, item, why);
 		return 0;
 	}
 	*out = rep;

@@ -1,0 +1,164 @@
+/* A reader thread and a bounded queue to the thread that takes its items
+ * (hangar/pipe.h).  The taker takes everything queued at once, so that
+ * neither thread is woken per item. */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hangar/hangar.h"
+#include "hangar/pipe.h"
+
+struct hg_pipe {
+	pthread_mutex_t lock;
+	pthread_cond_t not_empty, not_full;
+	unsigned char *items;   /* len slots of size bytes, a ring */
+	size_t size, len, head, n;
+	void (*release)(void *item);
+	bool closed;            /* the reader is done */
+	bool stopped;           /* the taker gave up: the reader stops */
+	pthread_t thread;
+	bool started;
+	void (*reader)(void *user);
+	void *user;
+};
+
+int hg_pipe_create(size_t item_size, size_t len, void (*release)(void *item), hg_pipe **out)
+{
+	*out = NULL;
+	if (!item_size || !len || len > ((size_t)-1) / item_size)
+		return HG_EINVAL;
+	struct hg_pipe *p = calloc(1, sizeof *p);
+	if (!p)
+		return HG_ENOMEM;
+	p->items = calloc(len, item_size);
+	if (!p->items) {
+		free(p);
+		return HG_ENOMEM;
+	}
+	if (pthread_mutex_init(&p->lock, NULL) != 0) {
+		free(p->items);
+		free(p);
+		return HG_ENOMEM;
+	}
+	if (pthread_cond_init(&p->not_empty, NULL) != 0) {
+		pthread_mutex_destroy(&p->lock);
+		free(p->items);
+		free(p);
+		return HG_ENOMEM;
+	}
+	if (pthread_cond_init(&p->not_full, NULL) != 0) {
+		pthread_cond_destroy(&p->not_empty);
+		pthread_mutex_destroy(&p->lock);
+		free(p->items);
+		free(p);
+		return HG_ENOMEM;
+	}
+	p->size = item_size;
+	p->len = len;
+	p->release = release;
+	*out = p;
+	return 0;
+}
+
+static void *slot(const struct hg_pipe *p, size_t i)
+{
+	return p->items + ((p->head + i) % p->len) * p->size;
+}
+
+void hg_pipe_destroy(hg_pipe *p)
+{
+	if (!p)
+		return;
+	hg_pipe_join(p);
+	for (; p->n; p->n--, p->head = (p->head + 1) % p->len)
+		if (p->release)
+			p->release(slot(p, 0));
+	pthread_cond_destroy(&p->not_full);
+	pthread_cond_destroy(&p->not_empty);
+	pthread_mutex_destroy(&p->lock);
+	free(p->items);
+	free(p);
+}
+
+static void *run_reader(void *arg)
+{
+	struct hg_pipe *p = arg;
+	p->reader(p->user);
+	return NULL;
+}
+
+int hg_pipe_start(hg_pipe *p, void (*reader)(void *user), void *user)
+{
+	if (p->started)
+		return HG_EINVAL;
+	p->reader = reader;
+	p->user = user;
+	p->started = pthread_create(&p->thread, NULL, run_reader, p) == 0;
+	return p->started ? 0 : HG_EIO;
+}
+
+void hg_pipe_join(hg_pipe *p)
+{
+	if (!p->started)
+		return;
+	pthread_join(p->thread, NULL);
+	p->started = false;
+}
+
+bool hg_pipe_push(hg_pipe *p, void *item)
+{
+	pthread_mutex_lock(&p->lock);
+	while (p->n == p->len && !p->stopped)
+		pthread_cond_wait(&p->not_full, &p->lock);
+	bool stopped = p->stopped;
+	if (!stopped) {
+		memcpy(slot(p, p->n), item, p->size);
+		if (p->n++ == 0)
+			pthread_cond_signal(&p->not_empty);
+	}
+	pthread_mutex_unlock(&p->lock);
+	if (stopped && p->release)
+		p->release(item);
+	memset(item, 0, p->size);
+	return !stopped;
+}
+
+void hg_pipe_close(hg_pipe *p)
+{
+	pthread_mutex_lock(&p->lock);
+	p->closed = true;
+	pthread_cond_signal(&p->not_empty);
+	pthread_mutex_unlock(&p->lock);
+}
+
+size_t hg_pipe_take(hg_pipe *p, void *out, size_t max)
+{
+	pthread_mutex_lock(&p->lock);
+	while (p->n == 0 && !p->closed)
+		pthread_cond_wait(&p->not_empty, &p->lock);
+	size_t n = p->n < max ? p->n : max;
+	for (size_t i = 0; i < n; i++)
+		memcpy((unsigned char *)out + i * p->size, slot(p, i), p->size);
+	p->head = (p->head + n) % p->len;
+	p->n -= n;
+	if (n)
+		pthread_cond_signal(&p->not_full);
+	pthread_mutex_unlock(&p->lock);
+	return n;
+}
+
+bool hg_pipe_stopped(hg_pipe *p)
+{
+	pthread_mutex_lock(&p->lock);
+	bool stopped = p->stopped;
+	pthread_mutex_unlock(&p->lock);
+	return stopped;
+}
+
+void hg_pipe_stop(hg_pipe *p)
+{
+	pthread_mutex_lock(&p->lock);
+	p->stopped = true;
+	pthread_cond_signal(&p->not_full);
+	pthread_mutex_unlock(&p->lock);
+}
