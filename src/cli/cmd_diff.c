@@ -143,7 +143,7 @@ static int run_diff(int argc, char **argv)
 	hg_diff_query q = {0};
 	struct regress_opts rules = REGRESS_OPTS_DEFAULT;
 	struct diff_out d = {.format = ROWS_TABLE, .limit = -1};
-	const char *db = NULL;
+	struct store_cmd sc = {"diff", diff_usage, long_options, NULL, ROWS_TABLE};
 	bool fail_on_new = false;
 	int c, bad;
 	int64_t v;
@@ -151,7 +151,6 @@ static int run_diff(int argc, char **argv)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":f:h", long_options, NULL)) != -1) {
 		switch (c) {
-		case 'D': db = optarg; break;
 		case 'S': q.since = optarg; break;
 		case 'U': q.until = optarg; break;
 		case 'B': q.baseline_version = optarg; break;
@@ -170,15 +169,15 @@ static int run_diff(int argc, char **argv)
 			d.limit = (long)v;
 			break;
 		case 'n': fail_on_new = true; break;
-		case 'f':
-			if (!parse_row_format("diff", optarg, &d.format))
-				return EXIT_USAGE;
-			break;
-		case 'h': diff_usage(stdout); return EXIT_FINE;
-		case ':': return cli_usage_error("diff", "option '%s' needs a value", argv[optind - 1]);
-		default: return cli_unknown_option("diff", long_options, argv, optind, optopt);
+		default: {
+			int rc = store_cmd_option(&sc, c, argv);
+			if (rc != STORE_CMD_NEXT)
+				return rc;
+		}
 		}
 	}
+	d.format = sc.format;
+	const char *db = sc.db;
 	if (optind < argc)
 		return cli_usage_error("diff", "unexpected argument '%s'", argv[optind]);
 	int status = check_sets(&q);

@@ -67,22 +67,17 @@ static const struct option long_options[] = {
 static int run_rejected(int argc, char **argv)
 {
 	struct list l = {0};
-	const char *db = NULL;
+	struct store_cmd sc = {"rejected", rejected_usage, long_options, NULL, ROWS_TABLE};
 	int c;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":f:h", long_options, NULL)) != -1) {
-		switch (c) {
-		case 'D': db = optarg; break;
-		case 'f':
-			if (!parse_row_format("rejected", optarg, &l.format))
-				return EXIT_USAGE;
-			break;
-		case 'h': rejected_usage(stdout); return EXIT_FINE;
-		case ':': return cli_usage_error("rejected", "option '%s' needs a value", argv[optind - 1]);
-		default: return cli_unknown_option("rejected", long_options, argv, optind, optopt);
-		}
+		int rc = store_cmd_option(&sc, c, argv);
+		if (rc != STORE_CMD_NEXT)
+			return rc;
 	}
+	l.format = sc.format;
+	const char *db = sc.db;
 	int64_t id = 0;
 	if (optind < argc && (!cli_parse_int64(argv[optind], &id) || id <= 0 || optind + 1 < argc))
 		return cli_usage_error("rejected", "ID must be one number from 'hangar rejected'");

@@ -72,7 +72,7 @@ static const struct option long_options[] = {
 static int run_reports(int argc, char **argv)
 {
 	struct list l = {0};
-	const char *db = NULL;
+	struct store_cmd sc = {"reports", reports_usage, long_options, NULL, l.format};
 	long limit = 0;
 	int64_t v;
 	int c;
@@ -80,22 +80,21 @@ static int run_reports(int argc, char **argv)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":f:h", long_options, NULL)) != -1) {
 		switch (c) {
-		case 'D': db = optarg; break;
 		case 't': l.text = true; break;
 		case 'l':
 			if (!cli_parse_int64(optarg, &v) || v < 0)
 				return cli_usage_error("reports", "--limit wants a number >= 0");
 			limit = (long)v;
 			break;
-		case 'f':
-			if (!parse_row_format("reports", optarg, &l.format))
-				return EXIT_USAGE;
-			break;
-		case 'h': reports_usage(stdout); return EXIT_FINE;
-		case ':': return cli_usage_error("reports", "option '%s' needs a value", argv[optind - 1]);
-		default: return cli_unknown_option("reports", long_options, argv, optind, optopt);
+		default: {
+			int rc = store_cmd_option(&sc, c, argv);
+			if (rc != STORE_CMD_NEXT)
+				return rc;
+		}
 		}
 	}
+	l.format = sc.format;
+	const char *db = sc.db;
 	if (optind + 1 != argc)
 		return cli_usage_error("reports", "give one cluster HASH (or a unique prefix of it)");
 	if (!(l.store = open_store(db)))

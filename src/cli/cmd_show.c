@@ -279,11 +279,11 @@ static int parse_options(int argc, char **argv, struct show *s, const char **db)
 {
 	int c;
 	int64_t v;
+	struct store_cmd sc = {"show", show_usage, long_options, NULL, s->format};
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":af:h", long_options, NULL)) != -1) {
 		switch (c) {
-		case 'D': *db = optarg; break;
 		case 'C':
 			if (!parse_min_cost(optarg, &s->opts))
 				return cli_usage_error("show", "--min-cost wants ms (50) or a share of the "
@@ -300,15 +300,15 @@ static int parse_options(int argc, char **argv, struct show *s, const char **db)
 				s->opts.limit = (long)v;
 			break;
 		case 'a': s->opts = (struct show_tree_opts){0, 0, 0, 0}; break;
-		case 'f':
-			if (!parse_row_format("show", optarg, &s->format))
-				return EXIT_USAGE;
-			break;
-		case 'h': show_usage(stdout); return -1;
-		case ':': return cli_usage_error("show", "option '%s' needs a value", argv[optind - 1]);
-		default: return cli_unknown_option("show", long_options, argv, optind, optopt);
+		default: {
+			int rc = store_cmd_option(&sc, c, argv);
+			if (rc != STORE_CMD_NEXT)
+				return rc == EXIT_FINE && c == 'h' ? -1 : rc;
+		}
 		}
 	}
+	s->format = sc.format;
+	*db = sc.db;
 	if (optind + 1 != argc)
 		return cli_usage_error("show", "give one cluster HASH (or a unique prefix of it)");
 	return EXIT_FINE;

@@ -91,14 +91,13 @@ static int run_top(int argc, char **argv)
 {
 	hg_top_query q = {.sort = "count", .limit = 20};
 	struct top_out t = {ROWS_TABLE, 0};
-	const char *db = NULL;
+	struct store_cmd sc = {"top", top_usage, long_options, NULL, ROWS_TABLE};
 	int64_t v;
 	int c;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":f:h", long_options, NULL)) != -1) {
 		switch (c) {
-		case 'D': db = optarg; break;
 		case 's':
 			if (strcmp(optarg, "count") && strcmp(optarg, "cost") && strcmp(optarg, "devices") &&
 			    strcmp(optarg, "recent"))
@@ -119,15 +118,15 @@ static int run_top(int argc, char **argv)
 				return cli_usage_error("top", "--limit wants a number >= 0, not '%s'", optarg);
 			q.limit = (long)v;
 			break;
-		case 'f':
-			if (!parse_row_format("top", optarg, &t.format))
-				return EXIT_USAGE;
-			break;
-		case 'h': top_usage(stdout); return EXIT_FINE;
-		case ':': return cli_usage_error("top", "option '%s' needs a value", argv[optind - 1]);
-		default: return cli_unknown_option("top", long_options, argv, optind, optopt);
+		default: {
+			int rc = store_cmd_option(&sc, c, argv);
+			if (rc != STORE_CMD_NEXT)
+				return rc;
+		}
 		}
 	}
+	t.format = sc.format;
+	const char *db = sc.db;
 	if (optind < argc)
 		return cli_usage_error("top", "unexpected argument '%s'", argv[optind]);
 	hg_store *store = open_store(db);

@@ -256,3 +256,14 @@ bool cli_namer_create(const hg_ctx *ctx, const char *cmd, const char *mapping,
 		fprintf(stderr, "hangar %s: %s: not a folder\n", cmd, mapping_dir);
 	return rc == 0;
 }
+
+int store_cmd_option(struct store_cmd *cmd, int c, char **argv)
+{
+	switch (c) {
+	case 'D': cmd->db = optarg; return STORE_CMD_NEXT;
+	case 'f': return parse_row_format(cmd->name, optarg, &cmd->format) ? STORE_CMD_NEXT : EXIT_USAGE;
+	case 'h': cmd->usage(stdout); return EXIT_FINE;
+	case ':': return cli_usage_error(cmd->name, "option '%s' needs a value", argv[optind - 1]);
+	default: return cli_unknown_option(cmd->name, cmd->long_options, argv, optind, optopt);
+	}
+}

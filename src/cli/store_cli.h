@@ -3,6 +3,7 @@
 #ifndef HANGAR_STORE_CLI_H
 #define HANGAR_STORE_CLI_H
 
+#include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
 
@@ -48,6 +49,23 @@ int cli_store_window(hg_store *store, const char *cmd, const char **since, const
 /* With a time window (since or until set), says on stderr how many reports
  * of unknown time it leaves out, when there are any (time_note.c). */
 void cli_note_untimed(hg_store *store, const char *cmd, const char *since, const char *until);
+
+/* The options every store-reading command takes, handled in one place:
+ * --db (getopt code 'D'), -f/--format, -h/--help, and getopt's ':' (a
+ * missing value) and '?' (an unknown option, with the nearest suggested).
+ * The command's getopt loop hands every code it does not know itself to
+ * store_cmd_option. */
+struct store_cmd {
+	const char *name;                    /* "top" */
+	void (*usage)(FILE *);
+	const struct option *long_options;   /* the command's, for suggestions */
+	const char *db;                      /* --db, or NULL */
+	enum row_format format;
+};
+/* STORE_CMD_NEXT when c was one of those (go on reading options), else
+ * the exit status to return now: EXIT_FINE after --help, EXIT_USAGE. */
+#define STORE_CMD_NEXT (-1)
+int store_cmd_option(struct store_cmd *cmd, int c, char **argv);
 
 /* Parses a --format value for `cmd`; false (after a usage message) when
  * it is not table, json or csv. */
