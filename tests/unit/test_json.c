@@ -14,7 +14,7 @@
 #include <cmocka.h>
 
 #include "hangar/text.h"
-#include "json.h"
+#include "json/json.h"
 
 static hg_json_doc *parse_ok(const char *text, size_t *end)
 {

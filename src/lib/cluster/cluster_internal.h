@@ -11,7 +11,7 @@
 
 #include "hangar/cluster.h"
 #include "hangar/report.h"
-#include "regex.h"
+#include "regex/regex.h"
 
 #define HG_DEFAULT_KEY_ANCESTORS 3
 #define HG_DEFAULT_THREAD_FRAMES 5

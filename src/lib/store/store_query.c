@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "regex.h"
-#include "report_time.h"
+#include "regex/regex.h"
+#include "report/report_time.h"
 #include "store_internal.h"
 
 bool store_scene_match(void *user, const char *text)

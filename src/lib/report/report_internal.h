@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #include "hangar/report.h"
-#include "json.h"
+#include "json/json.h"
 
 #define NO_OFFSET ((size_t)-1)
 

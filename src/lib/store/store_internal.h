@@ -4,8 +4,8 @@
 #define HANGAR_STORE_INTERNAL_H
 
 #include "db.h"
-#include "regex.h"
-#include "strmap.h"
+#include "regex/regex.h"
+#include "core/strmap.h"
 #include "hangar/store.h"
 
 /* "HGAR": PRAGMA application_id of a hangar store. */

@@ -5,7 +5,7 @@
  * they are read again here, with report_time.h. */
 #include <string.h>
 
-#include "report_time.h"
+#include "report/report_time.h"
 #include "store_internal.h"
 
 /* One report at a time, by id: a scan that resumes after the last id

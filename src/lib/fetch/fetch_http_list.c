@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "fetch_internal.h"
-#include "json.h"
+#include "json/json.h"
 
 #define MAX_NAME 4096
 

@@ -10,7 +10,7 @@
 
 #include "hangar/hangar.h"
 #include "hangar/text.h"
-#include "bigmem.h"
+#include "core/bigmem.h"
 #include "json_scan.h"
 
 struct vec {

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bigmem.h"
+#include "core/bigmem.h"
 #include "hangar/beat.h"
 #include "hangar/stack.h"
 #include "java_int.h"

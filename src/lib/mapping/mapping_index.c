@@ -19,8 +19,8 @@
 #include <emmintrin.h>
 #endif
 
-#include "bigmem.h"
-#include "linescan.h"
+#include "core/bigmem.h"
+#include "core/linescan.h"
 #include "mapping_internal.h"
 
 #define MAX_LINE_WARNINGS 10             /* then one summary line */

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "hangar/text.h"
-#include "regex.h"
+#include "regex/regex.h"
 #include "store_internal.h"
 
 /* A cluster's own fields, loaded once. */
