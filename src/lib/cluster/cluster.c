@@ -9,7 +9,7 @@
 
 #include "cluster_internal.h"
 #include "hangar/text.h"
-#include "core/sha256.h"
+#include "core/core.h"
 
 static const char *family_of(enum hg_report_kind kind)
 {

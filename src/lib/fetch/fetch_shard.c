@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "fetch_internal.h"
-#include "core/sha256.h"
+#include "core/core.h"
 
 uint32_t hg_shard_of(const char *key, unsigned shards)
 {

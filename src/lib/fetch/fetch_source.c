@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "fetch_internal.h"
-#include "core/sha256.h"
+#include "core/core.h"
 
 
 uint64_t fetch_random(void)

@@ -10,7 +10,7 @@
 
 #include "hangar/hangar.h"
 #include "hangar/text.h"
-#include "core/bigmem.h"
+#include "core/core.h"
 #include "json_scan.h"
 
 struct vec {

@@ -19,8 +19,7 @@
 #include <emmintrin.h>
 #endif
 
-#include "core/bigmem.h"
-#include "core/linescan.h"
+#include "core/core.h"
 #include "mapping_internal.h"
 
 #define MAX_LINE_WARNINGS 10             /* then one summary line */

@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "report_internal.h"
-#include "core/strcache.h"
+#include "core/core.h"
 
 /* Shared with report_anr.c (two functions: no private header). */
 int anr_header_kind(const char *s, size_t len);

@@ -8,6 +8,7 @@
 
 #include "hangar/report.h"
 #include "json/json.h"
+#include "threads/threads_internal.h"
 
 #define NO_OFFSET ((size_t)-1)
 
@@ -158,12 +159,6 @@ int report_from_blockcanary(const hg_ctx *ctx, const char *text, size_t len, hg_
 int report_from_java_stack(const hg_ctx *ctx, const char *text, size_t len, hg_report *rep,
 			   struct read_error *err);
 
-/* hg_frame_parse_java, its strings from names (strcache.h; the same arena)
- * when not NULL: a big dump repeats its classes, methods and files, often
- * whole frames, thousands of times.  The strings may then be shared. */
-struct strcache;
-int frame_parse_java_cached(const char *s, size_t len, hg_arena *arena, struct strcache *names,
-			    hg_frame *out);
 /* The frames a reader copies before it shares their strings through a
  * strcache (a small report does without its table). */
 #define REPORT_CACHE_AFTER 512

@@ -10,7 +10,7 @@
 
 #include "report_internal.h"
 #include "report_lines.h"
-#include "core/strcache.h"
+#include "core/core.h"
 
 #define UNNAMED "(unnamed)"
 #define HANDLED 1 /* a line handler took the line */

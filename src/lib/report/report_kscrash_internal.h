@@ -8,7 +8,7 @@
 #include <stddef.h>
 
 #include "report_internal.h"
-#include "core/strcache.h"
+#include "core/core.h"
 
 struct image; /* one binary image (report_kscrash_threads.c) */
 

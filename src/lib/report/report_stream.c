@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/input_internal.h"
+#include "core/core.h"
 #include "report_internal.h"
 
 #define PART_BYTES ((size_t)8 << 20)

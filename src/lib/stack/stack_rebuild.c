@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/bigmem.h"
+#include "core/core.h"
 #include "hangar/beat.h"
 #include "hangar/stack.h"
 #include "java_int.h"

@@ -9,7 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/sha256.h"
+#include "core/core.h"
 #include "store_internal.h"
 
 #define BUSY_TIMEOUT_MS 30000

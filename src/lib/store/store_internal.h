@@ -5,7 +5,7 @@
 
 #include "db.h"
 #include "regex/regex.h"
-#include "core/strmap.h"
+#include "core/core.h"
 #include "hangar/store.h"
 
 /* "HGAR": PRAGMA application_id of a hangar store. */

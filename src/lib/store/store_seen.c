@@ -2,7 +2,7 @@
  * bytes, an object whose fetch failed before.  A nightly run counts and
  * fails only on what is new, so that one file that can never be read is
  * said once, not every night. */
-#include "core/sha256.h"
+#include "core/core.h"
 #include "store_internal.h"
 
 int hg_store_rejected_known(hg_store *store, const char *source, long line, const char *text,

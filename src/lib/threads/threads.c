@@ -4,8 +4,8 @@
 
 #include "hangar/hangar.h"
 #include "hangar/threads.h"
-#include "report/report_internal.h"
-#include "core/strcache.h"
+#include "core/core.h"
+#include "threads_internal.h"
 
 /* Grows an arena array of `size`-byte items to hold one more.  With
  * recycle, the array it outgrew goes back to the arena (hg_arena_regrow)
