@@ -1,3 +1,9 @@
+/* Module cluster (src/lib/cluster/): stack signatures, what makes two
+ * reports the same problem.  The signature and its hash (cluster.c), of
+ * method stacks (cluster_method.c) and thread dumps (cluster_thread.c),
+ * frames normalized (cluster_frames.c), and rules files (cluster_rules.c).
+ * Public header: cluster.h.
+ * Uses: core, regex, report. */
 /* Stack signatures, algorithm v2 (hangar-formats(5), STACK SIGNATURES):
  * the app, the family, then lines that say where the time went (the key
  * frame and its ancestors for method stacks, cluster_method.c; the blamed

@@ -1,3 +1,12 @@
+/* Module core (src/lib/core/): what every other module stands on.  The
+ * context, error strings and diagnostics (hangar.c), arenas (arena.c),
+ * growable text and JSON escaping (text.c), reading whole inputs and the
+ * report files of a folder (input.c, input_folder.c), the reader thread of
+ * hangar stack (pipe.c); and, private to the library through core.h, large
+ * buffers (bigmem.h), newline bitmaps (linescan.c), string maps and caches
+ * (strmap.c, strcache.c) and SHA-256 (sha256.c, the OpenSSL wrapper).
+ * Public headers: hangar.h, arena.h, text.h, input.h, pipe.h.
+ * Uses: none. */
 /* Error strings, the context and diagnostics. */
 #include <stdarg.h>
 #include <stdio.h>

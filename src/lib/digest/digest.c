@@ -1,3 +1,8 @@
+/* Module digest (src/lib/digest/): the nightly digest of one ingest run,
+ * gathered from the store (digest.c) and written as Markdown (digest_md.c)
+ * or JSON (digest_json.c).
+ * Public header: digest.h.
+ * Uses: core, store. */
 /* The nightly digest: gathers what it shows from the store (the run's
  * reports are those with id > first_report_id), then hands it to the
  * Markdown or JSON writer. */

@@ -1,3 +1,11 @@
+/* Module fetch (src/lib/fetch/): listing and downloading reports from
+ * s3:// and http(s):// sources.  The source (fetch_source.c), its listings
+ * (fetch_list.c, fetch_s3_list.c with expat, fetch_http_list.c), URLs
+ * (fetch_url.c), credentials (fetch_creds.c), retries (fetch_retry.c),
+ * sharding (fetch_shard.c), gzip bodies (fetch_gunzip.c, with zlib) and
+ * here the transfers (libcurl).
+ * Public header: fetch.h.
+ * Uses: core, json. */
 /* The transfers: the only file that includes curl.h.
  *
  * Objects are fetched with one curl multi handle, at most opts.jobs at a

@@ -1,3 +1,8 @@
+/* Module json (src/lib/json/): the cJSON wrapper, read-only, with numbers
+ * kept exactly as written (json.c) thanks to a pre-scan of the text that
+ * also finds where each value of a stream ends (json_scan.c).  The only
+ * module that sees cJSON; the others use json.h.
+ * Uses: core, stack. */
 /* cJSON behind a small read-only API, with exact integers.
  *
  * After cJSON has parsed a value, one scan of the same text lists the number

@@ -1,3 +1,9 @@
+/* Module mapping (src/lib/mapping/): methodMapping.txt, method ids to
+ * names.  Opening and looking up (mapping.c), the one-pass index
+ * (mapping_index.c), the memo of formatted symbols (mapping_memo.c) and
+ * Java method names as a developer reads them (java_format.c).
+ * Public header: mapping.h.
+ * Uses: core, stack. */
 /* methodMapping.txt.  Indexing reads the file once, in small chunks that
  * stay in cache (as `wc -l` does), and records for each id only where its
  * line starts; a lookup re-reads that one line with pread().  So a mapping of

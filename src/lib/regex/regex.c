@@ -1,3 +1,7 @@
+/* Module regex (src/lib/regex/): the PCRE2 wrapper, for rules files and
+ * the store's filters.  The only module that sees PCRE2; the others use
+ * regex.h.
+ * Uses: core. */
 /* PCRE2 behind three calls (see regex.h). */
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>

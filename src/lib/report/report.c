@@ -1,3 +1,13 @@
+/* Module report (src/lib/report/): the normalized report and every reader.
+ * Splitting an input into reports (report_read.c, report_stream.c) and
+ * telling text formats apart (report_detect.c); one reader per format:
+ * Matrix JSON (report_matrix.c, report_tracers.c, report_json_fields.c),
+ * ANR traces (report_anr*.c), BlockCanary (report_blockcanary*.c), Java
+ * stack dumps (report_javastack*.c), KSCrash (report_kscrash*.c); report
+ * times (report_time.c, which the store also uses through report_time.h);
+ * and here the report's lifetime, analysis and symbolication.
+ * Public header: report.h.
+ * Uses: core, json, mapping, stack, threads. */
 /* Report lifetime, kinds, analysis and symbolication. */
 #include <stdbool.h>
 #include <stdlib.h>

@@ -1,3 +1,11 @@
+/* Module retrace (src/lib/retrace/): ProGuard / R8 mapping.txt files and
+ * retrace.  The mapping object (proguard.c), its one-pass index
+ * (proguard_index.c, proguard_scan.c), finding and expanding a class
+ * (proguard_lookup.c, proguard_block.c, proguard_meta.c), and retrace of a
+ * frame (proguard_frame.c), of a report (proguard_report.c) and of text
+ * (proguard_text.c).
+ * Public header: proguard.h.
+ * Uses: core, report. */
 /* ProGuard / R8 mappings: the mapping object.  Opening a file, or copying
  * bytes, then indexing them (proguard_index.c); reading the bytes back;
  * the warnings about its lines.  As for methodMapping.txt, a file is not

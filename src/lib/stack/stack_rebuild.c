@@ -1,3 +1,10 @@
+/* Module stack (src/lib/stack/): Matrix's method stacks, byte for byte as
+ * Matrix computes them.  AppMethodBeat words from their encodings (beat.c),
+ * the rebuild of depth/id/count/cost items from a buffer (stack_rebuild.c),
+ * the structured stack text (stack_parse.c), trimming, cost and StackKey
+ * (stack_key.c) and the call tree a person reads (calltree.c).
+ * Public headers: beat.h, stack.h.
+ * Uses: core. */
 /* TraceDataUtils.structuredDataToStack, step for step.
  *
  * Matrix keeps the pending entries in a LinkedList used as a stack, pushes

@@ -1,3 +1,11 @@
+/* Module store (src/lib/store/): the SQLite cluster store.  Opening,
+ * migrations, batches and adding reports (store.c and the store_*.c it
+ * names), queries (store_query.c, store_top.c, store_diff.c), merged call
+ * trees (store_tree*.c), regroup and merge (store_regroup.c,
+ * store_merge.c); db.c is the SQLite wrapper, the only file that sees
+ * sqlite3.h.
+ * Public header: store.h.
+ * Uses: cluster, core, regex, report. */
 /* The cluster store: opening (checking and migrating the schema), batches,
  * and adding reports and rejected inputs.  Queries are in store_query.c,
  * the merged call trees in store_tree.c, SQLite itself behind db.h. */

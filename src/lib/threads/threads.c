@@ -1,3 +1,10 @@
+/* Module threads (src/lib/threads/): the thread stacks of dumps (ANR
+ * traces, BlockCanary, Java and iOS dumps).  Building threads, frames and
+ * locks, and reading one Java frame (threads.c); the thread to blame and
+ * what blocks it (threads_analyse.c).  The report readers also use
+ * threads_internal.h.
+ * Public header: threads.h.
+ * Uses: core. */
 /* Building thread stacks, and reading one Java frame. */
 #include <stdint.h>
 #include <string.h>
