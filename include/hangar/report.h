@@ -98,7 +98,7 @@ typedef struct hg_report {
 	const char *device;     /* model / machine; may be NULL */
 	const char *time;       /* when it happened, in the store's form: UTC ISO
 	                           8601 with ms, "2023-04-04T20:06:31.064Z"
-	                           (src/lib/report_time.h); NULL when the report
+	                           (src/lib/report/report_time.h); NULL when the report
 	                           gives none or one that cannot be read (then a
 	                           warning says why) */
 	const char *time_written; /* the same as the report wrote it; may be NULL */

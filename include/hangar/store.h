@@ -215,7 +215,7 @@ int hg_store_mark_ingest(hg_store *store);
 /* A time in the store's one form, "2024-04-25T00:00:13.443Z" (UTC, sorts
  * as text), from digits (epoch seconds, ms, us or ns, told by their count)
  * or ISO 8601 (a date, a date and time, with a zone or taken as UTC; the
- * readers' forms too, src/lib/report_time.h: "+0200", nine fraction
+ * readers' forms too, src/lib/report/report_time.h: "+0200", nine fraction
  * digits): 0, or HG_EINVAL when text is none of these.  Report times are
  * stored in this form (as written in reports.time_written) and
  * --since/--until are compared in it. */

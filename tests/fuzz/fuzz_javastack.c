@@ -15,7 +15,7 @@
 
 #include "hangar/hangar.h"
 #include "hangar/report.h"
-#include "report_internal.h"
+#include "report/report_internal.h"
 
 #define SOURCE "fuzz-javastack.txt"
 

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fetch_internal.h"
+#include "fetch/fetch_internal.h"
 
 static void require(bool ok, const char *what)
 {

@@ -21,8 +21,8 @@
 #include "hangar/proguard.h"
 #include "hangar/report.h"
 #include "hangar/threads.h"
-#include "proguard_internal.h"
-#include "report_internal.h"
+#include "retrace/proguard_internal.h"
+#include "report/report_internal.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

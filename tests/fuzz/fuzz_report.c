@@ -22,7 +22,7 @@
 #include "hangar/report.h"
 #include "hangar/stack.h"
 #include "hangar/text.h"
-#include "json.h"
+#include "json/json.h"
 
 #define SOURCE "fuzz.json"
 #define STOP_VALUE 7

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report_time.h"
-#include "store_internal.h"
+#include "report/report_time.h"
+#include "store/store_internal.h"
 
 static void require(bool ok, const char *what, const char *text, const char *out)
 {

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "store_internal.h"
+#include "store/store_internal.h"
 
 static void require(bool ok, const char *what, const char *text, const char *c, const char *sql)
 {

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "store_internal.h"
+#include "store/store_internal.h"
 
 static void require(bool ok, const char *what)
 {

@@ -20,7 +20,7 @@
 
 #include <cmocka.h>
 
-#include "db.h"
+#include "store/db.h"
 #include "hangar/mapping.h"
 #include "hangar/store.h"
 

@@ -7,7 +7,7 @@
 
 #include "hangar/digest.h"
 #include "hangar/input.h"
-#include "json.h"
+#include "json/json.h"
 #include "store_fixture.h"
 
 static const char *testdata = "testdata";

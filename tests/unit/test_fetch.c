@@ -20,7 +20,7 @@
 
 #include <cmocka.h>
 
-#include "fetch_internal.h"
+#include "fetch/fetch_internal.h"
 #include "hangar/fetch.h"
 
 static const char *fixture_path;

@@ -22,7 +22,7 @@
 
 #include "hangar/input.h"
 #include "hangar/report.h"
-#include "report_internal.h"
+#include "report/report_internal.h"
 
 static const char *testdata = "testdata";
 

@@ -1,4 +1,4 @@
-/* Unit tests for the private JSON wrapper (src/lib/json.h): parsing objects
+/* Unit tests for the private JSON wrapper (src/lib/json/json.h): parsing objects
  * and arrays, exact int64 reading from the number tokens (which must stay
  * matched to their nodes across strings holding digits, escaped quotes and
  * nesting), token offsets, syntax errors and their offsets, the end of the
@@ -14,7 +14,7 @@
 #include <cmocka.h>
 
 #include "hangar/text.h"
-#include "json.h"
+#include "json/json.h"
 
 static hg_json_doc *parse_ok(const char *text, size_t *end)
 {

@@ -7,8 +7,8 @@
 
 #include "report_fixture.h"
 
-#include "json.h"
-#include "report_internal.h"
+#include "json/json.h"
+#include "report/report_internal.h"
 
 static const char *testdata = "testdata";
 

@@ -16,7 +16,7 @@
 #include "hangar/proguard.h"
 #include "hangar/report.h"
 #include "hangar/threads.h"
-#include "report_internal.h"
+#include "report/report_internal.h"
 
 static const char *testdata;
 

@@ -17,7 +17,7 @@
 
 #include "hangar/report.h"
 #include "hangar/text.h"
-#include "json.h"
+#include "json/json.h"
 
 /* A raw-buffer report: one dispatch message of `calls` calls, each an
  * entry and an exit word (bit 63 entry, bits 43..62 id, 0..42 ms). */

@@ -12,8 +12,8 @@
 
 #include <cmocka.h>
 
-#include "db.h"
-#include "report_time.h"
+#include "store/db.h"
+#include "report/report_time.h"
 
 static void want(const char *text, const char *expected)
 {

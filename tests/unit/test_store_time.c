@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "store_internal.h"
+#include "store/store_internal.h"
 
 static hg_db *open_memory(void)
 {

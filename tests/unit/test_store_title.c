@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "store_internal.h"
+#include "store/store_internal.h"
 
 static void assert_merged(const char *a, const char *b, const char *want)
 {

@@ -4,7 +4,7 @@
  * sort, the kind, version and time filters, and limits. */
 #include "store_fixture.h"
 
-#include "store_internal.h"
+#include "store/store_internal.h"
 
 /* The definition, as SQL: what store_top.c computes. */
 static const char reference_sql[] =

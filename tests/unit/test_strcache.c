@@ -12,7 +12,7 @@
 #include <cmocka.h>
 
 #include "hangar/arena.h"
-#include "strcache.h"
+#include "core/strcache.h"
 
 static void test_shared_copies(void **state)
 {

@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "strmap.h"
+#include "core/strmap.h"
 
 static void test_put_get_grow_clear(void **state)
 {

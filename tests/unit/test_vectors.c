@@ -15,7 +15,7 @@
 
 #include "hangar/input.h"
 #include "hangar/report.h"
-#include "json.h"
+#include "json/json.h"
 
 static const char *vectors_path;
 

@@ -1,3 +1,6 @@
+/* Module ingest (src/lib/ingest/): the ingestion pipeline, described below.
+ * Public header: ingest.h.
+ * Uses: cluster, core, fetch, mapping, report, retrace, store. */
 /* Ingestion as a library (hangar/ingest.h).  This module owns a run: its
  * options and inputs, the reader thread (reader.c: files, folders,
  * streams; remote.c: s3:// and http(s):// sources), the writer on the

@@ -1,0 +1,379 @@
+/* Module digest (src/lib/digest/): the nightly digest of one ingest run,
+ * gathered from the store (digest.c) and written as Markdown (digest_md.c)
+ * or JSON (digest_json.c).
+ * Public header: digest.h.
+ * Uses: core, store. */
+/* The nightly digest: gathers what it shows from the store (the run's
+ * reports are those with id > first_report_id), then hands it to the
+ * Markdown or JSON writer. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "digest_internal.h"
+
+/* Makes room for one more item in an arena array (the old array is left
+ * in the arena: doubling keeps the waste below the final size). */
+static int reserve(hg_arena *arena, void **items, size_t n, size_t *cap, size_t size)
+{
+	if (n < *cap)
+		return 0;
+	size_t want = *cap ? 2 * *cap : 8;
+	void *p = hg_arena_calloc(arena, want, size);
+	if (!p)
+		return HG_ENOMEM;
+	if (n)
+		memcpy(p, *items, n * size);
+	*items = p;
+	*cap = want;
+	return 0;
+}
+
+/* An arena copy of s (NULL stays NULL); sets *err on ENOMEM. */
+static const char *dup(hg_arena *arena, const char *s, int *err)
+{
+	if (!s)
+		return NULL;
+	char *p = hg_arena_strdup(arena, s);
+	if (!p)
+		*err = HG_ENOMEM;
+	return p;
+}
+
+/* ---- one cluster: its row, run count, versions and StackKey path ---- */
+
+struct load {
+	struct digest *d;
+	struct dg_cluster *c;
+	int err;
+	/* the on-key-path nodes of the tree, in id order */
+	struct key_node { int64_t id, parent, reports, total; const char *symbol; } *nodes;
+	size_t n_nodes, cap_nodes;
+	size_t cap_versions;
+};
+
+static int on_row(void *user, const hg_cluster_row *r)
+{
+	struct load *l = user;
+	hg_arena *a = l->d->arena;
+	struct dg_cluster *c = l->c;
+	c->hash = dup(a, r->hash, &l->err);
+	c->kind = dup(a, r->kind, &l->err);
+	c->title = dup(a, r->title, &l->err);
+	c->key_symbol = dup(a, r->key_symbol, &l->err);
+	c->first_seen = dup(a, r->first_seen, &l->err); /* NULL: no report time */
+	c->last_seen = dup(a, r->last_seen, &l->err);
+	c->count = r->count;
+	c->p50 = r->cost_p50;
+	c->p90 = r->cost_p90;
+	return l->err;
+}
+
+static int on_version(void *user, const char *value, int64_t count)
+{
+	struct load *l = user;
+	struct dg_cluster *c = l->c;
+	/* Reports without a version are "unknown", as in hg_store_top: one
+	 * key with a version written "unknown". */
+	const char *name = value ? value : "unknown";
+	for (size_t i = 0; i < c->n_versions; i++)
+		if (!strcmp(c->versions[i].version, name)) {
+			c->versions[i].count += count;
+			return 0;
+		}
+	if (c->n_versions == DIGEST_VERSIONS) {
+		c->versions_other += count;
+		return 0;
+	}
+	if ((l->err = reserve(l->d->arena, (void **)&c->versions, c->n_versions, &l->cap_versions,
+			      sizeof *c->versions)))
+		return l->err;
+	struct dg_version *v = &c->versions[c->n_versions++];
+	v->version = dup(l->d->arena, name, &l->err);
+	v->count = count;
+	return l->err;
+}
+
+/* Trees can be big; the path needs only the key-path nodes, and a few
+ * thousand of them are more than any real path. */
+#define MAX_KEY_NODES 4096
+
+static int on_node(void *user, const hg_tree_row *n)
+{
+	struct load *l = user;
+	if (!n->on_key_path || l->n_nodes == MAX_KEY_NODES)
+		return 0;
+	if ((l->err = reserve(l->d->arena, (void **)&l->nodes, l->n_nodes, &l->cap_nodes,
+			      sizeof *l->nodes)))
+		return l->err;
+	struct key_node *k = &l->nodes[l->n_nodes++];
+	*k = (struct key_node){n->id, n->parent, n->reports, n->total_cost, NULL};
+	k->symbol = dup(l->d->arena, n->symbol ? n->symbol : "", &l->err);
+	return l->err;
+}
+
+/* The key-path child of parent (0: a root) that most reports pass
+ * through, the oldest on a tie; -1 when none.  Nodes come in id order, and
+ * a child's id is larger than its parent's. */
+static long heaviest_child(const struct load *l, size_t from, int64_t parent)
+{
+	long best = -1;
+	for (size_t i = from; i < l->n_nodes; i++)
+		if (l->nodes[i].parent == parent &&
+		    (best < 0 || l->nodes[i].reports > l->nodes[best].reports))
+			best = (long)i;
+	return best;
+}
+
+/* The StackKey path from the root down, following the heaviest branch
+ * where reports disagree; kept: its last DIGEST_PATH_TAIL nodes. */
+static int build_path(struct load *l)
+{
+	struct dg_cluster *c = l->c;
+	size_t *chain = l->n_nodes ? calloc(l->n_nodes, sizeof *chain) : NULL;
+	if (l->n_nodes && !chain)
+		return HG_ENOMEM;
+	size_t depth = 0;
+	for (long i = heaviest_child(l, 0, 0); i >= 0 && depth < l->n_nodes;
+	     i = heaviest_child(l, (size_t)i + 1, l->nodes[i].id))
+		chain[depth++] = (size_t)i;
+	c->path_depth = (int64_t)depth;
+	c->n_path = depth < DIGEST_PATH_TAIL ? depth : DIGEST_PATH_TAIL;
+	c->path = c->n_path ? hg_arena_calloc(l->d->arena, c->n_path, sizeof *c->path) : NULL;
+	if (c->n_path && !c->path) {
+		free(chain);
+		return HG_ENOMEM;
+	}
+	for (size_t k = 0; k < c->n_path; k++) {
+		size_t at = depth - c->n_path + k;
+		const struct key_node *n = &l->nodes[chain[at]];
+		c->path[k] = (struct dg_node){n->symbol, (int64_t)at, n->reports, n->total};
+	}
+	c->key_at_end = c->n_path && c->key_symbol &&
+			strcmp(c->path[c->n_path - 1].symbol, c->key_symbol) == 0;
+	free(chain);
+	return 0;
+}
+
+static int load_cluster(struct digest *d, hg_store *store, const char *hash, struct dg_cluster *c)
+{
+	struct load l = {.d = d, .c = c};
+	int err = hg_store_cluster(store, hash, on_row, &l);
+	if (!err && !c->hash) /* gone since it was listed: cannot happen in one read */
+		err = HG_EINVAL;
+	if (!err)
+		err = hg_store_cluster_count_after(store, hash, d->run->first_report_id, &c->run_count);
+	if (!err)
+		err = hg_store_cluster_counts(store, hash, "version", on_version, &l);
+	if (!err)
+		err = hg_store_cluster_tree(store, hash, on_node, &l);
+	if (!err)
+		err = build_path(&l);
+	return l.err ? l.err : err;
+}
+
+/* ---- the lists ---- */
+
+struct pending {
+	struct digest *d;
+	struct dg_list *list;
+	size_t cap;
+	size_t max;
+	int err;
+};
+
+/* Adds an item to a list (counted in total even beyond max); NULL when
+ * past max or on ENOMEM (err set). */
+static struct dg_cluster *list_add(struct pending *p)
+{
+	p->list->total++;
+	if (p->list->n >= p->max)
+		return NULL;
+	if ((p->err = reserve(p->d->arena, (void **)&p->list->items, p->list->n, &p->cap,
+			      sizeof *p->list->items)))
+		return NULL;
+	return &p->list->items[p->list->n++];
+}
+
+static int on_top(void *user, const hg_cluster_row *r)
+{
+	struct pending *p = user;
+	struct dg_cluster *c = list_add(p);
+	if (c)
+		c->hash = dup(p->d->arena, r->hash, &p->err);
+	return p->err;
+}
+
+struct diff_lists {
+	struct pending fresh, regressed;
+};
+
+static int on_diff(void *user, const hg_diff_row *r)
+{
+	struct diff_lists *dl = user;
+	struct pending *p = !strcmp(r->status, "new") ? &dl->fresh
+			  : !strcmp(r->status, "regressed") ? &dl->regressed : NULL;
+	if (!p)
+		return 0;
+	struct dg_cluster *c = list_add(p);
+	if (c) {
+		c->hash = dup(p->d->arena, r->hash, &p->err);
+		c->old_count = r->old_count;
+		c->new_count = r->new_count;
+		c->old_p90 = r->old_p90;
+		c->new_p90 = r->new_p90;
+	}
+	return p->err;
+}
+
+/* Loads every listed cluster's details (after the listing query is done:
+ * the cluster query shares its statement with hg_store_top). */
+static int load_list(struct digest *d, hg_store *store, struct dg_list *list)
+{
+	for (size_t i = 0; i < list->n; i++) {
+		struct dg_cluster *c = &list->items[i];
+		const char *hash = c->hash;
+		int64_t keep[4] = {c->old_count, c->new_count, c->old_p90, c->new_p90};
+		memset(c, 0, sizeof *c);
+		int err = load_cluster(d, store, hash, c);
+		if (err)
+			return err;
+		c->old_count = keep[0];
+		c->new_count = keep[1];
+		c->old_p90 = keep[2];
+		c->new_p90 = keep[3];
+	}
+	return 0;
+}
+
+struct kinds {
+	struct digest *d;
+	size_t cap;
+	int err;
+};
+
+static int on_kind(void *user, const char *kind, int64_t all, int64_t after)
+{
+	struct kinds *k = user;
+	struct digest *d = k->d;
+	if ((k->err = reserve(d->arena, (void **)&d->kinds, d->n_kinds, &k->cap, sizeof *d->kinds)))
+		return k->err;
+	d->kinds[d->n_kinds++] = (struct dg_kind){dup(d->arena, kind ? kind : "", &k->err), all, after};
+	d->all_total += all;
+	d->run_total += after;
+	return k->err;
+}
+
+struct others {
+	struct digest *d;
+	size_t cap;
+	int err;
+};
+
+static int on_failed(void *user, const hg_object_row *o)
+{
+	struct others *x = user;
+	struct digest *d = x->d;
+	if ((size_t)d->failed_total++ >= d->list_max)
+		return 0;
+	if ((x->err = reserve(d->arena, (void **)&d->failed, d->n_failed, &x->cap, sizeof *d->failed)))
+		return x->err;
+	hg_arena *a = d->arena;
+	d->failed[d->n_failed++] = (struct dg_object){
+		dup(a, o->source, &x->err), dup(a, o->key, &x->err),
+		dup(a, o->error ? o->error : "", &x->err), dup(a, o->at, &x->err), o->attempts};
+	return x->err;
+}
+
+/* Whether a rejected input's time (the store writes whole seconds) is at
+ * or after the run's start: compared to the second, so that an input
+ * rejected in the run's first second counts. */
+static bool since_start(const hg_digest_run *run, const char *when)
+{
+	if (!run->started)
+		return true;
+	return when && strncmp(when, run->started, 19) >= 0;
+}
+
+static int on_rejected(void *user, const hg_rejected_row *r)
+{
+	struct others *x = user;
+	struct digest *d = x->d;
+	if (!since_start(d->run, r->when) || (size_t)d->rejected_total++ >= d->list_max)
+		return 0;
+	if ((x->err = reserve(d->arena, (void **)&d->rejected, d->n_rejected, &x->cap,
+			      sizeof *d->rejected)))
+		return x->err;
+	hg_arena *a = d->arena;
+	d->rejected[d->n_rejected++] = (struct dg_rejected){
+		dup(a, r->source, &x->err), dup(a, r->reason, &x->err), dup(a, r->when, &x->err),
+		r->line};
+	return x->err;
+}
+
+/* ---- gathering ---- */
+
+static int gather(struct digest *d, hg_store *store)
+{
+	const hg_digest_run *run = d->run;
+	struct kinds k = {.d = d};
+	int err = hg_store_kind_totals(store, run->first_report_id, on_kind, &k);
+	if ((err = k.err ? k.err : err))
+		return err;
+
+	/* The top list is --top long; Markdown shows its first rows. */
+	size_t top_max = d->list_max < (size_t)d->top_limit ? d->list_max : (size_t)d->top_limit;
+	struct pending top = {.d = d, .list = &d->top, .max = top_max};
+	hg_top_query tq = {.sort = "count", .limit = d->top_limit};
+	err = hg_store_top(store, &tq, on_top, &top);
+	if ((err = top.err ? top.err : err) || (err = load_list(d, store, &d->top)))
+		return err;
+
+	struct diff_lists dl = {{.d = d, .list = &d->fresh, .max = d->list_max},
+				{.d = d, .list = &d->regressed, .max = d->list_max}};
+	hg_diff_query q = {.by_report_id = true, .after_report_id = run->first_report_id,
+			   .compare_after_id = run->compare_after_id, .min_count = run->min_count,
+			   .min_rise = run->min_rise, .threshold = run->threshold};
+	err = hg_store_diff(store, &q, on_diff, &dl, &d->diff);
+	err = dl.fresh.err ? dl.fresh.err : dl.regressed.err ? dl.regressed.err : err;
+	if (err || (err = load_list(d, store, &d->fresh)) ||
+	    (err = load_list(d, store, &d->regressed)))
+		return err;
+
+	struct others failed = {.d = d}, rejected = {.d = d};
+	err = hg_store_objects(store, NULL, "failed", on_failed, &failed);
+	if ((err = failed.err ? failed.err : err))
+		return err;
+	err = hg_store_rejected(store, on_rejected, &rejected);
+	return rejected.err ? rejected.err : err;
+}
+
+int hg_digest_write(hg_store *store, const hg_digest_run *run, enum hg_digest_format fmt,
+		    hg_buf *out, int64_t *new_clusters)
+{
+	if (new_clusters)
+		*new_clusters = 0;
+	if (!store || !run || !out || run->first_report_id < 0 ||
+	    !(run->threshold >= 0 && run->threshold <= 1e9) ||
+	    !(run->min_rise >= 0 && run->min_rise <= 1e9) ||
+	    (fmt != HG_DIGEST_MARKDOWN && fmt != HG_DIGEST_JSON))
+		return HG_EINVAL;
+	struct digest d = {.run = run, .top_limit = run->top > 0 ? run->top : 10,
+			   .limit = run->limit > 0 ? run->limit : DIGEST_LIMIT};
+	d.list_max = fmt == HG_DIGEST_JSON ? HG_DIGEST_JSON_MAX : (size_t)d.limit;
+	if (!(d.arena = hg_arena_create()))
+		return HG_ENOMEM;
+	int err = gather(&d, store);
+	if (!err) {
+		if (fmt == HG_DIGEST_MARKDOWN)
+			digest_markdown(&d, out);
+		else
+			digest_json(&d, out);
+		if (out->failed)
+			err = HG_ENOMEM;
+	}
+	if (!err && new_clusters)
+		*new_clusters = d.fresh.total;
+	hg_arena_destroy(d.arena);
+	return err;
+}

@@ -1,0 +1,568 @@
+/* The pre-scan described in json_scan.h: one pass, no recursion.
+ *
+ * The grammar it checks is what keeps reading a stream linear: without it,
+ * a value cut short (`{"a":[1,2` and a line break) would be scanned on
+ * through every report after it, since commas and colons alone do not tell
+ * where a value ends.  It is lighter than cJSON's: numbers are any run of
+ * number characters, escapes are not decoded; cJSON judges those. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "hangar/hangar.h"
+#include "hangar/text.h"
+#include "core/core.h"
+#include "json_scan.h"
+
+struct vec {
+	void *data;
+	size_t len, cap, size;
+};
+
+static void *vec_push(struct vec *v)
+{
+	if (v->len == v->cap) {
+		size_t cap = v->cap ? v->cap * 2 : 64;
+		void *p = realloc(v->data, cap * v->size);
+		if (!p)
+			return NULL;
+		v->data = p;
+		v->cap = cap;
+		if (cap * v->size >= ((size_t)4 << 20))
+			hg_hint_huge(p, cap * v->size); /* a million-word buffer */
+	}
+	return (char *)v->data + v->size * v->len++;
+}
+
+/* Whitespace as cJSON skips it: every byte up to 0x20. */
+static bool is_space(char c)
+{
+	return (unsigned char)c <= 0x20;
+}
+
+static bool is_number_char(char c)
+{
+	return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E';
+}
+
+/* What may come next. */
+enum expect {
+	VALUE,            /* at the start, after ':' and after ',' in an array */
+	VALUE_OR_CLOSE,   /* after '[' */
+	KEY,              /* after ',' in an object */
+	KEY_OR_CLOSE,     /* after '{' */
+	COLON,            /* after a key */
+	COMMA_OR_CLOSE,   /* after a value inside a container */
+};
+
+struct string_end {
+	size_t end;        /* offset just past the closing quote */
+	bool open;         /* the text ended first */
+	bool control;      /* stopped at a raw control byte, at `end` */
+	bool escaped_nul;  /* holds \u0000 */
+};
+
+/* The string starting at t[i] == '"'.  A raw control byte inside is
+ * invalid JSON that cJSON would accept (and a raw line break there would
+ * let a broken NDJSON line swallow the next one): the string stops there. */
+static struct string_end skip_string(const char *t, size_t i, size_t len)
+{
+	struct string_end s = {len, false, false, false};
+	for (i++; i < len; i++) {
+		unsigned char c = (unsigned char)t[i];
+		if (c == '\\') {
+			if (len - i > 5 && memcmp(t + i + 1, "u0000", 5) == 0)
+				s.escaped_nul = true;
+			i++;
+		} else if (c == '"') {
+			s.end = i + 1;
+			return s;
+		} else if (c < 0x20) {
+			s.end = i;
+			s.control = true;
+			return s;
+		}
+	}
+	s.open = true;
+	return s;
+}
+
+/* Whether the JSON string t[s..e) (quotes excluded) decodes to key the way
+ * cJSON sees it: escapes decoded, and cut at a \u0000 as a C string is. */
+static bool string_equals(const char *t, size_t s, size_t e, const char *key)
+{
+	size_t k = 0;
+	for (size_t i = s; i < e; i++) {
+		unsigned c = (unsigned char)t[i];
+		if (c == '\\' && i + 1 < e) {
+			char esc = t[++i];
+			if (esc == 'u') {
+				if (i + 4 >= e)
+					return false;
+				int h0 = hg_hex_value(t[i + 1]), h1 = hg_hex_value(t[i + 2]), h2 = hg_hex_value(t[i + 3]), h3 = hg_hex_value(t[i + 4]);
+				if (h0 < 0 || h1 < 0 || h2 < 0 || h3 < 0)
+					return false;
+				c = (unsigned)((h0 << 12) | (h1 << 8) | (h2 << 4) | h3);
+				i += 4;
+				if (c == 0)
+					break; /* where cJSON's C string ends, as json.c compares it */
+				if (c >= 0x80)
+					return false; /* key is ASCII */
+			} else {
+				const char *from = "\"\\/bfnrt", *to = "\"\\/\b\f\n\r\t";
+				const char *p = strchr(from, esc);
+				if (!p || !esc)
+					return false;
+				c = (unsigned char)to[p - from];
+			}
+		}
+		if (key[k] == '\0' || (unsigned char)key[k] != c)
+			return false;
+		k++;
+	}
+	return key[k] == '\0';
+}
+
+/* Skips whitespace from i, noting the first newline. */
+static size_t skip_ws(const char *t, size_t i, size_t len, size_t *first_newline)
+{
+	for (; i < len && is_space(t[i]); i++)
+		if (t[i] == '\n' && *first_newline == SIZE_MAX)
+			*first_newline = i;
+	return i;
+}
+
+/* Eight bytes of text as a little-endian word: the first byte lowest. */
+static inline uint64_t load8(const char *p)
+{
+	uint64_t x;
+	memcpy(&x, p, sizeof x);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	x = __builtin_bswap64(x);
+#endif
+	return x;
+}
+
+#define BYTES(b) ((uint64_t)(b) * 0x0101010101010101u)
+
+/* How many of the 8 bytes in x are digits before the first that is not
+ * (0..8).  A byte is a digit when its high nibble is 3 and adding 6 keeps
+ * it so; the addition carries only out of a byte >= 0xFA, which is past
+ * the first non-digit and so cannot change the answer. */
+static inline unsigned leading_digits(uint64_t x)
+{
+	uint64_t hi = BYTES(0xF0), three = BYTES(0x30);
+	uint64_t not_digit = ((x & hi) ^ three) | (((x + BYTES(0x06)) & hi) ^ three);
+	return not_digit ? (unsigned)__builtin_ctzll(not_digit) >> 3 : 8;
+}
+
+/* The value of the first k (0..8) digits of x, the first most significant:
+ * they are moved to the top, so that the bytes below read as leading
+ * zeros (k == 0 shifts all out, in two steps that stay below 64 bits),
+ * then combined in pairs, fours and eights. */
+static inline uint64_t digits_value(uint64_t x, unsigned k)
+{
+	x -= BYTES('0');
+	x = x << (4 * (8 - k)) << (4 * (8 - k));
+	x = x * 10 + (x >> 8);
+	x = ((x & 0x000000FF000000FFu) * (100 + (1000000ull << 32)) +
+	     ((x >> 16) & 0x000000FF000000FFu) * (1 + (10000ull << 32))) >> 32;
+	return x;
+}
+
+static const uint64_t pow10_u64[9] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000,
+				      100000000};
+
+/* The run of digits at p (24 bytes readable), at most 19 of them: their
+ * count, and their value in *v (19 digits fit in a uint64).  Without a
+ * branch: where a number of 15 to 19 digits ends would be a coin toss for
+ * the branch predictor, so all three words are read and those past the
+ * end of the run count for no digits. */
+static inline size_t read_digits8(const char *p, uint64_t *v)
+{
+	uint64_t x1 = load8(p), x2 = load8(p + 8), x3 = load8(p + 16);
+	unsigned k1 = leading_digits(x1), k2 = leading_digits(x2), k3 = leading_digits(x3);
+	k2 = k1 == 8 ? k2 : 0;
+	k3 = k2 == 8 ? (k3 > 3 ? 3 : k3) : 0; /* a 20th digit is left for the caller to see */
+	uint64_t value = digits_value(x1, k1);
+	value = value * pow10_u64[k2] + digits_value(x2, k2);
+	*v = value * pow10_u64[k3] + digits_value(x3, k3);
+	return k1 + k2 + k3;
+}
+
+/* The same, a byte at a time, near the end of the text. */
+static size_t read_digits1(const char *p, size_t avail, uint64_t *v)
+{
+	uint64_t value = 0;
+	size_t j = 0;
+	for (; j < avail && j < 19 && p[j] >= '0' && p[j] <= '9'; j++)
+		value = value * 10 + (uint64_t)(p[j] - '0');
+	*v = value;
+	return j;
+}
+
+/* Makes room for one more value, calling vec_push only when full. */
+static bool vec_room(struct vec *v)
+{
+	if (v->len < v->cap)
+		return true;
+	if (!vec_push(v))
+		return false;
+	v->len--;
+	return true;
+}
+
+/* Reads "[int, int, ...]" at t[i] == '[' into values.  Returns the offset
+ * past ']' or 0 when the array is not made of integers only.  The digits
+ * are read eight at a time (read_digits8) where 24 bytes remain, and the
+ * common "digits," goes round without calling skip_ws. */
+static size_t read_int_array(const char *t, size_t i, size_t len, struct vec *values, size_t *count,
+			     size_t *first_newline, bool *ran_out)
+{
+	size_t newline_before = *first_newline;
+	size_t start_len = values->len;
+	*count = 0;
+	i = skip_ws(t, i + 1, len, first_newline);
+	if (i < len && t[i] == ']')
+		return i + 1;
+	while (i < len) {
+		bool negative = t[i] == '-';
+		size_t d = i + negative, j;
+		uint64_t v;
+		j = d + (len - d >= 24 ? read_digits8(t + d, &v) : read_digits1(t + d, len - d, &v));
+		/* A 20th digit, or 19 past int64 (-2^63 is in it): the exact reader's. */
+		if (j == d || (j < len && is_number_char(t[j])) ||
+		    (j - d == 19 && v > (uint64_t)INT64_MAX + negative)) {
+			i = j == d ? d : i; /* "-" alone at the end: ran out too */
+			goto not_ints;
+		}
+		if (!vec_room(values))
+			goto not_ints;
+		((int64_t *)values->data)[values->len++] =
+			!negative ? (int64_t)v : v ? -(int64_t)(v - 1) - 1 : 0;
+		if (j < len && t[j] == ',') {
+			i = j + 1;
+			if (i < len && !is_space(t[i]))
+				continue;
+			i = skip_ws(t, i, len, first_newline);
+			continue;
+		}
+		i = skip_ws(t, j, len, first_newline);
+		if (i < len && t[i] == ']') {
+			*count = values->len - start_len;
+			return i + 1;
+		}
+		if (i >= len || t[i] != ',')
+			goto not_ints;
+		i = skip_ws(t, i + 1, len, first_newline);
+	}
+not_ints:
+	*ran_out = i >= len; /* integers up to the end: a value cut short */
+	values->len = start_len;
+	*first_newline = newline_before; /* the main scan will see them again */
+	return 0;
+}
+
+/* After a string (key or value): counts it, lists it when it holds an
+ * escaped NUL; false when the scan stops there (a raw control byte, the
+ * text's end, no memory). */
+static bool string_done(struct json_scan *scan, const struct string_end *s, bool record,
+			struct vec *nul_strings, size_t *strings, bool *in_string, bool *oom)
+{
+	if (s->control) {
+		scan->control_in_string = s->end;
+		return false;
+	}
+	if (s->open) {
+		*in_string = true;
+		return false;
+	}
+	if (s->escaped_nul && record) {
+		size_t *n = vec_push(nul_strings);
+		if (!n) {
+			*oom = true;
+			return false;
+		}
+		*n = *strings;
+	}
+	++*strings;
+	return true;
+}
+
+/* The length of the literal true/false/null at t[i], or 0. */
+static size_t literal(const char *t, size_t i, size_t len)
+{
+	static const char *const words[] = {"true", "false", "null"};
+	for (size_t k = 0; k < 3; k++) {
+		size_t n = strlen(words[k]);
+		if (len - i >= n && memcmp(t + i, words[k], n) == 0)
+			return n;
+	}
+	return 0;
+}
+
+/* What one scan records: a lazy array's own scan keeps only where its
+ * elements start, at a depth that counts the containers around it. */
+struct scan_opts {
+	const char *hot_key, *lazy_key;
+	bool record;
+	size_t max_depth;
+};
+
+static int scan_value(const char *t, size_t len, const struct scan_opts *o, struct json_scan *scan);
+
+/* The lazy array at t[i] == '[': checked by a scan of its own, which keeps
+ * where its elements start.  Returns the offset past ']', or 0 when it
+ * does not end well (its scan's findings, moved to t, are then in *sub). */
+static size_t skip_lazy(const char *t, size_t i, size_t len, size_t depth, struct vec *lazy,
+			struct json_keyed_array *a, struct json_scan *sub, bool *oom)
+{
+	struct scan_opts o = {NULL, NULL, false, JSON_MAX_NESTING - depth};
+	if (scan_value(t + i, len - i, &o, sub) != 0) {
+		*oom = true;
+		return 0;
+	}
+	if (!sub->complete) {
+		if (sub->error != SIZE_MAX)
+			sub->error += i;
+		if (sub->control_in_string != SIZE_MAX)
+			sub->control_in_string += i;
+		return 0;
+	}
+	a->lazy = true;
+	a->open = i;
+	a->close = i + sub->end - 1;
+	a->first = lazy->len;
+	a->count = sub->n_elements;
+	for (size_t k = 0; k < sub->n_elements && !*oom; k++) {
+		size_t *e = vec_push(lazy);
+		if (!e)
+			*oom = true;
+		else
+			*e = i + sub->elements[k];
+	}
+	return *oom ? 0 : i + sub->end;
+}
+
+int json_scan(const char *t, size_t len, const char *hot_key, const char *lazy_key,
+	      struct json_scan *scan)
+{
+	struct scan_opts o = {hot_key, lazy_key, true, JSON_MAX_NESTING};
+	return scan_value(t, len, &o, scan);
+}
+
+static int scan_value(const char *t, size_t len, const struct scan_opts *o, struct json_scan *scan)
+{
+	const char *hot_key = o->hot_key;
+	struct vec numbers = {NULL, 0, 0, sizeof(struct json_token)};
+	struct vec arrays = {NULL, 0, 0, sizeof(struct json_keyed_array)};
+	struct vec values = {NULL, 0, 0, sizeof(int64_t)};
+	struct vec elements = {NULL, 0, 0, sizeof(size_t)};
+	struct vec nul_strings = {NULL, 0, 0, sizeof(size_t)};
+	struct vec lazy = {NULL, 0, 0, sizeof(size_t)};
+	char stack[JSON_MAX_NESTING]; /* 'o' object, 'a' array */
+	size_t depth = 0, i = 0, strings = 0;
+	enum expect expect = VALUE;
+	bool value_is_hot = false, value_is_lazy = false, oom = false, in_string = false;
+	bool sub_unfinished = false;
+	memset(scan, 0, sizeof *scan);
+	scan->first_newline = SIZE_MAX;
+	scan->error = SIZE_MAX;
+	scan->control_in_string = SIZE_MAX;
+	scan->cut_hot_array = SIZE_MAX;
+	if (len >= 3 && memcmp(t, "\xEF\xBB\xBF", 3) == 0)
+		i = 3; /* cJSON skips a UTF-8 byte order mark */
+	while (i < len && !oom) {
+		char c = t[i];
+		if (is_space(c)) {
+			if (c == '\n' && scan->first_newline == SIZE_MAX)
+				scan->first_newline = i;
+			i++;
+			continue;
+		}
+		char top = depth ? stack[depth - 1] : 0;
+		bool value_done = false;
+		if (expect == COLON) {
+			if (c != ':')
+				break;
+			expect = VALUE;
+			i++;
+			continue;
+		}
+		if (expect == COMMA_OR_CLOSE) {
+			if (c == ',') {
+				expect = top == 'o' ? KEY : VALUE;
+				i++;
+				continue;
+			}
+			if (c != (top == 'o' ? '}' : ']'))
+				break;
+			depth--;
+			i++;
+			value_done = true;
+		} else if (expect == KEY || expect == KEY_OR_CLOSE) {
+			if (c == '}' && expect == KEY_OR_CLOSE) {
+				depth--;
+				i++;
+				value_done = true;
+			} else if (c == '"') {
+				struct string_end s = skip_string(t, i, len);
+				if (!string_done(scan, &s, o->record, &nul_strings, &strings, &in_string,
+						 &oom)) {
+					i = s.open ? len : i;
+					break;
+				}
+				value_is_hot = hot_key && *hot_key && s.end > i + 1 &&
+					       string_equals(t, i + 1, s.end - 1, hot_key);
+				value_is_lazy = o->lazy_key && s.end > i + 1 &&
+						string_equals(t, i + 1, s.end - 1, o->lazy_key);
+				expect = COLON;
+				i = s.end;
+				continue;
+			} else {
+				break;
+			}
+		} else if (c == ']' && expect == VALUE_OR_CLOSE) {
+			depth--;
+			i++;
+			value_done = true;
+		} else {
+			/* A value starts here. */
+			if (depth == 1 && stack[0] == 'a') {
+				size_t *e = vec_push(&elements);
+				if (!e) {
+					oom = true;
+					break;
+				}
+				*e = i;
+			}
+			bool hot = value_is_hot, lazy_value = value_is_lazy;
+			value_is_hot = value_is_lazy = false; /* the key names this value only */
+			if (c == '"') {
+				struct string_end s = skip_string(t, i, len);
+				if (!string_done(scan, &s, o->record, &nul_strings, &strings, &in_string,
+						 &oom)) {
+					i = s.open ? len : i;
+					break;
+				}
+				i = s.end;
+				value_done = true;
+			} else if (c == '{' || c == '[') {
+				if (c == '[' && hot) {
+					struct json_keyed_array *a = vec_push(&arrays);
+					if (!a) {
+						oom = true;
+						break;
+					}
+					size_t count = 0, first = values.len;
+					bool ran_out = false;
+					size_t end = read_int_array(t, i, len, &values, &count,
+								    &scan->first_newline, &ran_out);
+					*a = (struct json_keyed_array){.hot = end != 0, .open = i,
+								       .close = end ? end - 1 : 0,
+								       .first = first, .count = count};
+					if (ran_out) {
+						/* A buffer cut by the end of the text (a part of a
+						 * stream, read again with more): cJSON need not
+						 * read its numbers one by one to say so. */
+						scan->cut_hot_array = i;
+						i = len;
+						break;
+					}
+					if (end) {
+						i = end;
+						value_done = true;
+					}
+				}
+				if (c == '[' && lazy_value && !value_done) {
+					struct json_keyed_array *a = vec_push(&arrays);
+					if (!a) {
+						oom = true;
+						break;
+					}
+					*a = (struct json_keyed_array){.lazy = false};
+					struct json_scan sub;
+					size_t end = skip_lazy(t, i, len, depth, &lazy, a, &sub, &oom);
+					if (!end && !oom) {
+						scan->too_deep = sub.too_deep;
+						scan->control_in_string = sub.control_in_string;
+						sub_unfinished = sub.unfinished;
+						i = sub.error != SIZE_MAX ? sub.error : len;
+					}
+					json_scan_release(&sub);
+					if (!end)
+						break;
+					i = end;
+					value_done = true;
+				}
+				if (!value_done) {
+					if (depth == o->max_depth) {
+						scan->too_deep = true;
+						break;
+					}
+					stack[depth++] = c == '{' ? 'o' : 'a';
+					expect = c == '{' ? KEY_OR_CLOSE : VALUE_OR_CLOSE;
+					i++;
+					continue;
+				}
+			} else if (c == '-' || (c >= '0' && c <= '9')) {
+				size_t start = i;
+				while (i < len && is_number_char(t[i]))
+					i++;
+				struct json_token *tok = o->record ? vec_push(&numbers) : NULL;
+				if (o->record && !tok) {
+					oom = true;
+					break;
+				}
+				if (tok)
+					*tok = (struct json_token){start, i - start};
+				value_done = true;
+			} else {
+				size_t n = literal(t, i, len);
+				if (n == 0)
+					break; /* not JSON: cJSON will say where */
+				i += n;
+				value_done = true;
+			}
+		}
+		if (value_done) {
+			if (depth == 0) {
+				scan->complete = true; /* the end of the first value */
+				scan->end = i;
+				break;
+			}
+			expect = COMMA_OR_CLOSE;
+		}
+	}
+	if (!scan->complete && i < len && !oom)
+		scan->error = scan->control_in_string != SIZE_MAX ? scan->control_in_string : i;
+	scan->lazy = lazy.data;
+	scan->n_lazy = lazy.len;
+	scan->numbers = numbers.data;
+	scan->n_numbers = numbers.len;
+	scan->arrays = arrays.data;
+	scan->n_arrays = arrays.len;
+	scan->values = values.data;
+	scan->n_values = values.len;
+	scan->elements = elements.data;
+	scan->n_elements = elements.len;
+	scan->nul_strings = nul_strings.data;
+	scan->n_nul_strings = nul_strings.len;
+	/* The text ran out inside a value: truncated, not malformed. */
+	scan->unfinished = !scan->complete && (sub_unfinished || (i >= len && (depth > 0 || in_string)));
+	if (oom) {
+		json_scan_release(scan);
+		return HG_ENOMEM;
+	}
+	return 0;
+}
+
+void json_scan_release(struct json_scan *scan)
+{
+	free(scan->elements);
+	free(scan->numbers);
+	free(scan->arrays);
+	free(scan->values);
+	free(scan->nul_strings);
+	free(scan->lazy);
+	memset(scan, 0, sizeof *scan);
+}

@@ -1,0 +1,362 @@
+/* Indexing a methodMapping.txt in one pass.
+ *
+ * The file is read in small chunks that stay in cache (as `wc -l` does); a
+ * bitmap of newlines splits each chunk into lines, and each line leaves only
+ * the offset of its text in the id table.  A large file is cut in two at a
+ * line boundary and both halves are indexed at once, each by its own worker
+ * into its own table: a million lines then take about the time `wc -l` needs
+ * to count them.  Workers never talk to the diagnostics sink; they keep
+ * their first warnings, which the caller sends in file order afterwards, with
+ * line numbers made absolute. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
+#include "core/core.h"
+#include "mapping_internal.h"
+
+#define MAX_LINE_WARNINGS 10             /* then one summary line */
+#define CHUNK ((size_t)128 << 10)        /* read size: stays in L2 */
+#define SPLIT_AT ((size_t)8 << 20)       /* files this large use two workers */
+#define NO_OFFSET ((size_t)-1)
+
+struct pending_warning {
+	long line;          /* within the worker's part */
+	size_t first;       /* for a duplicate: offset of the id's first line */
+	char msg[120];
+};
+
+struct worker {
+	hg_mapping *m;
+	size_t begin, end;       /* the part of the file, from a line start */
+	struct slot *slot;       /* the table this worker fills */
+	long lines;
+	size_t count, skipped;
+	struct pending_warning warn[MAX_LINE_WARNINGS];
+	size_t n_warn;
+	int rc;
+	int err;                 /* errno of a failed read */
+};
+
+struct slot *mapping_table_new(void)
+{
+	struct slot *t = hg_big_alloc(TABLE_SIZE * sizeof *t);
+	if (t)
+		memset(t, 0, TABLE_SIZE * sizeof *t);
+	return t;
+}
+
+static void warn_line(struct worker *w, long line, size_t first, const char *fmt, ...)
+	HG_PRINTF(4, 5);
+
+static void warn_line(struct worker *w, long line, size_t first, const char *fmt, ...)
+{
+	w->skipped++;
+	if (w->n_warn == MAX_LINE_WARNINGS)
+		return;
+	struct pending_warning *p = &w->warn[w->n_warn++];
+	p->line = line;
+	p->first = first;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(p->msg, sizeof p->msg, fmt, ap);
+	va_end(ap);
+}
+
+/* The first blank in [p, end), or end.  Class names are short: SSE2 looks
+ * at 16 bytes at a time. */
+static inline const char *find_blank(const char *p, const char *end)
+{
+#ifdef __SSE2__
+	const __m128i space = _mm_set1_epi8(' '), tab = _mm_set1_epi8('\t');
+	while (end - p >= 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+		int mask = _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(v, space), _mm_cmpeq_epi8(v, tab)));
+		if (mask)
+			return p + __builtin_ctz((unsigned)mask);
+		p += 16;
+	}
+#endif
+	while (p < end && !mapping_is_blank(*p))
+		p++;
+	return p;
+}
+
+/* Indexes one line s[0..eol) that starts at file offset `offset`. */
+static inline void index_line(struct worker *w, const char *s, const char *eol, size_t offset,
+			      long line)
+{
+	const char *p = s;
+	if (offset == 0 && eol - p >= 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0)
+		p += 3; /* a UTF-8 byte order mark */
+	while (p < eol && mapping_is_blank(*p))
+		p++;
+	if (p == eol || *p == '#' || (*p == '\r' && p + 1 == eol))
+		return;
+	if ((size_t)(eol - s) > MAX_LINE) {
+		warn_line(w, line, NO_OFFSET, "line longer than %zu bytes", MAX_LINE);
+		return;
+	}
+	int64_t id, flags;
+	const char *q = mapping_number_comma(p, eol, &id);
+	if (q)
+		q = mapping_number_comma(q, eol, &flags);
+	if (!q) {
+		warn_line(w, line, NO_OFFSET, "expected 'id,accessFlags,class method descriptor'");
+		return;
+	}
+	while (q < eol && mapping_is_blank(*q))
+		q++;
+	/* "class method": a word, blanks, another word. */
+	const char *method = find_blank(q, eol);
+	while (method < eol && mapping_is_blank(*method))
+		method++;
+	if (q == eol || *q == '\r' || method == eol || *method == '\r' || *method == '(') {
+		warn_line(w, line, NO_OFFSET, "missing 'class method' after the access flags");
+		return;
+	}
+	if (id > HG_BEAT_MAX_METHOD_ID) {
+		warn_line(w, line, NO_OFFSET, "method id %lld is out of range (ids have 20 bits)",
+			  (long long)id);
+		return;
+	}
+	struct slot *sl = &w->slot[id];
+	if (sl->offset) {
+		warn_line(w, line, sl->offset - 1, "duplicate method id %lld", (long long)id);
+		return;
+	}
+	/* Point past a byte order mark and leading blanks: lookups parse
+	 * from here. */
+	sl->offset = (uint32_t)(offset + (size_t)(p - s)) + 1;
+	w->count++;
+}
+
+/* Indexes the complete lines of text[0..len) (file offset `base`); with
+ * `last`, a final line without a newline counts too.  Returns the bytes
+ * consumed, or NO_OFFSET on ENOMEM. */
+static size_t index_block(struct worker *w, struct linescan *scan, const char *text, size_t len,
+			  size_t base, bool last)
+{
+	if (linescan_build(scan, text, len) != 0)
+		return NO_OFFSET;
+	size_t p = 0;
+	/* Walk the newline bits word by word: one bit, one line. */
+	for (size_t k = 0; k < scan->words; k++) {
+		for (uint64_t bits = scan->newline[k]; bits; bits &= bits - 1) {
+			size_t nl = (k << 6) + (size_t)__builtin_ctzll(bits);
+			index_line(w, text + p, text + nl, base + p, ++w->lines);
+			p = nl + 1;
+		}
+	}
+	if (last && p < len) {
+		index_line(w, text + p, text + len, base + p, ++w->lines);
+		p = len;
+	}
+	return p;
+}
+
+/* Reads the worker's part in chunks; a line cut by a chunk's end moves to
+ * the front of the buffer and is completed by the next read. */
+static void *index_part(void *arg)
+{
+	struct worker *w = arg;
+	hg_mapping *m = w->m;
+	if (m->fd < 0) { /* memory mode: the whole text at once */
+		struct linescan scan = {0};
+		if (index_block(w, &scan, m->data + w->begin, w->end - w->begin, w->begin, true) ==
+		    NO_OFFSET)
+			w->rc = HG_ENOMEM;
+		linescan_release(&scan);
+		return NULL;
+	}
+	char *buf = malloc(CHUNK);
+	struct linescan scan = {0};
+	if (!buf) {
+		w->rc = HG_ENOMEM;
+		return NULL;
+	}
+	size_t base = w->begin, filled = 0; /* buf[0] is at file offset base */
+	bool eof = false, skipping = false; /* skipping the rest of an overlong line */
+	while (!eof) {
+		size_t want = CHUNK - filled, left = w->end - (base + filled);
+		ssize_t n = pread(m->fd, buf + filled, want < left ? want : left, (off_t)(base + filled));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			w->err = errno;
+			w->rc = HG_EIO;
+			break;
+		}
+		eof = n == 0;
+		filled += (size_t)n;
+		size_t used = 0;
+		if (skipping) { /* drop the rest of an overlong line */
+			const char *nl = memchr(buf, '\n', filled);
+			used = nl ? (size_t)(nl - buf) + 1 : filled;
+			skipping = !nl && !eof;
+		}
+		size_t more = index_block(w, &scan, buf + used, filled - used, base + used, eof);
+		if (more == NO_OFFSET) {
+			w->rc = HG_ENOMEM;
+			break;
+		}
+		used += more;
+		if (used == 0 && filled == CHUNK) {
+			/* One line fills the buffer: too long to be a mapping line
+			 * (unless a comment).  Say so once, drop chunks to its end. */
+			const char *t = buf;
+			while (t < buf + filled && mapping_is_blank(*t))
+				t++;
+			++w->lines;
+			if (*t != '#')
+				warn_line(w, w->lines, NO_OFFSET, "line longer than %zu bytes", MAX_LINE);
+			skipping = true;
+			used = filled;
+		}
+		memmove(buf, buf + used, filled - used);
+		filled -= used;
+		base += used;
+	}
+	linescan_release(&scan);
+	free(buf);
+	return NULL;
+}
+
+/* The 1-based line number of file offset `offset`, by counting newlines. */
+static long line_at(const hg_mapping *m, size_t offset)
+{
+	long line = 1;
+	if (m->fd < 0) {
+		for (const char *p = m->data, *end = m->data + offset;
+		     (p = memchr(p, '\n', (size_t)(end - p))); p++)
+			line++;
+		return line;
+	}
+	char buf[1 << 14];
+	for (size_t at = 0; at < offset;) {
+		size_t want = offset - at < sizeof buf ? offset - at : sizeof buf;
+		ssize_t n = pread(m->fd, buf, want, (off_t)at);
+		if (n <= 0)
+			break;
+		for (const char *p = buf, *end = buf + n; (p = memchr(p, '\n', (size_t)(end - p))); p++)
+			line++;
+		at += (size_t)n;
+	}
+	return line;
+}
+
+/* Where the second part starts: just after the first newline at or after
+ * the middle of the file, or 0 when the file is not worth splitting. */
+static size_t split_point(const hg_mapping *m)
+{
+	if (m->fd < 0 || m->len < SPLIT_AT || sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		return 0;
+	char buf[4096];
+	for (size_t at = m->len / 2; at < m->len;) {
+		ssize_t n = pread(m->fd, buf, sizeof buf, (off_t)at);
+		if (n <= 0)
+			return 0;
+		const char *nl = memchr(buf, '\n', (size_t)n);
+		if (nl)
+			return at + (size_t)(nl - buf) + 1 < m->len ? at + (size_t)(nl - buf) + 1 : 0;
+		at += (size_t)n;
+	}
+	return 0;
+}
+
+/* Sends the workers' warnings in file order, at most MAX_LINE_WARNINGS. */
+static void send_warnings(const hg_ctx *ctx, const hg_mapping *m, struct worker *w, int n)
+{
+	size_t sent = 0;
+	long lines_before = 0;
+	for (int i = 0; i < n; i++) {
+		for (size_t k = 0; k < w[i].n_warn && sent < MAX_LINE_WARNINGS; k++, sent++) {
+			const struct pending_warning *p = &w[i].warn[k];
+			if (p->first != NO_OFFSET)
+				hg_diagf(ctx, HG_DIAG_WARNING, m->name, lines_before + p->line, 0, 0,
+					 "%s (first at line %ld); line skipped", p->msg, line_at(m, p->first));
+			else
+				hg_diagf(ctx, HG_DIAG_WARNING, m->name, lines_before + p->line, 0, 0,
+					 "%s; line skipped", p->msg);
+		}
+		lines_before += w[i].lines;
+	}
+	if (m->skipped > MAX_LINE_WARNINGS)
+		hg_diagf(ctx, HG_DIAG_WARNING, m->name, 0, 0, 0,
+			 "%zu malformed lines skipped in all (only the first %d are listed)", m->skipped,
+			 MAX_LINE_WARNINGS);
+}
+
+/* Folds the second worker's table into the first: an id already there
+ * came earlier in the file and wins; the other is a duplicate. */
+static void merge(hg_mapping *m, struct worker *second)
+{
+	for (size_t id = 0; id < TABLE_SIZE; id++) {
+		uint32_t off = second->slot[id].offset;
+		if (!off)
+			continue;
+		if (!m->slot[id].offset) {
+			m->slot[id].offset = off;
+			continue;
+		}
+		m->count--;
+		/* Named by re-reading the file: rare, and at most a few shown. */
+		if (second->n_warn < MAX_LINE_WARNINGS) {
+			long line = line_at(m, off - 1) - (line_at(m, second->begin) - 1);
+			warn_line(second, line, m->slot[id].offset - 1, "duplicate method id %zu", id);
+		} else {
+			second->skipped++;
+		}
+	}
+	/* Back into file order (a handful of entries). */
+	for (size_t i = 1; i < second->n_warn; i++)
+		for (size_t j = i; j > 0 && second->warn[j].line < second->warn[j - 1].line; j--) {
+			struct pending_warning t = second->warn[j];
+			second->warn[j] = second->warn[j - 1];
+			second->warn[j - 1] = t;
+		}
+}
+
+int mapping_index(const hg_ctx *ctx, hg_mapping *m)
+{
+	struct worker w[2] = {{.m = m, .begin = 0, .end = m->len, .slot = m->slot},
+			      {.m = m}};
+	int n = 1;
+	size_t split = split_point(m);
+	pthread_t thread;
+	if (split) {
+		w[0].end = split;
+		w[1].begin = split;
+		w[1].end = m->len;
+		w[1].slot = mapping_table_new();
+		if (w[1].slot && pthread_create(&thread, NULL, index_part, &w[1]) == 0)
+			n = 2;
+		else {
+			free(w[1].slot);
+			w[0].end = m->len;
+		}
+	}
+	index_part(&w[0]);
+	if (n == 2)
+		pthread_join(thread, NULL);
+	int rc = w[0].rc ? w[0].rc : n == 2 ? w[1].rc : 0;
+	m->count = w[0].count + (n == 2 ? w[1].count : 0);
+	if (rc == 0 && n == 2)
+		merge(m, &w[1]);
+	m->skipped = w[0].skipped + (n == 2 ? w[1].skipped : 0);
+	if (n == 2)
+		free(w[1].slot);
+	if (rc == HG_EIO)
+		hg_diagf(ctx, HG_DIAG_ERROR, m->name, 0, 0, 0, "cannot read mapping: %s",
+			 strerror(w[0].rc ? w[0].err : w[1].err));
+	if (rc == 0)
+		send_warnings(ctx, m, w, n);
+	return rc;
+}

@@ -1,0 +1,297 @@
+/* Module report (src/lib/report/): the normalized report and every reader.
+ * Splitting an input into reports (report_read.c, report_stream.c) and
+ * telling text formats apart (report_detect.c); one reader per format:
+ * Matrix JSON (report_matrix.c, report_tracers.c, report_json_fields.c),
+ * ANR traces (report_anr*.c), BlockCanary (report_blockcanary*.c), Java
+ * stack dumps (report_javastack*.c), KSCrash (report_kscrash*.c); report
+ * times (report_time.c, which the store also uses through report_time.h);
+ * and here the report's lifetime, analysis and symbolication.
+ * Public header: report.h.
+ * Uses: core, json, mapping, stack, threads. */
+/* Report lifetime, kinds, analysis and symbolication. */
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hangar/beat.h"
+#include "report_internal.h"
+#include "report_time.h"
+
+static const struct {
+	const char *detail;
+	enum hg_report_kind kind;
+} detail_kinds[] = {
+	{"NORMAL", HG_KIND_SLOW_METHOD},
+	{"ANR", HG_KIND_ANR},
+	{"LAG", HG_KIND_LAG},
+	{"STARTUP", HG_KIND_STARTUP},
+	{"SIGNAL_ANR", HG_KIND_SIGNAL_ANR},
+	{"SIGNAL_ANR_NATIVE_BACKTRACE", HG_KIND_SIGNAL_ANR},
+	{"LAG_IDLE_HANDLER", HG_KIND_IDLE_HANDLER_LAG},
+	{"LAG_TOUCH", HG_KIND_TOUCH_LAG},
+	{"PRIORITY_MODIFIED", HG_KIND_PRIORITY_MODIFIED},
+	{"TIMERSLACK_MODIFIED", HG_KIND_TIMERSLACK_MODIFIED},
+};
+
+enum hg_report_kind hg_report_kind_from_detail(const char *detail)
+{
+	if (!detail)
+		return HG_KIND_UNKNOWN;
+	for (size_t i = 0; i < sizeof detail_kinds / sizeof *detail_kinds; i++)
+		if (strcmp(detail, detail_kinds[i].detail) == 0)
+			return detail_kinds[i].kind;
+	return HG_KIND_UNKNOWN;
+}
+
+const char *hg_report_kind_name(enum hg_report_kind kind)
+{
+	switch (kind) {
+	case HG_KIND_UNKNOWN: return "unknown";
+	case HG_KIND_SLOW_METHOD: return "slow_method";
+	case HG_KIND_LAG: return "lag";
+	case HG_KIND_ANR: return "anr";
+	case HG_KIND_SIGNAL_ANR: return "signal_anr";
+	case HG_KIND_STARTUP: return "startup";
+	case HG_KIND_IDLE_HANDLER_LAG: return "idle_handler_lag";
+	case HG_KIND_TOUCH_LAG: return "touch_lag";
+	case HG_KIND_PRIORITY_MODIFIED: return "priority_modified";
+	case HG_KIND_TIMERSLACK_MODIFIED: return "timerslack_modified";
+	case HG_KIND_FPS: return "fps";
+	case HG_KIND_BLOCK: return "block";
+	case HG_KIND_IOS_HANG: return "ios_hang";
+	case HG_KIND_CRASH: return "crash";
+	case HG_KIND_THREAD_DUMP: return "thread_dump";
+	}
+	return "unknown";
+}
+
+hg_report *report_new(const char *source, long line, long number)
+{
+	hg_arena *arena = hg_arena_create();
+	if (!arena)
+		return NULL;
+	hg_report *rep = hg_arena_alloc(arena, sizeof *rep);
+	if (!rep || !(rep->source = hg_arena_strdup(arena, source))) {
+		hg_arena_destroy(arena);
+		return NULL;
+	}
+	rep->arena = arena;
+	rep->line = line;
+	rep->number = number;
+	rep->key_index = -1;
+	rep->foreground = -1;
+	rep->threads.blamed = -1;
+	return rep;
+}
+
+static const char *const format_names[] = {
+	[HG_FORMAT_AUTO] = "auto",
+	[HG_FORMAT_MATRIX] = "matrix",
+	[HG_FORMAT_KSCRASH] = "kscrash",
+	[HG_FORMAT_ANR_TRACES] = "anr",
+	[HG_FORMAT_BLOCKCANARY] = "blockcanary",
+	[HG_FORMAT_JAVA_STACK] = "java",
+	[HG_FORMAT_RAW] = "raw",
+};
+
+const char *hg_input_format_name(enum hg_input_format format)
+{
+	return (size_t)format < sizeof format_names / sizeof *format_names ? format_names[format]
+									     : "auto";
+}
+
+int hg_input_format_from_name(const char *name)
+{
+	for (size_t i = 0; i < sizeof format_names / sizeof *format_names; i++)
+		if (strcmp(name, format_names[i]) == 0)
+			return (int)i;
+	return -1;
+}
+
+int hg_report_add_meta(hg_report *rep, const char *key, const char *json, const char *text)
+{
+	for (size_t i = 0; i < rep->meta_len; i++)
+		if (strcmp(rep->meta[i].key, key) == 0)
+			return 0; /* the first of a repeated key wins, as in a JSON reader */
+	if (rep->meta_len == rep->cap_meta) {
+		size_t cap = rep->cap_meta ? rep->cap_meta * 2 : 16;
+		hg_meta_field *f = hg_arena_calloc(rep->arena, cap, sizeof *f);
+		if (!f)
+			return HG_ENOMEM;
+		if (rep->meta_len)
+			memcpy(f, rep->meta, rep->meta_len * sizeof *f);
+		rep->meta = f;
+		rep->cap_meta = cap;
+	}
+	hg_meta_field *f = &rep->meta[rep->meta_len];
+	f->key = hg_arena_strdup(rep->arena, key);
+	f->json = hg_arena_strdup(rep->arena, json);
+	f->text = text ? hg_arena_strdup(rep->arena, text) : f->json;
+	if (!f->key || !f->json || !f->text)
+		return HG_ENOMEM;
+	rep->meta_len++;
+	return 0;
+}
+
+int report_settle_time(hg_report *rep)
+{
+	if (!rep->time || rep->time_written)
+		return 0;
+	rep->time_written = rep->time;
+	char t[REPORT_TIME_SIZE];
+	const char *why = "";
+	if (report_time_parse(rep->time, strlen(rep->time), t, &why) != 0) {
+		rep->time = NULL;
+		return hg_strlist_addf(&rep->warnings, rep->arena,
+				       "time \"%.80s\" cannot be read (%s): the report's time is "
+				       "unknown", rep->time_written, why);
+	}
+	/* Most times are already in the form (a re-read store report) or
+	 * epoch digits: a copy only when it differs. */
+	if (strcmp(t, rep->time) != 0 && !(rep->time = hg_arena_strdup(rep->arena, t)))
+		return HG_ENOMEM;
+	return 0;
+}
+
+int hg_report_add_stat(hg_report *rep, const char *group, const char *name, const char *value)
+{
+	if (rep->n_stats == rep->cap_stats) {
+		size_t cap = rep->cap_stats ? rep->cap_stats * 2 : 16;
+		hg_stat *s = hg_arena_calloc(rep->arena, cap, sizeof *s);
+		if (!s)
+			return HG_ENOMEM;
+		if (rep->n_stats)
+			memcpy(s, rep->stats, rep->n_stats * sizeof *s);
+		rep->stats = s;
+		rep->cap_stats = cap;
+	}
+	hg_stat *s = &rep->stats[rep->n_stats];
+	s->group = group ? hg_arena_strdup(rep->arena, group) : NULL;
+	s->name = hg_arena_strdup(rep->arena, name);
+	s->value = hg_arena_strdup(rep->arena, value);
+	if ((group && !s->group) || !s->name || !s->value)
+		return HG_ENOMEM;
+	rep->n_stats++;
+	return 0;
+}
+
+void hg_report_destroy(hg_report *rep)
+{
+	if (rep)
+		hg_arena_destroy(rep->arena); /* the report itself lives in it */
+}
+
+static void finish_analysis(hg_report *rep)
+{
+	rep->stack_cost = hg_stack_cost(&rep->trimmed, rep->cost);
+	rep->key_index = hg_stack_key(&rep->trimmed, rep->stack_cost);
+}
+
+int report_analyse_buffer(hg_report *rep, const int64_t *words, size_t n, bool strict,
+			  bool has_end_time, int64_t end_time)
+{
+	rep->has_method_stack = true;
+	rep->from_buffer = true;
+	rep->buffer_words = n;
+	if (n == 0) {
+		/* Matrix skips both steps for an empty buffer. */
+		hg_strlist_addf(&rep->warnings, rep->arena, "the buffer is empty: no stack to rebuild");
+		finish_analysis(rep);
+		return 0;
+	}
+	int64_t latest = hg_stack_latest_time(words, n);
+	if (!has_end_time)
+		end_time = latest;
+	else if (latest > 0 && end_time / 1000 >= latest && end_time > 1000000000)
+		hg_strlist_addf(&rep->warnings, rep->arena,
+				"end_time %lld looks like nanoseconds (the buffer's times end at %lld ms); "
+				"Matrix 2.1 passes System.nanoTime() there, so unfinished methods get "
+				"huge costs", (long long)end_time, (long long)latest);
+	else if (end_time < latest)
+		hg_strlist_addf(&rep->warnings, rep->arena,
+				"end_time %lld is before the buffer's latest time %lld; unfinished "
+				"methods get negative costs", (long long)end_time, (long long)latest);
+	hg_rebuild_opts opts = {strict, end_time};
+	int rc = hg_stack_rebuild(words, n, &opts, rep->arena, &rep->full, &rep->warnings);
+	if (rc == 0)
+		rc = hg_stack_trim(&rep->full, HG_MATRIX_TARGET_STACK, rep->arena, &rep->trimmed);
+	if (rc != 0)
+		return rc;
+	if (rep->full.len == 0)
+		hg_strlist_addf(&rep->warnings, rep->arena,
+				"the buffer rebuilds to an empty stack (as on the device)");
+	finish_analysis(rep);
+	return 0;
+}
+
+void report_analyse_structured(hg_report *rep)
+{
+	rep->has_method_stack = true;
+	if (rep->full.len == 0)
+		hg_strlist_addf(&rep->warnings, rep->arena, "the stack is empty");
+	rep->trimmed = rep->full;
+	finish_analysis(rep);
+}
+
+const char *hg_report_stack_key_text(const hg_report *rep)
+{
+	if (rep->key_index < 0)
+		return "";
+	return hg_arena_printf(rep->arena, "%d|", rep->trimmed.items[rep->key_index].id);
+}
+
+/* Symbols already formatted for this report, by id: an open-addressing
+ * table, so a stack of a million items formats each distinct id once. */
+struct symbol_cache {
+	int64_t *id;  /* EMPTY or an id */
+	const char **symbol;
+	size_t mask;
+};
+
+#define EMPTY INT64_MIN /* no int32 id has this value */
+
+static const char **cache_slot(struct symbol_cache *c, int32_t id, bool *found)
+{
+	size_t h = ((uint32_t)id * 2654435761u) & c->mask;
+	while (c->id[h] != EMPTY && c->id[h] != id)
+		h = (h + 1) & c->mask;
+	*found = c->id[h] == id;
+	c->id[h] = id;
+	return &c->symbol[h];
+}
+
+int hg_report_symbolicate(hg_report *rep, const hg_mapping *mapping)
+{
+	if (rep->error || !mapping || rep->full.len == 0 || rep->symbols)
+		return 0; /* nothing to name, or named already */
+	size_t n = rep->full.len, cap = 16;
+	while (cap < 2 * n)
+		cap *= 2;
+	struct symbol_cache cache = {malloc(cap * sizeof(int64_t)), calloc(cap, sizeof(char *)), cap - 1};
+	rep->symbols = hg_arena_calloc(rep->arena, n, sizeof *rep->symbols);
+	if (!cache.id || !cache.symbol || !rep->symbols) {
+		free(cache.id);
+		free(cache.symbol);
+		return HG_ENOMEM;
+	}
+	for (size_t i = 0; i < cap; i++)
+		cache.id[i] = EMPTY;
+	size_t missing = 0;
+	for (size_t i = 0; i < n; i++) {
+		int32_t id = rep->full.items[i].id;
+		bool found;
+		const char **slot = cache_slot(&cache, id, &found);
+		if (!found) {
+			*slot = hg_mapping_symbol(mapping, id, rep->arena);
+			missing += *slot == NULL;
+		}
+		rep->symbols[i] = *slot;
+	}
+	free(cache.id);
+	free(cache.symbol);
+	rep->missing_ids = missing;
+	if (missing)
+		hg_strlist_addf(&rep->warnings, rep->arena, "%zu method id(s) not in %s; shown as #<id>",
+				missing, hg_mapping_name(mapping));
+	return 0;
+}

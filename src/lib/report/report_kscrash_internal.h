@@ -1,0 +1,46 @@
+/* What report_kscrash.c (the report, its kind and whom to blame) and
+ * report_kscrash_threads.c (threads, frames, binary images) share
+ * (private). */
+#ifndef HANGAR_LIB_REPORT_KSCRASH_INTERNAL_H
+#define HANGAR_LIB_REPORT_KSCRASH_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "report_internal.h"
+#include "core/core.h"
+
+struct image; /* one binary image (report_kscrash_threads.c) */
+
+/* What the blame rules need to know of each thread. */
+struct thread_info {
+	bool crashed, current, handled, main_queue, main_name;
+	long index; /* -1 when absent */
+};
+
+/* One report object being read. */
+struct kx {
+	const hg_ctx *ctx;
+	struct json_fields f; /* the document, and where errors go */
+	hg_report *rep;
+	struct image *images; /* sorted by addr */
+	size_t n_images;
+	size_t frames;        /* frames and threads read, against max_stack_lines */
+	struct strcache strs; /* image names, symbols and frame texts, one copy each */
+};
+
+/* s copied into the report's arena; NULL when s is (or on ENOMEM). */
+static inline const char *kscrash_dup(struct kx *k, const char *s)
+{
+	return s ? hg_arena_strdup(k->rep->arena, s) : NULL;
+}
+
+/* Reads root's "binary_images" into k->images; 0, HG_EPARSE or HG_ENOMEM. */
+int kscrash_read_images(struct kx *k, const hg_json *root);
+
+/* Every thread of crash, or the minimal report's crashed_thread, into
+ * k->rep->threads; *info gets one entry per thread read (in the arena).
+ * Call after kscrash_read_images.  0, HG_EPARSE, HG_ELIMIT or HG_ENOMEM. */
+int kscrash_read_threads(struct kx *k, const hg_json *crash, struct thread_info **info);
+
+#endif

@@ -1,0 +1,364 @@
+/* Module stack (src/lib/stack/): Matrix's method stacks, byte for byte as
+ * Matrix computes them.  AppMethodBeat words from their encodings (beat.c),
+ * the rebuild of depth/id/count/cost items from a buffer (stack_rebuild.c),
+ * the structured stack text (stack_parse.c), trimming, cost and StackKey
+ * (stack_key.c) and the call tree a person reads (calltree.c).
+ * Public headers: beat.h, stack.h.
+ * Uses: core. */
+/* TraceDataUtils.structuredDataToStack, step for step.
+ *
+ * Matrix keeps the pending entries in a LinkedList used as a stack, pushes
+ * finished items to the front of the result list (merging a repeat of the
+ * item just pushed), then rebuilds a tree from that list and flattens it.
+ * Every quirk of that code is reproduced here on purpose, because reports
+ * are compared against what the device computed; what Matrix swallows
+ * silently becomes a warning naming the buffer word. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/core.h"
+#include "hangar/beat.h"
+#include "hangar/stack.h"
+#include "java_int.h"
+
+#define NIL UINT32_MAX /* no node: indexes are 32-bit, see the cap in hg_stack_rebuild */
+
+/* The pending entries: a deque whose front is the top of Matrix's stack. */
+struct pending {
+	int64_t word;
+	size_t index; /* position in the buffer, for warnings */
+};
+
+struct deque {
+	struct pending *slot;
+	size_t cap, head, len;
+};
+
+static void push_front(struct deque *q, struct pending p)
+{
+	q->head = (q->head + q->cap - 1) % q->cap;
+	q->slot[q->head] = p;
+	q->len++;
+}
+
+static void push_back(struct deque *q, struct pending p)
+{
+	q->slot[(q->head + q->len) % q->cap] = p;
+	q->len++;
+}
+
+static struct pending pop_front(struct deque *q)
+{
+	struct pending p = q->slot[q->head];
+	q->head = (q->head + 1) % q->cap;
+	q->len--;
+	return p;
+}
+
+/* What Matrix swallowed, counted so that a million oddities give one line. */
+struct oddities {
+	size_t stray_exits, first_stray;
+	size_t mismatches, first_mismatch;
+	size_t put_back, first_put_back;
+	size_t unmatched, first_unmatched;
+	size_t wraps, first_wrap;
+	size_t anr_merges, first_anr_merge;
+	size_t dropped_unfinished;
+	bool saw_dispatch;
+};
+
+/* The result list, back = Matrix's front (the item last pushed). */
+struct items {
+	hg_method_item *item;
+	size_t len;
+	size_t *word; /* buffer index that finished each item */
+};
+
+/* addMethodItem: merge into the previous item when id and depth repeat. */
+static void add_item(struct items *r, int32_t id, int32_t cost, int32_t depth, size_t word,
+		     struct oddities *odd)
+{
+	if (r->len > 0) {
+		hg_method_item *last = &r->item[r->len - 1];
+		if (last->id == id && last->depth == depth && depth != 0) {
+			if (cost == HG_MATRIX_DEFAULT_ANR) {
+				if (odd->anr_merges++ == 0)
+					odd->first_anr_merge = word;
+				cost = last->cost;
+			}
+			last->count = java_add(last->count, 1);
+			last->cost = java_add(last->cost, cost);
+			return;
+		}
+	}
+	r->item[r->len] = (hg_method_item){depth, id, 1, cost, 0};
+	r->word[r->len] = word;
+	r->len++;
+}
+
+/* Handles one exit word.  Returns 0 to go on, ABANDON when Matrix would
+ * discard the whole stack (a negative duration), or HG_ENOMEM. */
+#define ABANDON 1
+static int handle_exit(struct deque *raw, int64_t *depth, int64_t word, size_t index,
+		    struct items *r, struct oddities *odd, hg_arena *arena, hg_strlist *warnings)
+{
+	int32_t out_id = hg_beat_method_id(word);
+	if (raw->len == 0) {
+		if (odd->stray_exits++ == 0)
+			odd->first_stray = index;
+		return 0;
+	}
+	struct pending in = pop_front(raw);
+	(*depth)--;
+	size_t popped_from = raw->len; /* entries left below the popped ones */
+	struct pending *tmp = NULL;
+	size_t ntmp = 0;
+	int32_t in_id;
+	if ((in_id = hg_beat_method_id(in.word)) != out_id) {
+		/* Matrix pops until it finds the entry; remember the popped ones
+		 * in order, as its `tmp` list does. */
+		if (odd->mismatches++ == 0)
+			odd->first_mismatch = index;
+		tmp = malloc((popped_from + 1) * sizeof *tmp);
+		if (!tmp)
+			return HG_ENOMEM;
+		tmp[ntmp++] = in;
+		while ((in_id = hg_beat_method_id(in.word)) != out_id && raw->len > 0) {
+			in = pop_front(raw);
+			(*depth)--;
+			tmp[ntmp++] = in;
+		}
+	}
+	if (in_id != out_id && in_id == HG_BEAT_DISPATCH_ID) {
+		/* The search ended at the dispatch entry: Matrix appends the
+		 * popped entries to the bottom of the stack and grows depth by the
+		 * stack's whole size. */
+		if (odd->put_back++ == 0)
+			odd->first_put_back = index;
+		for (size_t i = 0; i < ntmp; i++)
+			push_back(raw, tmp[i]);
+		*depth += (int64_t)raw->len;
+		free(tmp);
+		return 0;
+	}
+	free(tmp);
+	if (in_id != out_id) {
+		/* Nothing matched: Matrix still records the exit's id, timed from
+		 * the last entry it popped. */
+		if (odd->unmatched++ == 0)
+			odd->first_unmatched = index;
+	}
+	int64_t during = hg_beat_time(word) - hg_beat_time(in.word);
+	if (during < 0) {
+		hg_strlist_addf(warnings, arena,
+				"time goes backwards at word %zu: exit of method %d at %lld ms precedes "
+				"its entry at word %zu (%lld ms); Matrix discards the whole stack",
+				index, out_id, (long long)hg_beat_time(word), in.index,
+				(long long)hg_beat_time(in.word));
+		return ABANDON;
+	}
+	if (during > INT32_MAX && odd->wraps++ == 0)
+		odd->first_wrap = index;
+	add_item(r, out_id, java_int(during), java_int(*depth), index, odd);
+	return 0;
+}
+
+static void report_oddities(const struct oddities *odd, bool strict, hg_arena *arena,
+			    hg_strlist *w)
+{
+	if (strict && !odd->saw_dispatch)
+		hg_strlist_addf(w, arena, "no dispatch entry (method %d) in the buffer: strict mode "
+				"skips every word", HG_BEAT_DISPATCH_ID);
+	if (odd->stray_exits)
+		hg_strlist_addf(w, arena, "%zu stray exit(s) with no pending entry, first at word %zu; "
+				"Matrix ignores them", odd->stray_exits, odd->first_stray);
+	if (odd->mismatches)
+		hg_strlist_addf(w, arena, "%zu exit(s) did not match the innermost entry, first at word "
+				"%zu; Matrix popped entries until it found theirs",
+				odd->mismatches, odd->first_mismatch);
+	if (odd->put_back)
+		hg_strlist_addf(w, arena, "%zu exit(s) found no entry before the dispatch entry, first "
+				"at word %zu; Matrix put the popped entries back at the bottom and "
+				"grew the depth by the stack size", odd->put_back, odd->first_put_back);
+	if (odd->unmatched)
+		hg_strlist_addf(w, arena, "%zu exit(s) matched no entry at all, first at word %zu; "
+				"Matrix timed them from the last entry it popped",
+				odd->unmatched, odd->first_unmatched);
+	if (odd->wraps)
+		hg_strlist_addf(w, arena, "%zu duration(s) exceed 2^31-1 ms and wrap as Java ints, "
+				"first at word %zu", odd->wraps, odd->first_wrap);
+	if (odd->anr_merges)
+		hg_strlist_addf(w, arena, "%zu merged repeat(s) cost exactly %d ms and took the previous "
+				"cost instead (Matrix's DEFAULT_ANR rule), first at word %zu",
+				odd->anr_merges, HG_MATRIX_DEFAULT_ANR, odd->first_anr_merge);
+	if (odd->dropped_unfinished)
+		hg_strlist_addf(w, arena, "%zu entr%s never exited; non-strict mode drops them",
+				odd->dropped_unfinished, odd->dropped_unfinished == 1 ? "y" : "ies");
+}
+
+/* stackToTree + treeToStack over the result list in Matrix's order (our
+ * reverse order).  Fills out with the flattened items; scratch holds 4 x
+ * r->len indexes. */
+static int tree_and_flatten(const struct items *r, uint32_t *scratch, hg_arena *arena,
+			    hg_method_stack *out, hg_strlist *warnings)
+{
+	size_t m = r->len;
+	out->items = NULL;
+	out->len = 0;
+	if (m == 0)
+		return 0;
+	uint32_t *father = scratch, *first = scratch + m, *next = scratch + 2 * m,
+		 *todo = scratch + 3 * m;
+#define ITEM(k) (&r->item[m - 1 - (k)])
+	uint32_t root_first = NIL, last = NIL;
+	size_t dropped = 0, first_dropped = 0;
+	int rc = 0;
+	for (uint32_t k = 0; k < m; k++) {
+		int32_t d = ITEM(k)->depth;
+		father[k] = last;
+		first[k] = next[k] = NIL;
+		if (last == NIL && d != 0) {
+			hg_strlist_addf(warnings, arena, "the first item (method %d, finished at word %zu) "
+					"has depth %d, not 0; Matrix discards the whole stack",
+					ITEM(k)->id, r->word[m - 1 - k], d);
+			goto empty;
+		}
+		if (last == NIL || d == 0) {
+			next[k] = root_first;
+			root_first = k;
+		} else if (ITEM(last)->depth >= d) {
+			while (ITEM(last)->depth > d) {
+				last = father[last];
+				if (last == NIL) {
+					hg_strlist_addf(warnings, arena, "the item of method %d (finished at "
+							"word %zu, depth %d) has no ancestor; Matrix's "
+							"stackToTree would throw a NullPointerException here "
+							"and report nothing", ITEM(k)->id,
+							r->word[m - 1 - k], d);
+					goto empty;
+				}
+			}
+			if (father[last] != NIL) {
+				father[k] = father[last];
+				next[k] = first[father[last]];
+				first[father[last]] = k;
+			} else if (dropped++ == 0) {
+				first_dropped = m - 1 - k;
+			}
+		} else {
+			next[k] = first[last];
+			first[last] = k;
+		}
+		last = k;
+	}
+	if (dropped)
+		hg_strlist_addf(warnings, arena, "%zu item(s) had no parent in Matrix's tree and were "
+				"dropped, first the one finished at word %zu",
+				dropped, r->word[first_dropped]);
+	out->items = hg_arena_calloc(arena, m, sizeof *out->items);
+	if (!out->items) {
+		rc = HG_ENOMEM;
+		goto empty;
+	}
+	/* Pre-order walk without recursion: stacks can be a million deep. */
+	size_t ntodo = 0;
+	uint32_t k = root_first;
+	while (k != NIL) {
+		hg_method_item it = *ITEM(k);
+		it.origin = (uint32_t)out->len;
+		out->items[out->len++] = it;
+		if (first[k] != NIL) {
+			if (next[k] != NIL)
+				todo[ntodo++] = next[k];
+			k = first[k];
+		} else {
+			k = next[k];
+			if (k == NIL && ntodo > 0)
+				k = todo[--ntodo];
+		}
+	}
+#undef ITEM
+	return 0;
+empty:
+	out->len = 0;
+	return rc;
+}
+
+int hg_stack_rebuild(const int64_t *words, size_t n, const hg_rebuild_opts *opts,
+		     hg_arena *arena, hg_method_stack *out, hg_strlist *warnings)
+{
+	out->items = NULL;
+	out->len = 0;
+	if (n >= UINT32_MAX)
+		return HG_ELIMIT; /* items carry 32-bit origins */
+	/* One block per buffer: the pending entries, the items, the words that
+	 * finished them and tree_and_flatten's four index arrays (malloc and
+	 * free were a tenth of the rebuild of a 440-word buffer). */
+	size_t slots = n + 1;
+	size_t per_slot = sizeof(struct pending) + sizeof(size_t) + sizeof(hg_method_item) +
+			  4 * sizeof(uint32_t);
+	if (slots > SIZE_MAX / per_slot)
+		return HG_ENOMEM;
+	char *block = malloc(slots * per_slot);
+	int rc = 0;
+	if (!block)
+		return HG_ENOMEM;
+	hg_hint_huge(block, slots * per_slot);
+	struct deque raw = {(struct pending *)(void *)block, slots, 0, 0};
+	struct items r = {(hg_method_item *)(void *)(block + slots * (sizeof(struct pending) +
+								       sizeof(size_t))),
+			  0, (size_t *)(void *)(block + slots * sizeof(struct pending))};
+	uint32_t *scratch = (uint32_t *)(void *)((char *)r.item + slots * sizeof(hg_method_item));
+	struct oddities odd = {0};
+	bool begun = !opts->strict;
+	int64_t depth = 0;
+	for (size_t i = 0; i < n; i++) {
+		int64_t w = words[i];
+		if (w == 0)
+			continue;
+		bool entry = hg_beat_is_entry(w);
+		int32_t id = hg_beat_method_id(w);
+		if (entry && id == HG_BEAT_DISPATCH_ID) {
+			odd.saw_dispatch = true;
+			begun = true;
+		}
+		if (!begun)
+			continue;
+		if (entry) {
+			if (id == HG_BEAT_DISPATCH_ID)
+				depth = 0;
+			depth++;
+			push_front(&raw, (struct pending){w, i});
+		} else if ((rc = handle_exit(&raw, &depth, w, i, &r, &odd, arena, warnings)) != 0) {
+			report_oddities(&odd, opts->strict, arena, warnings);
+			rc = rc == ABANDON ? 0 : rc;
+			goto done;
+		}
+	}
+	if (opts->strict) {
+		/* Unfinished entries are costed up to end_time (Matrix adds
+		 * AppMethodBeat.getDiffTime(), zero in the buffer's own clock). */
+		while (raw.len > 0) {
+			struct pending p = pop_front(&raw);
+			add_item(&r, hg_beat_method_id(p.word),
+				 java_low32((uint64_t)opts->end_time - (uint64_t)hg_beat_time(p.word)),
+				 java_int((int64_t)raw.len), n, &odd);
+		}
+	} else {
+		odd.dropped_unfinished = raw.len;
+	}
+	report_oddities(&odd, opts->strict, arena, warnings);
+	rc = tree_and_flatten(&r, scratch, arena, out, warnings);
+done:
+	free(block);
+	return rc;
+}
+
+int64_t hg_stack_latest_time(const int64_t *words, size_t n)
+{
+	int64_t latest = 0;
+	for (size_t i = 0; i < n; i++)
+		if (words[i] != 0 && hg_beat_time(words[i]) > latest)
+			latest = hg_beat_time(words[i]);
+	return latest;
+}
