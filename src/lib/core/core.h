@@ -3,6 +3,7 @@
  * src/lib/.  It is the one header of src/lib/core/ that another module may
  * include (scripts/check-layout); each piece keeps a header of its own:
  *   bigmem.h          large buffers, on huge pages where the system has them
+ *   chunk_read.h      part of a file read in chunks, complete lines to a callback
  *   linescan.h        a bitmap of the newlines of a block, 64 bytes at a time
  *   strmap.h          a map from strings to 64-bit values
  *   strcache.h        one arena copy of strings that come again and again
@@ -12,6 +13,7 @@
 #define HANGAR_LIB_CORE_H
 
 #include "bigmem.h"
+#include "chunk_read.h"
 #include "input_internal.h"
 #include "linescan.h"
 #include "sha256.h"

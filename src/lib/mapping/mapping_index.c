@@ -162,70 +162,55 @@ static size_t index_block(struct worker *w, struct linescan *scan, const char *t
 	return p;
 }
 
-/* Reads the worker's part in chunks; a line cut by a chunk's end moves to
- * the front of the buffer and is completed by the next read. */
+/* A worker's file reading (core/chunk_read.c) and the scanner it reuses. */
+struct reading {
+	struct worker *w;
+	struct linescan scan;
+};
+
+static size_t read_lines(void *user, const char *buf, size_t len, size_t off, bool eof)
+{
+	struct reading *r = user;
+	size_t used = index_block(r->w, &r->scan, buf, len, off, eof);
+	if (used == NO_OFFSET) {
+		r->w->rc = HG_ENOMEM;
+		return CHUNK_STOP;
+	}
+	return used;
+}
+
+/* One line fills the buffer: too long to be a mapping line (unless a
+ * comment).  Said once; the reader drops chunks to its end. */
+static void read_too_long(void *user, const char *buf, size_t len)
+{
+	struct worker *w = ((struct reading *)user)->w;
+	const char *t = buf;
+	while (t < buf + len && mapping_is_blank(*t))
+		t++;
+	++w->lines;
+	if (t < buf + len && *t != '#')
+		warn_line(w, w->lines, NO_OFFSET, "line longer than %zu bytes", MAX_LINE);
+}
+
+/* Reads the worker's part: in chunks from the file (a line cut by a
+ * chunk's end is completed by the next read), or all at once from memory. */
 static void *index_part(void *arg)
 {
 	struct worker *w = arg;
 	hg_mapping *m = w->m;
+	struct reading r = {w, {0}};
 	if (m->fd < 0) { /* memory mode: the whole text at once */
-		struct linescan scan = {0};
-		if (index_block(w, &scan, m->data + w->begin, w->end - w->begin, w->begin, true) ==
+		if (index_block(w, &r.scan, m->data + w->begin, w->end - w->begin, w->begin, true) ==
 		    NO_OFFSET)
 			w->rc = HG_ENOMEM;
-		linescan_release(&scan);
-		return NULL;
+	} else {
+		struct chunk_read cr = {m->fd, w->begin, w->end, CHUNK, read_lines, read_too_long, NULL,
+					&r};
+		int rc = chunk_read(&cr, &w->err);
+		if (rc && !w->rc)
+			w->rc = rc;
 	}
-	char *buf = malloc(CHUNK);
-	struct linescan scan = {0};
-	if (!buf) {
-		w->rc = HG_ENOMEM;
-		return NULL;
-	}
-	size_t base = w->begin, filled = 0; /* buf[0] is at file offset base */
-	bool eof = false, skipping = false; /* skipping the rest of an overlong line */
-	while (!eof) {
-		size_t want = CHUNK - filled, left = w->end - (base + filled);
-		ssize_t n = pread(m->fd, buf + filled, want < left ? want : left, (off_t)(base + filled));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			w->err = errno;
-			w->rc = HG_EIO;
-			break;
-		}
-		eof = n == 0;
-		filled += (size_t)n;
-		size_t used = 0;
-		if (skipping) { /* drop the rest of an overlong line */
-			const char *nl = memchr(buf, '\n', filled);
-			used = nl ? (size_t)(nl - buf) + 1 : filled;
-			skipping = !nl && !eof;
-		}
-		size_t more = index_block(w, &scan, buf + used, filled - used, base + used, eof);
-		if (more == NO_OFFSET) {
-			w->rc = HG_ENOMEM;
-			break;
-		}
-		used += more;
-		if (used == 0 && filled == CHUNK) {
-			/* One line fills the buffer: too long to be a mapping line
-			 * (unless a comment).  Say so once, drop chunks to its end. */
-			const char *t = buf;
-			while (t < buf + filled && mapping_is_blank(*t))
-				t++;
-			++w->lines;
-			if (*t != '#')
-				warn_line(w, w->lines, NO_OFFSET, "line longer than %zu bytes", MAX_LINE);
-			skipping = true;
-			used = filled;
-		}
-		memmove(buf, buf + used, filled - used);
-		filled -= used;
-		base += used;
-	}
-	linescan_release(&scan);
-	free(buf);
+	linescan_release(&r.scan);
 	return NULL;
 }
 

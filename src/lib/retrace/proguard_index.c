@@ -12,14 +12,44 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/core.h"
 #include "proguard_index.h"
 
 #define CHUNK ((size_t)128 << 10)
 #define SPLIT_AT ((size_t)8 << 20)
 #define MAP_VERSION_MAJOR 2      /* the newest com.android.tools.r8.mapping version known */
 
+/* The complete lines of a chunk go to the line scanner. */
+static size_t read_lines(void *user, const char *buf, size_t len, size_t off, bool eof)
+{
+	struct pg_worker *w = user;
+	size_t limit = len;
+	if (!eof)
+		while (limit > 0 && buf[limit - 1] != '\n')
+			limit--;
+	if (limit)
+		pg_scan(w, buf, limit, off);
+	return w->rc ? CHUNK_STOP : limit;
+}
+
+/* A line fills the buffer: said once (unless a comment), then skipped. */
+static void read_too_long(void *user, const char *buf, size_t len)
+{
+	struct pg_worker *w = user;
+	const char *t = buf;
+	while (t < buf + len && pg_blank(*t))
+		t++;
+	if (t < buf + len && *t != '#')
+		pg_worker_warn(w, w->lines + 1, "line longer than %zu bytes; skipped", PG_MAX_LINE);
+}
+
+static void read_skipped(void *user)
+{
+	((struct pg_worker *)user)->lines++;
+}
+
 /* Indexes the part [w->begin, w->end) of the file (a thread's start
- * routine: arg is the worker). */
+ * routine: arg is the worker): from memory at once, else in chunks. */
 static void *index_part(void *arg)
 {
 	struct pg_worker *w = arg;
@@ -28,57 +58,11 @@ static void *index_part(void *arg)
 		pg_scan(w, pg->data + w->begin, w->end - w->begin, w->begin);
 		return NULL;
 	}
-	char *buf = malloc(CHUNK);
-	if (!buf) {
-		w->rc = HG_ENOMEM;
-		return NULL;
-	}
-	size_t base = w->begin, filled = 0;
-	bool eof = false, skipping = false;
-	while (!eof && w->rc == 0) {
-		size_t want = CHUNK - filled, left = w->end - (base + filled);
-		ssize_t n = left ? pread(pg->fd, buf + filled, want < left ? want : left,
-					 (off_t)(base + filled))
-				 : 0;
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			w->err = errno;
-			w->rc = HG_EIO;
-			break;
-		}
-		eof = n == 0;
-		filled += (size_t)n;
-		size_t used = 0;
-		if (skipping) { /* the rest of an overlong line */
-			const char *nl = memchr(buf, '\n', filled);
-			used = nl ? (size_t)(nl - buf) + 1 : filled;
-			if (nl)
-				w->lines++;
-			skipping = !nl && !eof;
-		}
-		size_t limit = filled;
-		if (!eof) {
-			while (limit > used && buf[limit - 1] != '\n')
-				limit--;
-		}
-		if (limit > used) {
-			pg_scan(w, buf + used, limit - used, base + used);
-			used = limit;
-		} else if (!eof && used == 0 && filled == CHUNK) {
-			const char *t = buf;
-			while (t < buf + filled && pg_blank(*t))
-				t++;
-			if (*t != '#')
-				pg_worker_warn(w, w->lines + 1, "line longer than %zu bytes; skipped", PG_MAX_LINE);
-			skipping = true;
-			used = filled;
-		}
-		memmove(buf, buf + used, filled - used);
-		filled -= used;
-		base += used;
-	}
-	free(buf);
+	struct chunk_read cr = {pg->fd, w->begin, w->end, CHUNK, read_lines, read_too_long,
+				read_skipped, w};
+	int rc = chunk_read(&cr, &w->err);
+	if (rc && !w->rc)
+		w->rc = rc;
 	return NULL;
 }
 
