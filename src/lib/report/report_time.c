@@ -70,8 +70,9 @@ static int64_t days_from_civil(int64_t y, int m, int d)
 	return era * 146097 + doe - 719468;
 }
 
-/* Unix ms to "YYYY-MM-DDTHH:MM:SS.mmmZ" (civil_from_days). */
-static void format_ms(int64_t ms, char out[REPORT_TIME_SIZE])
+/* Unix ms to "YYYY-MM-DDTHH:MM:SS.mmmZ" (civil_from_days), digit by
+ * digit, not snprintf: the store writes two of these per report. */
+void report_time_format_ms(int64_t ms, char out[REPORT_TIME_SIZE])
 {
 	int64_t days = ms / MS_PER_DAY, rest = ms % MS_PER_DAY;
 	if (rest < 0) {
@@ -111,7 +112,7 @@ static int finish(int64_t ms, char out[REPORT_TIME_SIZE], const char **why)
 {
 	if (ms < MIN_MS || ms >= MAX_MS)
 		return fail(out, why, "the time falls outside the years 0000 to 9999");
-	format_ms(ms, out);
+	report_time_format_ms(ms, out);
 	return 0;
 }
 
@@ -310,7 +311,7 @@ int report_time_yearless(const char *s, size_t n, int64_t ref_ms, char out[REPOR
 	 * would be past it or is not in that year's calendar (02-29). */
 	char latest[REPORT_TIME_SIZE];
 	int64_t limit = ref_ms + MAX_ZONE_MS;
-	format_ms(limit, latest);
+	report_time_format_ms(limit, latest);
 	int64_t year = (latest[0] - '0') * 1000 + (latest[1] - '0') * 100 + (latest[2] - '0') * 10 +
 		       (latest[3] - '0');
 	const char *after_date = sc.s;

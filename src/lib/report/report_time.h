@@ -41,6 +41,10 @@ int report_time_parse(const char *s, size_t n, char out[REPORT_TIME_SIZE], const
 int report_time_yearless(const char *s, size_t n, int64_t ref_ms, char out[REPORT_TIME_SIZE],
 			 const char **why);
 
+/* Unix milliseconds (from year 0 to 9999) in the store's form,
+ * "YYYY-MM-DDTHH:MM:SS.mmmZ". */
+void report_time_format_ms(int64_t ms, char out[REPORT_TIME_SIZE]);
+
 /* Unix milliseconds of a time in the store's form (as report_time_parse
  * writes it): false when text is not one. */
 bool report_time_unix_ms(const char *text, int64_t *ms);

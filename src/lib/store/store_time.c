@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "report/report_time.h"
 #include "store_internal.h"
 
 /* Julian day of the Unix epoch in milliseconds, and the end of year 9999:
@@ -16,39 +17,6 @@
 #define JD_EPOCH_MS 210866760000000LL
 #define JD_MAX_MS 464269060800000.0
 
-/* Unix milliseconds (>= year 0) as "YYYY-MM-DDTHH:MM:SS.mmmZ". */
-static void format_unix_ms(int64_t ms, char out[32])
-{
-	int64_t days = ms / 86400000, rest = ms % 86400000;
-	if (rest < 0) {
-		rest += 86400000;
-		days--;
-	}
-	/* Days to a proleptic Gregorian date (H. Hinnant's civil_from_days). */
-	int64_t z = days + 719468;
-	int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-	int64_t doe = z - era * 146097;
-	int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-	int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-	int64_t mp = (5 * doy + 2) / 153;
-	int64_t day = doy - (153 * mp + 2) / 5 + 1;
-	int64_t month = mp < 10 ? mp + 3 : mp - 9;
-	int64_t year = yoe + era * 400 + (month <= 2);
-	/* Digit by digit, not snprintf: two of these per stored report. */
-	const int64_t fields[7] = {year, month, day, rest / 3600000, rest / 60000 % 60,
-				   rest / 1000 % 60, rest % 1000};
-	static const int width[7] = {4, 2, 2, 2, 2, 2, 3};
-	static const char after[7] = {'-', '-', 'T', ':', ':', '.', 'Z'};
-	char *o = out;
-	for (int f = 0; f < 7; f++) {
-		int64_t v = fields[f];
-		for (int d = width[f] - 1; d >= 0; d--, v /= 10)
-			o[d] = (char)('0' + v % 10);
-		o += width[f];
-		*o++ = after[f];
-	}
-	*o = '\0';
-}
 
 /* Digits only: seconds, ms, us or ns by length, as STORE_TIME_SQL divides
  * them (the same double arithmetic as SQLite's "unixepoch").  A value past
@@ -67,7 +35,7 @@ static bool epoch_digits(const char *text, size_t n, char out[32])
 		out[0] = '\0'; /* SQLite: NULL */
 		return true;
 	}
-	format_unix_ms((int64_t)(jd + 0.5) - JD_EPOCH_MS, out);
+	report_time_format_ms((int64_t)(jd + 0.5) - JD_EPOCH_MS, out);
 	return true;
 }
 
@@ -120,7 +88,7 @@ void store_time_now(char out[32])
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
-	format_unix_ms((int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000, out);
+	report_time_format_ms((int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000, out);
 }
 
 int store_time_normalize(hg_store *store, const char *text, char out[32])
