@@ -32,30 +32,9 @@
 
 static const char *const EMPTY_SHA256 =
 	"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
+_Static_assert(CURL_ERROR_SIZE_COPY >= CURL_ERROR_SIZE, "struct xfer's errbuf holds curl's errors");
 
-struct xfer {
-	hg_source *src;
-	const hg_object *obj;    /* NULL for fetch_get */
-	CURL *easy;
-	struct curl_slist *headers;
-	char *url;               /* current request URL (may change on redirect) */
-	int attempt, redirects;
-	size_t slot;             /* index in the engine's active list */
-	uint64_t ready_at, started;
-	/* where the body goes: a staged file through the gunzip sink, or memory */
-	char *path, *part;
-	FILE *file;
-	struct gunzip *gz;
-	hg_buf *mem;
-	int sink_err;
-	bool stalled;
-	uint64_t last_data;      /* when the last byte (header or body) came */
-	long retry_after;
-	int64_t *bytes;
-	char errbuf[CURL_ERROR_SIZE];
-};
-
-static uint64_t now_ms(void)
+uint64_t fetch_now_ms(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -72,7 +51,7 @@ static size_t on_body(char *data, size_t size, size_t nmemb, void *user)
 {
 	struct xfer *x = user;
 	size_t len = size * nmemb;
-	x->last_data = now_ms();
+	x->last_data = fetch_now_ms();
 	long status = 0;
 	curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &status);
 	if (x->bytes)
@@ -95,7 +74,7 @@ static size_t on_header(char *data, size_t size, size_t nmemb, void *user)
 {
 	struct xfer *x = user;
 	size_t len = size * nmemb;
-	x->last_data = now_ms();
+	x->last_data = fetch_now_ms();
 	if (len >= 5 && strncmp(data, "HTTP/", 5) == 0)
 		x->retry_after = -1; /* a new response */
 	else if (len > 12 && strncasecmp(data, "Retry-After:", 12) == 0)
@@ -111,7 +90,7 @@ static int on_progress(void *user, curl_off_t dltotal, curl_off_t dlnow, curl_of
 {
 	(void)dltotal, (void)dlnow, (void)ultotal, (void)ulnow;
 	struct xfer *x = user;
-	if (now_ms() - x->last_data > (uint64_t)x->src->opts.stall_ms) {
+	if (fetch_now_ms() - x->last_data > (uint64_t)x->src->opts.stall_ms) {
 		x->stalled = true;
 		return 1;
 	}
@@ -150,7 +129,7 @@ static int setup_easy(struct xfer *x)
 	curl_easy_setopt(e, CURLOPT_PRIVATE, x);
 	x->errbuf[0] = '\0';
 	x->stalled = false;
-	x->last_data = now_ms();
+	x->last_data = fetch_now_ms();
 	x->retry_after = -1;
 	x->sink_err = 0;
 	if (src->kind == SRC_S3 && src->creds.key_id && !x->headers) {
@@ -216,7 +195,7 @@ static void classify(struct xfer *x, CURLcode code, struct fetch_result *r)
 	case CURLE_OPERATION_TIMEDOUT:
 		if (strstr(x->errbuf, "too slow"))
 			r->outcome = FO_STALL;
-		else if (now_ms() - x->started + 50 >= (uint64_t)x->src->opts.timeout_ms)
+		else if (fetch_now_ms() - x->started + 50 >= (uint64_t)x->src->opts.timeout_ms)
 			r->outcome = FO_TIMEOUT;
 		else
 			r->outcome = FO_CONNECT;
@@ -310,7 +289,7 @@ int fetch_get(hg_source *src, const char *url, hg_buf *body, long *status, char 
 	while (rc == 0) {
 		hg_buf_reset(body);
 		x.attempt++;
-		x.started = now_ms();
+		x.started = fetch_now_ms();
 		rc = setup_easy(&x);
 		if (rc)
 			break;
@@ -347,21 +326,6 @@ int fetch_get(hg_source *src, const char *url, hg_buf *body, long *status, char 
 }
 
 /* ---- many objects at once ---- */
-
-struct engine {
-	hg_source *src;
-	CURLM *multi;
-	const hg_object *objs;
-	size_t n, next;
-	const hg_fetch_callbacks *cb;
-	void *user;
-	struct xfer **waiting;   /* failed attempts waiting for their retry */
-	size_t n_waiting;
-	struct xfer **active;    /* in the multi handle (progress.active of them) */
-	hg_fetch_progress progress;
-	uint64_t last_progress;
-	int stop;                /* a callback's non-zero value, or an error */
-};
 
 static void close_sink(struct xfer *x, bool keep)
 {
@@ -410,7 +374,7 @@ static int start(struct engine *en, struct xfer *x)
 	x->gz = gunzip_create(x->file, en->src->opts.max_object, ends_with_gz(x->obj->key));
 	if (!x->gz || setup_easy(x) != 0)
 		return HG_ENOMEM;
-	x->started = now_ms();
+	x->started = fetch_now_ms();
 	if (curl_multi_add_handle(en->multi, x->easy) != CURLM_OK)
 		return HG_ENOMEM;
 	x->slot = en->progress.active++;
@@ -496,7 +460,7 @@ static void complete(struct engine *en, struct xfer *x, CURLcode code)
 		xfer_free(x);
 		return;
 	} else {
-		x->ready_at = now_ms() + (uint64_t)fetch_retry_delay_ms(&r, x->attempt,
+		x->ready_at = fetch_now_ms() + (uint64_t)fetch_retry_delay_ms(&r, x->attempt,
 								      en->src->opts.backoff_ms,
 								      fetch_random());
 	}
@@ -507,7 +471,7 @@ static void complete(struct engine *en, struct xfer *x, CURLcode code)
 /* Starts what may start: due retries first, then new objects. */
 static void start_due(struct engine *en)
 {
-	uint64_t now = now_ms();
+	uint64_t now = fetch_now_ms();
 	for (size_t i = 0; i < en->n_waiting && !en->stop &&
 			   en->progress.active < (size_t)en->src->opts.jobs;) {
 		struct xfer *x = en->waiting[i];
@@ -540,7 +504,7 @@ static void start_due(struct engine *en)
 static long poll_timeout(const struct engine *en)
 {
 	long t = 100;
-	uint64_t now = now_ms();
+	uint64_t now = fetch_now_ms();
 	for (size_t i = 0; i < en->n_waiting; i++) {
 		long d = en->waiting[i]->ready_at > now ? (long)(en->waiting[i]->ready_at - now) : 0;
 		if (d < t)
@@ -551,7 +515,7 @@ static long poll_timeout(const struct engine *en)
 
 static void maybe_progress(struct engine *en, bool force)
 {
-	uint64_t now = now_ms();
+	uint64_t now = fetch_now_ms();
 	if (en->cb->progress && (force || now - en->last_progress >= PROGRESS_EVERY_MS)) {
 		en->last_progress = now;
 		en->cb->progress(en->user, &en->progress);

@@ -195,4 +195,49 @@ int source_list_http(hg_source *src);
 int fetch_get(hg_source *src, const char *url, hg_buf *body, long *status, char *why,
 	      size_t why_size);
 
+/* One object's transfer, or fetch_get's: its curl handle and the request,
+ * where the body goes, its place in the queue.  The curl handle is void *
+ * here: curl.h stays in fetch.c. */
+struct xfer {
+	hg_source *src;
+	const hg_object *obj;    /* NULL for fetch_get */
+	void *easy;              /* its CURL handle (fetch.c only) */
+	struct curl_slist *headers;
+	char *url;               /* current request URL (may change on redirect) */
+	int attempt, redirects;
+	size_t slot;             /* index in the engine's active list */
+	uint64_t ready_at, started;
+	/* where the body goes: a staged file through the gunzip sink, or memory */
+	char *path, *part;
+	FILE *file;
+	struct gunzip *gz;
+	hg_buf *mem;
+	int sink_err;
+	bool stalled;
+	uint64_t last_data;      /* when the last byte (header or body) came */
+	long retry_after;
+	int64_t *bytes;
+	char errbuf[CURL_ERROR_SIZE_COPY];
+};
+
+/* hg_source_fetch's state: the objects, the transfers in the multi handle
+ * and those waiting for a retry, the progress. */
+struct engine {
+	hg_source *src;
+	void *multi;             /* the CURLM handle (fetch.c only) */
+	const hg_object *objs;
+	size_t n, next;
+	const hg_fetch_callbacks *cb;
+	void *user;
+	struct xfer **waiting;   /* failed attempts waiting for their retry */
+	size_t n_waiting;
+	struct xfer **active;    /* in the multi handle (progress.active of them) */
+	hg_fetch_progress progress;
+	uint64_t last_progress;
+	int stop;                /* a callback's non-zero value, or an error */
+};
+
+/* Milliseconds of a monotonic clock. */
+uint64_t fetch_now_ms(void);
+
 #endif
