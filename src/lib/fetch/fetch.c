@@ -2,8 +2,9 @@
  * s3:// and http(s):// sources.  The source (fetch_source.c), its listings
  * (fetch_list.c, fetch_s3_list.c with expat, fetch_http_list.c), URLs
  * (fetch_url.c), credentials (fetch_creds.c), retries (fetch_retry.c),
- * sharding (fetch_shard.c), gzip bodies (fetch_gunzip.c, with zlib) and
- * here the transfers (libcurl).
+ * sharding (fetch_shard.c), gzip bodies (fetch_gunzip.c, with zlib), the
+ * queue of objects (fetch_queue.c), what becomes of each fetched object
+ * (fetch_object.c), and here the transfers (libcurl).
  * Public header: fetch.h.
  * Uses: core, json. */
 /* The transfers: the only file that includes curl.h.
@@ -28,34 +29,12 @@
 #include "fetch_internal.h"
 
 #define MAX_REDIRECTS 5
-#define PROGRESS_EVERY_MS 250
 
 static const char *const EMPTY_SHA256 =
 	"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
+_Static_assert(CURL_ERROR_SIZE_COPY >= CURL_ERROR_SIZE, "struct xfer's errbuf holds curl's errors");
 
-struct xfer {
-	hg_source *src;
-	const hg_object *obj;    /* NULL for fetch_get */
-	CURL *easy;
-	struct curl_slist *headers;
-	char *url;               /* current request URL (may change on redirect) */
-	int attempt, redirects;
-	size_t slot;             /* index in the engine's active list */
-	uint64_t ready_at, started;
-	/* where the body goes: a staged file through the gunzip sink, or memory */
-	char *path, *part;
-	FILE *file;
-	struct gunzip *gz;
-	hg_buf *mem;
-	int sink_err;
-	bool stalled;
-	uint64_t last_data;      /* when the last byte (header or body) came */
-	long retry_after;
-	int64_t *bytes;
-	char errbuf[CURL_ERROR_SIZE];
-};
-
-static uint64_t now_ms(void)
+uint64_t fetch_now_ms(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -72,7 +51,7 @@ static size_t on_body(char *data, size_t size, size_t nmemb, void *user)
 {
 	struct xfer *x = user;
 	size_t len = size * nmemb;
-	x->last_data = now_ms();
+	x->last_data = fetch_now_ms();
 	long status = 0;
 	curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &status);
 	if (x->bytes)
@@ -95,7 +74,7 @@ static size_t on_header(char *data, size_t size, size_t nmemb, void *user)
 {
 	struct xfer *x = user;
 	size_t len = size * nmemb;
-	x->last_data = now_ms();
+	x->last_data = fetch_now_ms();
 	if (len >= 5 && strncmp(data, "HTTP/", 5) == 0)
 		x->retry_after = -1; /* a new response */
 	else if (len > 12 && strncasecmp(data, "Retry-After:", 12) == 0)
@@ -111,7 +90,7 @@ static int on_progress(void *user, curl_off_t dltotal, curl_off_t dlnow, curl_of
 {
 	(void)dltotal, (void)dlnow, (void)ultotal, (void)ulnow;
 	struct xfer *x = user;
-	if (now_ms() - x->last_data > (uint64_t)x->src->opts.stall_ms) {
+	if (fetch_now_ms() - x->last_data > (uint64_t)x->src->opts.stall_ms) {
 		x->stalled = true;
 		return 1;
 	}
@@ -150,7 +129,7 @@ static int setup_easy(struct xfer *x)
 	curl_easy_setopt(e, CURLOPT_PRIVATE, x);
 	x->errbuf[0] = '\0';
 	x->stalled = false;
-	x->last_data = now_ms();
+	x->last_data = fetch_now_ms();
 	x->retry_after = -1;
 	x->sink_err = 0;
 	if (src->kind == SRC_S3 && src->creds.key_id && !x->headers) {
@@ -216,7 +195,7 @@ static void classify(struct xfer *x, CURLcode code, struct fetch_result *r)
 	case CURLE_OPERATION_TIMEDOUT:
 		if (strstr(x->errbuf, "too slow"))
 			r->outcome = FO_STALL;
-		else if (now_ms() - x->started + 50 >= (uint64_t)x->src->opts.timeout_ms)
+		else if (fetch_now_ms() - x->started + 50 >= (uint64_t)x->src->opts.timeout_ms)
 			r->outcome = FO_TIMEOUT;
 		else
 			r->outcome = FO_CONNECT;
@@ -310,7 +289,7 @@ int fetch_get(hg_source *src, const char *url, hg_buf *body, long *status, char 
 	while (rc == 0) {
 		hg_buf_reset(body);
 		x.attempt++;
-		x.started = now_ms();
+		x.started = fetch_now_ms();
 		rc = setup_easy(&x);
 		if (rc)
 			break;
@@ -348,37 +327,11 @@ int fetch_get(hg_source *src, const char *url, hg_buf *body, long *status, char 
 
 /* ---- many objects at once ---- */
 
-struct engine {
-	hg_source *src;
-	CURLM *multi;
-	const hg_object *objs;
-	size_t n, next;
-	const hg_fetch_callbacks *cb;
-	void *user;
-	struct xfer **waiting;   /* failed attempts waiting for their retry */
-	size_t n_waiting;
-	struct xfer **active;    /* in the multi handle (progress.active of them) */
-	hg_fetch_progress progress;
-	uint64_t last_progress;
-	int stop;                /* a callback's non-zero value, or an error */
-};
-
-static void close_sink(struct xfer *x, bool keep)
-{
-	gunzip_destroy(x->gz);
-	x->gz = NULL;
-	if (x->file)
-		fclose(x->file);
-	x->file = NULL;
-	if (!keep && x->part)
-		unlink(x->part);
-}
-
-static void xfer_free(struct xfer *x)
+void xfer_free(struct xfer *x)
 {
 	if (!x)
 		return;
-	close_sink(x, false);
+	object_close_sink(x, false);
 	curl_slist_free_all(x->headers);
 	if (x->easy)
 		curl_easy_cleanup(x->easy);
@@ -395,9 +348,9 @@ static bool ends_with_gz(const char *key)
 }
 
 /* Starts (or restarts) x's next attempt: a fresh .part file, a fresh sink. */
-static int start(struct engine *en, struct xfer *x)
+int xfer_start(struct engine *en, struct xfer *x)
 {
-	close_sink(x, false);
+	object_close_sink(x, false);
 	/* O_EXCL|O_NOFOLLOW after an unlink: a link planted at the name is not followed. */
 	unlink(x->part);
 	int fd = open(x->part, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
@@ -410,7 +363,7 @@ static int start(struct engine *en, struct xfer *x)
 	x->gz = gunzip_create(x->file, en->src->opts.max_object, ends_with_gz(x->obj->key));
 	if (!x->gz || setup_easy(x) != 0)
 		return HG_ENOMEM;
-	x->started = now_ms();
+	x->started = fetch_now_ms();
 	if (curl_multi_add_handle(en->multi, x->easy) != CURLM_OK)
 		return HG_ENOMEM;
 	x->slot = en->progress.active++;
@@ -418,7 +371,7 @@ static int start(struct engine *en, struct xfer *x)
 	return 0;
 }
 
-static struct xfer *xfer_new(struct engine *en, const hg_object *obj)
+struct xfer *xfer_new(struct engine *en, const hg_object *obj)
 {
 	struct xfer *x = calloc(1, sizeof *x);
 	if (!x)
@@ -438,39 +391,6 @@ static struct xfer *xfer_new(struct engine *en, const hg_object *obj)
 	return x;
 }
 
-static void report_failed(struct engine *en, struct xfer *x, const char *reason)
-{
-	en->progress.failed++;
-	char *shown = hg_redact_url(x->obj->url);
-	hg_diagf(en->src->ctx, HG_DIAG_WARNING, en->src->name, 0, 0, 0, "%s: %s",
-		 shown ? shown : "(object)", reason);
-	free(shown);
-	if (en->cb->failed && !en->stop)
-		en->stop = en->cb->failed(en->user, x->obj, reason);
-}
-
-static void finish_ok(struct engine *en, struct xfer *x)
-{
-	int gz = gunzip_finish(x->gz);
-	int64_t len = gunzip_written(x->gz);
-	bool flushed = fflush(x->file) == 0;
-	close_sink(x, true);
-	if (gz != GZ_OK || !flushed || rename(x->part, x->path) != 0) {
-		unlink(x->part);
-		char reason[128];
-		snprintf(reason, sizeof reason, "%s",
-			 gz == GZ_TOO_LARGE ? "larger than the size cap"
-			 : gz != GZ_OK	     ? "truncated gzip data"
-					     : "cannot stage the file");
-		report_failed(en, x, reason);
-		return;
-	}
-	en->progress.done++;
-	if (en->cb->done && !en->stop)
-		en->stop = en->cb->done(en->user, x->obj, x->path, len);
-	unlink(x->path);
-}
-
 /* One attempt ended: done, failed, or back to wait for a retry/redirect. */
 static void complete(struct engine *en, struct xfer *x, CURLcode code)
 {
@@ -484,78 +404,24 @@ static void complete(struct engine *en, struct xfer *x, CURLcode code)
 		x->ready_at = 0; /* at once, not counted as an attempt */
 		x->attempt--;
 	} else if (r.outcome == FO_OK) {
-		finish_ok(en, x);
+		object_finish(en, x);
 		xfer_free(x);
 		return;
 	} else if (!fetch_should_retry(&r) || x->attempt >= en->src->opts.attempts) {
 		char reason[320];
 		fetch_describe(&r, x->attempt, en->src->opts.stall_ms, en->src->opts.max_object,
 			       reason, sizeof reason);
-		close_sink(x, false);
-		report_failed(en, x, reason);
+		object_close_sink(x, false);
+		object_failed(en, x, reason);
 		xfer_free(x);
 		return;
 	} else {
-		x->ready_at = now_ms() + (uint64_t)fetch_retry_delay_ms(&r, x->attempt,
+		x->ready_at = fetch_now_ms() + (uint64_t)fetch_retry_delay_ms(&r, x->attempt,
 								      en->src->opts.backoff_ms,
 								      fetch_random());
 	}
-	close_sink(x, false);
+	object_close_sink(x, false);
 	en->waiting[en->n_waiting++] = x;
-}
-
-/* Starts what may start: due retries first, then new objects. */
-static void start_due(struct engine *en)
-{
-	uint64_t now = now_ms();
-	for (size_t i = 0; i < en->n_waiting && !en->stop &&
-			   en->progress.active < (size_t)en->src->opts.jobs;) {
-		struct xfer *x = en->waiting[i];
-		if (x->ready_at > now) {
-			i++;
-			continue;
-		}
-		en->waiting[i] = en->waiting[--en->n_waiting];
-		x->attempt++;
-		if (start(en, x) != 0) {
-			report_failed(en, x, "cannot stage the file");
-			xfer_free(x);
-		}
-	}
-	while (!en->stop && en->next < en->n && en->progress.active < (size_t)en->src->opts.jobs) {
-		struct xfer *x = xfer_new(en, &en->objs[en->next++]);
-		if (!x) {
-			en->stop = HG_ENOMEM;
-			break;
-		}
-		x->attempt = 1;
-		if (start(en, x) != 0) {
-			report_failed(en, x, "cannot stage the file");
-			xfer_free(x);
-		}
-	}
-	en->progress.waiting = en->n_waiting;
-}
-
-static long poll_timeout(const struct engine *en)
-{
-	long t = 100;
-	uint64_t now = now_ms();
-	for (size_t i = 0; i < en->n_waiting; i++) {
-		long d = en->waiting[i]->ready_at > now ? (long)(en->waiting[i]->ready_at - now) : 0;
-		if (d < t)
-			t = d;
-	}
-	return t;
-}
-
-static void maybe_progress(struct engine *en, bool force)
-{
-	uint64_t now = now_ms();
-	if (en->cb->progress && (force || now - en->last_progress >= PROGRESS_EVERY_MS)) {
-		en->last_progress = now;
-		en->cb->progress(en->user, &en->progress);
-	}
 }
 
 int hg_source_fetch(hg_source *src, const hg_object *objs, size_t n,
@@ -576,7 +442,7 @@ int hg_source_fetch(hg_source *src, const hg_object *objs, size_t n,
 	}
 	curl_multi_setopt(en.multi, CURLMOPT_MAX_HOST_CONNECTIONS, (long)src->opts.jobs);
 	while (!en.stop && en.progress.done + en.progress.failed < n) {
-		start_due(&en);
+		queue_start_due(&en);
 		int running = 0;
 		curl_multi_perform(en.multi, &running);
 		CURLMsg *m;
@@ -590,14 +456,14 @@ int hg_source_fetch(hg_source *src, const hg_object *objs, size_t n,
 			complete(&en, x, m->data.result);
 			completed = true;
 		}
-		maybe_progress(&en, false);
+		queue_progress(&en, false);
 		/* A transfer that ended freed a slot: go round at once to fill it.
 		 * Polling first would wait on the others' sockets, or with none
 		 * left (--jobs 1) the whole timeout, before the next one starts. */
 		if (en.progress.done + en.progress.failed < n && !en.stop && !completed)
-			curl_multi_poll(en.multi, NULL, 0, (int)poll_timeout(&en), NULL);
+			curl_multi_poll(en.multi, NULL, 0, (int)queue_poll_timeout(&en), NULL);
 	}
-	maybe_progress(&en, true);
+	queue_progress(&en, true);
 	/* Stopped early: whatever is still in flight or waiting goes. */
 	for (size_t i = 0; i < en.progress.active; i++) {
 		curl_multi_remove_handle(en.multi, en.active[i]->easy);

@@ -195,4 +195,74 @@ int source_list_http(hg_source *src);
 int fetch_get(hg_source *src, const char *url, hg_buf *body, long *status, char *why,
 	      size_t why_size);
 
+/* One object's transfer, or fetch_get's: its curl handle and the request
+ * (fetch.c), where the body goes (fetch_object.c), its place in the queue
+ * (fetch_queue.c).  The curl handle is void * here: curl.h stays in fetch.c. */
+struct xfer {
+	hg_source *src;
+	const hg_object *obj;    /* NULL for fetch_get */
+	void *easy;              /* its CURL handle (fetch.c only) */
+	struct curl_slist *headers;
+	char *url;               /* current request URL (may change on redirect) */
+	int attempt, redirects;
+	size_t slot;             /* index in the engine's active list */
+	uint64_t ready_at, started;
+	/* where the body goes: a staged file through the gunzip sink, or memory */
+	char *path, *part;
+	FILE *file;
+	struct gunzip *gz;
+	hg_buf *mem;
+	int sink_err;
+	bool stalled;
+	uint64_t last_data;      /* when the last byte (header or body) came */
+	long retry_after;
+	int64_t *bytes;
+	char errbuf[CURL_ERROR_SIZE_COPY];
+};
+
+/* hg_source_fetch's state: the objects, the transfers in the multi handle
+ * and those waiting for a retry, the progress. */
+struct engine {
+	hg_source *src;
+	void *multi;             /* the CURLM handle (fetch.c only) */
+	const hg_object *objs;
+	size_t n, next;
+	const hg_fetch_callbacks *cb;
+	void *user;
+	struct xfer **waiting;   /* failed attempts waiting for their retry */
+	size_t n_waiting;
+	struct xfer **active;    /* in the multi handle (progress.active of them) */
+	hg_fetch_progress progress;
+	uint64_t last_progress;
+	int stop;                /* a callback's non-zero value, or an error */
+};
+
+/* Milliseconds of a monotonic clock. */
+uint64_t fetch_now_ms(void);
+/* A transfer of obj (xfer_new: NULL on ENOMEM), started (again) with a fresh
+ * .part file and sink (xfer_start: 0 or an hg error), freed with its .part
+ * file removed (xfer_free: accepts NULL).  fetch.c. */
+struct xfer *xfer_new(struct engine *en, const hg_object *obj);
+int xfer_start(struct engine *en, struct xfer *x);
+void xfer_free(struct xfer *x);
+
+/* ---- fetch_object.c: what becomes of a fetched object ---- */
+
+/* Closes x's sink and staged file, removing the .part file unless keep. */
+void object_close_sink(struct xfer *x, bool keep);
+/* Counts x's object failed, says why, and tells the failed callback. */
+void object_failed(struct engine *en, struct xfer *x, const char *reason);
+/* x's body is all there: its staged file renamed into place and handed to
+ * the done callback, then removed (or the object failed). */
+void object_finish(struct engine *en, struct xfer *x);
+
+/* ---- fetch_queue.c: the queue of objects ---- */
+
+/* Starts what may start: due retries first, then new objects. */
+void queue_start_due(struct engine *en);
+/* How long the loop may wait (ms): until the next retry is due, 100 at most. */
+long queue_poll_timeout(const struct engine *en);
+/* Calls the progress callback, at most every 250 ms unless force. */
+void queue_progress(struct engine *en, bool force);
+
 #endif

@@ -147,6 +147,22 @@ void store_time_now(char out[32]);
 /* One integer from a cached statement without parameters (0 when no
  * row): 0 or a db.h error. */
 int store_query_int(hg_store *store, int slot, const char *sql, int64_t *out);
+/* Runs a cached statement without parameters or rows; a db.h result. */
+int store_exec_cached(hg_store *store, int slot, const char *sql);
+/* The SHA-256 of text[0..len) in hex: how reports and rejected inputs are keyed. */
+void store_sha256_hex(const char *text, size_t len, char out[65]);
+
+/* How often a busy write lock or COMMIT is tried again (store_batch.c,
+ * store_open.c). */
+#define STORE_BUSY_RETRIES 5
+/* BEGIN IMMEDIATE and COMMIT, retried while the store is busy; COMMIT rolls
+ * back when it fails (store_batch.c).  db.h results. */
+int store_begin_immediate(hg_store *store);
+int store_commit(hg_store *store);
+/* Brings the schema of a store opened for writing up to
+ * HG_STORE_SCHEMA_VERSION in one transaction (store_schema.c); 0 or an hg
+ * error. */
+int store_migrate(hg_store *store);
 
 /* A diagnostic naming the store's path: "what: sqlite's message". */
 int store_fail(hg_store *store, int err, const char *what);

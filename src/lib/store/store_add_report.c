@@ -1,0 +1,164 @@
+/* Adding a report: preparing it (its hash and call tree, no store
+ * needed), then inserting it with its tree and cluster updates. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "store_internal.h"
+
+static int64_t report_cost(const hg_report *rep)
+{
+	return rep->stack_cost > rep->cost ? rep->stack_cost : rep->cost;
+}
+
+/* Inserts the report unless its content hash is stored; *when is set to
+ * when_buf, which gets its time in the store's form ("" when the report's
+ * time is unknown: never the ingest time, which would make an old report
+ * look new), or to NULL for a duplicate.  Both times are computed
+ * here, not by SQL in the statement: per report, that was a good part of
+ * a big ingest. */
+static int insert_report(hg_store *store, const hg_report *rep, const hg_signature *sig,
+			 const char *hash, const char *text, size_t len, char when_buf[32],
+			 const char **when)
+{
+	*when = NULL;
+	char time[32], now[32];
+	int err = store_time_normalize(store, rep->time, time);
+	if (err)
+		return DB_ERROR;
+	store_time_now(now);
+	hg_db_stmt *st = db_stmt(store->db, S_INSERT_REPORT,
+		"INSERT INTO reports(content_hash, source, line, kind, app, version, device, scene,"
+		" time, cost, foreground, cluster, symbolicated, text, ingested_at, time_written)"
+		" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?15, ?10, ?11, ?12, ?13, ?14, ?16, ?9)"
+		" ON CONFLICT(content_hash) DO NOTHING");
+	if (!st)
+		return DB_ERROR;
+	db_bind_text(st, 1, hash);
+	db_bind_text(st, 2, rep->source ? rep->source : "");
+	db_bind_int(st, 3, rep->line);
+	db_bind_text(st, 4, hg_report_kind_name(rep->kind));
+	db_bind_text(st, 5, rep->process);
+	db_bind_text(st, 6, rep->app_version);
+	db_bind_text(st, 7, rep->device);
+	db_bind_text(st, 8, rep->scene);
+	db_bind_text(st, 9, rep->time_written ? rep->time_written : rep->time);
+	db_bind_int(st, 10, report_cost(rep));
+	if (rep->foreground >= 0)
+		db_bind_int(st, 11, rep->foreground);
+	db_bind_text(st, 12, sig->hash);
+	db_bind_int(st, 13, sig->symbolicated);
+	db_bind_blob(st, 14, text, len);
+	db_bind_text(st, 15, time[0] ? time : NULL);
+	db_bind_text(st, 16, now);
+	int rc = db_step(st);
+	db_reset(st);
+	if (rc >= 0 && db_changes(store->db) > 0) {
+		memcpy(when_buf, time, 32);
+		*when = when_buf;
+	}
+	return rc;
+}
+
+struct hg_store_prep {
+	char hash[65];                 /* SHA-256 of the text */
+	struct store_tree_prep *tree;  /* NULL: no tree */
+};
+
+int hg_store_prepare(const hg_report *rep, const char *text, size_t len, hg_store_prep **out)
+{
+	return hg_store_prepare_with(rep, text, len, NULL, out);
+}
+
+int hg_store_prepare_with(const hg_report *rep, const char *text, size_t len,
+			  hg_store_symtab *tab, hg_store_prep **out)
+{
+	*out = NULL;
+	if (!rep || rep->error || !text)
+		return HG_EINVAL;
+	hg_store_prep *p = calloc(1, sizeof *p);
+	if (!p)
+		return HG_ENOMEM;
+	store_sha256_hex(text, len, p->hash);
+	int err = store_tree_prepare(rep, tab, &p->tree);
+	if (err) {
+		free(p);
+		return err;
+	}
+	*out = p;
+	return 0;
+}
+
+void hg_store_prep_destroy(hg_store_prep *p)
+{
+	if (!p)
+		return;
+	store_tree_prep_destroy(p->tree);
+	free(p);
+}
+
+int hg_store_add_report(hg_store *store, const hg_report *rep, const hg_signature *sig,
+			const char *text, size_t len, bool *duplicate)
+{
+	*duplicate = false;
+	hg_store_prep *prep;
+	int err = hg_store_prepare(rep, text, len, &prep);
+	if (!err)
+		err = hg_store_add_prepared(store, rep, sig, text, len, prep, duplicate);
+	hg_store_prep_destroy(prep);
+	return err;
+}
+
+/* One report, all or nothing: a savepoint inside the caller's batch, or a
+ * transaction of its own. */
+int hg_store_add_prepared(hg_store *store, const hg_report *rep, const hg_signature *sig,
+			  const char *text, size_t len, const hg_store_prep *prep, bool *duplicate)
+{
+	*duplicate = false;
+	if (!rep || rep->error || !sig || !text || !prep)
+		return HG_EINVAL;
+	const char *hash = prep->hash;
+	bool own = !store->in_batch;
+	int err = own ? hg_store_begin(store) : 0;
+	if (err)
+		return err;
+	char when_buf[32];
+	const char *when = NULL;
+	bool savepoint = !store->bulk || own;
+	int rc = savepoint ? store_exec_cached(store, S_SAVEPOINT, "SAVEPOINT hg_add") : 0;
+	if (rc >= 0)
+		rc = insert_report(store, rep, sig, hash, text, len, when_buf, &when);
+	if (rc >= 0 && !when)
+		*duplicate = true;
+	bool marked = false;
+	if (rc >= 0 && when && store->mark_pending) {
+		rc = store_mark_ingest_now(store);
+		marked = rc >= 0;
+	}
+	if (rc >= 0 && !*duplicate) {
+		/* Both in memory until commit; the cluster last, as it cannot
+		 * fail but for ENOMEM (after which the batch is rolled back). */
+		err = store_tree_add_prepared(store, prep->tree, sig->hash);
+		if (!err)
+			err = store_cluster_add(store, rep, sig, when[0] ? when : NULL);
+		rc = err ? DB_ERROR : 0;
+	}
+	if (rc >= 0 && savepoint)
+		rc = store_exec_cached(store, S_RELEASE, "RELEASE hg_add");
+	if (rc >= 0) {
+		store->mark_pending = store->mark_pending && !marked;
+	} else {
+		if (!err)
+			err = store_check(store, rc, "cannot add a report");
+		if (savepoint) {
+			store_exec_cached(store, S_ROLLBACK_TO, "ROLLBACK TO hg_add");
+			store_exec_cached(store, S_RELEASE, "RELEASE hg_add");
+		}
+		store_symbols_forget(store); /* ids it gave may be rolled back */
+		*duplicate = false;
+	}
+	if (own) {
+		int cerr = err ? hg_store_rollback(store) : hg_store_commit(store);
+		err = err ? err : cerr;
+	}
+	return err;
+}

@@ -1,0 +1,82 @@
+/* Batches: the write transactions that reports are added in, with the
+ * pending tree and cluster updates written at commit; checkpoints. */
+#include <time.h>
+
+#include "store_internal.h"
+
+/* BEGIN IMMEDIATE takes the write lock at once (so that a reader never has
+ * to upgrade and deadlock); the busy timeout waits for other writers, and
+ * a few retries cover a writer that keeps the lock longer than that. */
+int store_begin_immediate(hg_store *store)
+{
+	int rc = DB_EBUSY;
+	for (int attempt = 0; attempt <= STORE_BUSY_RETRIES; attempt++) {
+		rc = db_exec(store->db, "BEGIN IMMEDIATE");
+		if (rc != DB_EBUSY)
+			break;
+		struct timespec ts = {0, 50000000L * (attempt + 1)};
+		nanosleep(&ts, NULL);
+	}
+	return rc;
+}
+
+int store_commit(hg_store *store)
+{
+	int rc = DB_EBUSY;
+	for (int attempt = 0; attempt <= STORE_BUSY_RETRIES && rc == DB_EBUSY; attempt++)
+		rc = db_exec(store->db, "COMMIT");
+	if (rc < 0 && db_in_transaction(store->db))
+		db_exec(store->db, "ROLLBACK");
+	return rc;
+}
+
+int hg_store_begin(hg_store *store)
+{
+	if (store->in_batch)
+		return HG_EINVAL;
+	int rc = store_begin_immediate(store);
+	if (rc < 0)
+		return store_check(store, rc, "cannot begin a batch");
+	store->in_batch = true;
+	return 0;
+}
+
+int hg_store_commit(hg_store *store)
+{
+	if (!store->in_batch)
+		return HG_EINVAL;
+	store->in_batch = false;
+	int err = store_cluster_flush(store);
+	if (!err)
+		err = store_tree_flush(store);
+	else
+		store_tree_discard(store);
+	if (err) {
+		store_symbols_forget(store);
+		db_exec(store->db, "ROLLBACK");
+		return err;
+	}
+	return store_check(store, store_commit(store), "cannot commit a batch");
+}
+
+int hg_store_checkpoint(hg_store *store)
+{
+	return store_check(store, store_exec_cached(store, S_CHECKPOINT, "PRAGMA wal_checkpoint(PASSIVE)"),
+			   "cannot copy the write-ahead log into the store");
+}
+
+void hg_store_set_bulk(hg_store *store, bool bulk)
+{
+	store->bulk = bulk;
+}
+
+int hg_store_rollback(hg_store *store)
+{
+	if (!store->in_batch)
+		return HG_EINVAL;
+	store->in_batch = false;
+	store_tree_discard(store);
+	store_cluster_discard(store);
+	store_symbols_forget(store);
+	return store_check(store, db_exec(store->db, "ROLLBACK"), "cannot roll back a batch");
+}
