@@ -1,6 +1,7 @@
 /* Shared by the store tests (test_store.c, test_store_diff.c,
  * test_store_merge.c, test_digest.c): a store file in a fresh temporary
- * folder and its removal, one report read from memory ("keep the first
+ * folder and its removal (store_tmp_make/remove; with the store opened and
+ * closed, store_tmp_open/close), one report read from memory ("keep the first
  * report" sink), the regroup mappings of testdata/regroup, the database
  * read and written behind the store's back, a file written whole, and
  * assert_contains.  Each test keeps its own struct fx, diagnostics
@@ -47,6 +48,31 @@ static inline void store_tmp_remove(const char *dir, const char *path)
 		unlink(p);
 	}
 	rmdir(dir);
+}
+
+/* hg_ctx_init, with diagnostics going to diag(user, ...). */
+static inline void store_ctx_init(hg_ctx *ctx, hg_diag_fn diag, void *user)
+{
+	hg_ctx_init(ctx);
+	ctx->diag = diag;
+	ctx->diag_user = user;
+}
+
+/* store_tmp_make, then the store opened in it with ctx into *store: 0, or
+ * -1 when either fails. */
+static inline int store_tmp_open(const hg_ctx *ctx, char dir[64], char path[96], const char *pattern,
+				 hg_store **store)
+{
+	if (store_tmp_make(dir, path, pattern) != 0)
+		return -1;
+	return hg_store_open(ctx, path, store) != 0 ? -1 : 0;
+}
+
+/* Closes store (NULL is fine) and removes its folder (store_tmp_remove). */
+static inline void store_tmp_close(hg_store *store, const char *dir, const char *path)
+{
+	hg_store_close(store);
+	store_tmp_remove(dir, path);
 }
 
 /* ---- reports ---- */

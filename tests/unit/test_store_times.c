@@ -21,10 +21,9 @@ static int setup(void **state)
 {
 	struct fx *f = calloc(1, sizeof *f);
 	assert_non_null(f);
-	assert_int_equal(store_tmp_make(f->dir, f->path, "/tmp/hg-times-XXXXXX"), 0);
 	hg_ctx_init(&f->ctx);
 	f->ctx.keep_text = 1;
-	assert_int_equal(hg_store_open(&f->ctx, f->path, &f->store), 0);
+	assert_int_equal(store_tmp_open(&f->ctx, f->dir, f->path, "/tmp/hg-times-XXXXXX", &f->store), 0);
 	*state = f;
 	return 0;
 }
@@ -32,8 +31,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct fx *f = *state;
-	hg_store_close(f->store);
-	store_tmp_remove(f->dir, f->path);
+	store_tmp_close(f->store, f->dir, f->path);
 	free(f);
 	return 0;
 }
