@@ -58,7 +58,8 @@ static __attribute__((unused)) void check_calltree(const hg_method_stack *s, con
  * items cheaper than pass x 5 ms until the stack is small enough, then
  * the first `target` survivors.  The library's one-pass version must
  * agree item for item. */
-static __attribute__((unused)) size_t reference_trim(const hg_method_stack *in, size_t target, hg_method_item *out)
+static __attribute__((unused)) size_t reference_trim(const hg_method_stack *in, size_t target,
+						     hg_method_item *out)
 {
 	size_t len = in->len;
 	if (len)
@@ -91,8 +92,9 @@ static __attribute__((unused)) size_t reference_trim(const hg_method_stack *in, 
 	return len > target ? target : len;
 }
 
-static __attribute__((unused)) void check_trim_matches_reference(const hg_method_stack *in, const hg_method_stack *got,
-					 size_t target)
+static __attribute__((unused)) void check_trim_matches_reference(const hg_method_stack *in,
+								 const hg_method_stack *got,
+								 size_t target)
 {
 	hg_method_item *want = malloc((in->len ? in->len : 1) * sizeof *want);
 	if (!want)

@@ -432,7 +432,8 @@ static void test_no_frames_and_skipped_lines(void **state)
 		{"hello\nworld\n", "no Java frame found (expected lines like \"at "
 		 "a.b.C.m(C.java:12)\"); the first line is \"hello\"", 1},
 		/* Thread headers without frames are still no frames. */
-		{"pid: 1, tid: 1, name: main  >>> x <<<\n\njava stacktrace:\n\n", "no Java frame found", 1},
+		{"pid: 1, tid: 1, name: main  >>> x <<<\n\njava stacktrace:\n\n",
+		 "no Java frame found", 1},
 		{"\"main\" prio=5 tid=1 Runnable\n  | sysTid=12\n", "no Java frame found", 1},
 	};
 	read_bad_cases(&g, cases, sizeof cases / sizeof *cases);

@@ -332,7 +332,8 @@ static void test_malformed_lines_warned_and_skipped(void **state)
 		const char *needle;
 	} warned[] = {
 		{2, shape}, {3, shape}, {4, "method id 1048576 is out of range"},
-		{5, "missing 'class method'"}, {6, "missing 'class method'"}, {7, shape}, {8, shape},
+		{5, "missing 'class method'"}, {6, "missing 'class method'"},
+		{7, shape}, {8, shape},
 	};
 	for (size_t i = 0; i < sizeof warned / sizeof *warned; i++)
 		assert_warning(f, i, warned[i].line, warned[i].needle);
