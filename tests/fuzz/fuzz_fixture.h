@@ -76,4 +76,23 @@ static __attribute__((unused)) bool check_delivered(const hg_report *rep)
 	return true;
 }
 
+/* What the sink of read_one_report is given as user: the context, and the
+ * count of reports delivered, which the sink keeps. */
+struct one_report {
+	const hg_ctx *ctx;
+	size_t count;
+};
+
+/* Reads text as format from source: it must be one report, read or failed,
+ * delivered to sink. */
+static __attribute__((unused)) void read_one_report(const hg_ctx *ctx, const char *source,
+						    const char *text, size_t size,
+						    enum hg_input_format format, hg_report_sink sink)
+{
+	struct one_report st = {ctx, 0};
+	int rc = hg_reports_read_as(ctx, source, text, size, format, sink, &st);
+	require(rc == 0 || rc == 1, "one report, read or failed");
+	require(st.count == 1, "every input is one report");
+}
+
 #endif

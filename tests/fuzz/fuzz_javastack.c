@@ -56,14 +56,9 @@ static size_t check_threads(const hg_threads *ts)
 	return frames;
 }
 
-struct state {
-	const hg_ctx *ctx;
-	size_t count;
-};
-
 static int sink(void *user, hg_report *rep)
 {
-	struct state *st = user;
+	struct one_report *st = user;
 	st->count++;
 	if (check_delivered(rep)) {
 		require(rep->kind == HG_KIND_ANR || rep->kind == HG_KIND_THREAD_DUMP, "kind");
@@ -112,10 +107,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *text = fuzz_text(&ctx, data, size);
 	if (!text)
 		return 0;
-	struct state st = {&ctx, 0};
-	int rc = hg_reports_read_as(&ctx, SOURCE, text, size, HG_FORMAT_JAVA_STACK, sink, &st);
-	require(rc == 0 || rc == 1, "one report, read or failed");
-	require(st.count == 1, "every input is one report");
+	read_one_report(&ctx, SOURCE, text, size, HG_FORMAT_JAVA_STACK, sink);
 	thread_stack(text, size);
 	free(text);
 	return 0;
