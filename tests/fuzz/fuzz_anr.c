@@ -17,27 +17,8 @@
 
 #define SOURCE "fuzz-anr.txt"
 
-static void require(bool ok, const char *what)
-{
-	if (!ok) {
-		fprintf(stderr, "fuzz_anr: invariant violated: %s\n", what);
-		__builtin_trap();
-	}
-}
-
-static volatile size_t touched;
-
-static void touch(const char *s)
-{
-	touched += s ? strlen(s) : 0;
-}
-
-static void diag_sink(void *user, const hg_diag *d)
-{
-	(void)user;
-	require(d->message && d->source && strlen(d->message) < 1024, "diagnostic strings");
-	require(d->line >= 0 && d->col >= 0, "diagnostic position");
-}
+static const char fuzz_target[] = "fuzz_anr";
+#include "fuzz_fixture.h"
 
 static void check_frame(const hg_frame *f)
 {
@@ -112,12 +93,7 @@ static int sink(void *user, hg_report *rep)
 {
 	size_t *count = user;
 	(*count)++;
-	require(rep && rep->arena, "a report with an arena");
-	for (size_t i = 0; i < rep->warnings.len; i++)
-		require(rep->warnings.items[i] && rep->warnings.items[i][0], "warning text");
-	if (rep->error) {
-		require(rep->error[0] != '\0', "error text");
-	} else if (rep->format == HG_FORMAT_ANR_TRACES) {
+	if (check_delivered(rep) && rep->format == HG_FORMAT_ANR_TRACES) {
 		require(rep->kind == HG_KIND_ANR, "kind is anr");
 		require(rep->platform && strcmp(rep->platform, "android") == 0, "platform");
 		const char *strings[] = {rep->process, rep->time, rep->device, rep->app_version,
@@ -137,16 +113,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	hg_ctx ctx;
-	hg_ctx_init(&ctx);
-	ctx.diag = diag_sink;
-	ctx.limits.max_input_bytes = (size_t)1 << 20;
-	if (size > ctx.limits.max_input_bytes)
-		return 0;
-	char *text = malloc(size + 1);
+	fuzz_ctx_init(&ctx);
+	char *text = fuzz_text(&ctx, data, size);
 	if (!text)
 		return 0;
-	memcpy(text, data, size);
-	text[size] = '\0';
 	size_t count = 0;
 	int rc = hg_reports_read_as(&ctx, SOURCE, text, size, HG_FORMAT_ANR_TRACES, sink, &count);
 	require(rc == HG_ENOMEM || (rc >= 0 && count == 1 && rc <= 1), "one report, failed or not");

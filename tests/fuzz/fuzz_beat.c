@@ -20,67 +20,9 @@
 
 #define MAX_WORDS ((size_t)1 << 16)
 
-static void require(bool ok, const char *what)
-{
-	if (!ok) {
-		fprintf(stderr, "fuzz_beat: invariant violated: %s\n", what);
-		__builtin_trap();
-	}
-}
-
-/* trimStack exactly as the first hangar release wrote it (and as Matrix's
- * code reads): up to 60 passes, each walking from the end and removing
- * items cheaper than pass x 5 ms until the stack is small enough, then
- * the first `target` survivors.  The library's one-pass version must
- * agree item for item. */
-static size_t reference_trim(const hg_method_stack *in, size_t target, hg_method_item *out)
-{
-	size_t len = in->len;
-	if (len)
-		memcpy(out, in->items, len * sizeof *out);
-	for (int pass = 1; len > target && pass <= HG_MATRIX_FILTER_MAX_PASSES; pass++) {
-		int32_t limit = pass * HG_MATRIX_FILTER_STEP_MS;
-		size_t removed = 0, i = len, w = 0;
-		bool reached = false;
-		unsigned char *gone = calloc(len, 1);
-		if (!gone)
-			return SIZE_MAX;
-		while (i-- > 0) {
-			if (out[i].cost < limit) {
-				gone[i] = 1;
-				removed++;
-				if (len - removed <= target) {
-					reached = true;
-					break;
-				}
-			}
-		}
-		for (size_t r = 0; r < len; r++)
-			if (!gone[r])
-				out[w++] = out[r];
-		free(gone);
-		len = w;
-		if (reached)
-			break;
-	}
-	return len > target ? target : len;
-}
-
-static void check_trim_matches_reference(const hg_method_stack *in, const hg_method_stack *got,
-					 size_t target)
-{
-	hg_method_item *want = malloc((in->len ? in->len : 1) * sizeof *want);
-	if (!want)
-		return;
-	size_t n = reference_trim(in, target, want);
-	if (n != SIZE_MAX) {
-		require(got->len == n, "trim keeps as many items as the reference trimStack");
-		for (size_t i = 0; i < n; i++)
-			require(memcmp(&got->items[i], &want[i], sizeof want[i]) == 0,
-				"trim keeps the same items as the reference trimStack");
-	}
-	free(want);
-}
+static const char fuzz_target[] = "fuzz_beat";
+#include "fuzz_fixture.h"
+#include "stack_fuzz_fixture.h"
 
 static int64_t load_be64(const uint8_t *p)
 {
@@ -97,54 +39,6 @@ static void check_warnings(const hg_strlist *w)
 	for (size_t i = 0; i < w->len; i++) {
 		require(w->items[i] != NULL, "warning string is not NULL");
 		require(strlen(w->items[i]) > 0, "warning string is not empty");
-	}
-}
-
-/* The tree documented in stack.h: parent = nearest earlier item with a
- * smaller depth; links point forward; every item is reached exactly once. */
-static void check_calltree(const hg_method_stack *s, const hg_calltree *t)
-{
-	size_t n = s->len;
-	if (n == 0) {
-		require(t->first_root == SIZE_MAX, "empty stack has no root");
-		return;
-	}
-	require(t->first_root == 0, "the first item is the first root");
-	unsigned char *incoming = calloc(n, 1);
-	if (!incoming)
-		return;
-	incoming[0]++;
-	for (size_t i = 0; i < n; i++) {
-		long p = t->parent[i];
-		require(p >= -1 && p < (long)i, "parent precedes its child");
-		if (p >= 0)
-			require(s->items[p].depth < s->items[i].depth, "parent is shallower");
-		require(t->self[i] >= 0, "self cost is at least 0");
-		if (t->first_child[i] != SIZE_MAX) {
-			require(t->first_child[i] > i && t->first_child[i] < n, "first_child in range");
-			require(t->parent[t->first_child[i]] == (long)i, "first_child's parent");
-			incoming[t->first_child[i]]++;
-		}
-		if (t->next_sibling[i] != SIZE_MAX) {
-			require(t->next_sibling[i] > i && t->next_sibling[i] < n, "next_sibling in range");
-			require(t->parent[t->next_sibling[i]] == p, "siblings share a parent");
-			incoming[t->next_sibling[i]]++;
-		}
-	}
-	for (size_t i = 0; i < n; i++)
-		require(incoming[i] == 1, "every item is linked exactly once");
-	free(incoming);
-	/* The "nearest earlier" part, only where a quadratic scan is cheap. */
-	if (n <= 512) {
-		for (size_t i = 0; i < n; i++) {
-			long want = -1;
-			for (size_t j = i; j-- > 0;)
-				if (s->items[j].depth < s->items[i].depth) {
-					want = (long)j;
-					break;
-				}
-			require(t->parent[i] == want, "parent is the nearest shallower item");
-		}
 	}
 }
 
@@ -206,13 +100,9 @@ static void analyse(const int64_t *words, size_t n, bool strict, int64_t end_tim
 
 	const hg_method_stack *stacks[2] = {&trimmed, &full};
 	for (int k = 0; k < 2; k++) {
-		long key = hg_stack_key(stacks[k], stack_cost);
-		if (stacks[k]->len == 0)
-			require(key == -1, "an empty stack has key -1");
-		else
-			require(key >= 0 && (size_t)key < stacks[k]->len, "key in range");
+		check_key(stacks[k], stack_cost);
 		/* Arbitrary costs, including the saturating extremes. */
-		key = hg_stack_key(stacks[k], k ? INT64_MAX : end_time);
+		long key = hg_stack_key(stacks[k], k ? INT64_MAX : end_time);
 		require(stacks[k]->len == 0 ? key == -1 : key >= 0 && (size_t)key < stacks[k]->len,
 			"key in range for any cost");
 

@@ -16,27 +16,8 @@
 
 #define SOURCE "fuzz-blockcanary.log"
 
-static void require(bool ok, const char *what)
-{
-	if (!ok) {
-		fprintf(stderr, "fuzz_blockcanary: invariant violated: %s\n", what);
-		__builtin_trap();
-	}
-}
-
-static volatile size_t touched;
-
-static void touch(const char *s)
-{
-	touched += s ? strlen(s) : 0;
-}
-
-static void diag_sink(void *user, const hg_diag *d)
-{
-	(void)user;
-	require(d->message && d->source && strlen(d->message) < 1024, "diagnostic strings");
-	require(d->line >= 0 && d->col >= 0, "diagnostic position");
-}
+static const char fuzz_target[] = "fuzz_blockcanary";
+#include "fuzz_fixture.h"
 
 /* The "block"/"samples" figure, or 0. */
 static long samples(const hg_report *rep)
@@ -82,21 +63,11 @@ static void check_report(const hg_report *rep, const hg_ctx *ctx)
 	}
 }
 
-struct state {
-	const hg_ctx *ctx;
-	size_t count;
-};
-
 static int sink(void *user, hg_report *rep)
 {
-	struct state *st = user;
+	struct one_report *st = user;
 	st->count++;
-	require(rep && rep->arena, "a report with an arena");
-	for (size_t i = 0; i < rep->warnings.len; i++)
-		require(rep->warnings.items[i] && rep->warnings.items[i][0], "warning text");
-	if (rep->error)
-		require(rep->error[0] != '\0', "error text");
-	else
+	if (check_delivered(rep))
 		check_report(rep, st->ctx);
 	hg_report_destroy(rep);
 	return 0;
@@ -107,21 +78,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	hg_ctx ctx;
-	hg_ctx_init(&ctx);
-	ctx.diag = diag_sink;
-	ctx.limits.max_input_bytes = (size_t)1 << 20;
+	fuzz_ctx_init(&ctx);
 	ctx.limits.max_stack_lines = (size_t)16 << 10;
-	if (size > ctx.limits.max_input_bytes)
-		return 0;
-	char *text = malloc(size + 1);
+	char *text = fuzz_text(&ctx, data, size);
 	if (!text)
 		return 0;
-	memcpy(text, data, size);
-	text[size] = '\0';
-	struct state st = {&ctx, 0};
-	int rc = hg_reports_read_as(&ctx, SOURCE, text, size, HG_FORMAT_BLOCKCANARY, sink, &st);
-	require(rc == 0 || rc == 1, "one report, read or failed");
-	require(st.count == 1, "every input is one report");
+	read_one_report(&ctx, SOURCE, text, size, HG_FORMAT_BLOCKCANARY, sink);
 	free(text);
 	return 0;
 }

@@ -19,27 +19,8 @@
 
 #define SOURCE "fuzz-javastack.txt"
 
-static void require(bool ok, const char *what)
-{
-	if (!ok) {
-		fprintf(stderr, "fuzz_javastack: invariant violated: %s\n", what);
-		__builtin_trap();
-	}
-}
-
-static volatile size_t touched;
-
-static void touch(const char *s)
-{
-	touched += s ? strlen(s) : 0;
-}
-
-static void diag_sink(void *user, const hg_diag *d)
-{
-	(void)user;
-	require(d->message && d->source && strlen(d->message) < 1024, "diagnostic strings");
-	require(d->line >= 0 && d->col >= 0, "diagnostic position");
-}
+static const char fuzz_target[] = "fuzz_javastack";
+#include "fuzz_fixture.h"
 
 static size_t check_threads(const hg_threads *ts)
 {
@@ -75,21 +56,11 @@ static size_t check_threads(const hg_threads *ts)
 	return frames;
 }
 
-struct state {
-	const hg_ctx *ctx;
-	size_t count;
-};
-
 static int sink(void *user, hg_report *rep)
 {
-	struct state *st = user;
+	struct one_report *st = user;
 	st->count++;
-	require(rep && rep->arena, "a report with an arena");
-	for (size_t i = 0; i < rep->warnings.len; i++)
-		require(rep->warnings.items[i] && rep->warnings.items[i][0], "warning text");
-	if (rep->error) {
-		require(rep->error[0] != '\0', "error text");
-	} else {
+	if (check_delivered(rep)) {
 		require(rep->kind == HG_KIND_ANR || rep->kind == HG_KIND_THREAD_DUMP, "kind");
 		require(rep->platform && strcmp(rep->platform, "android") == 0, "platform");
 		const char *strings[] = {rep->process, rep->time, rep->device, rep->app_version};
@@ -131,21 +102,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	hg_ctx ctx;
-	hg_ctx_init(&ctx);
-	ctx.diag = diag_sink;
-	ctx.limits.max_input_bytes = (size_t)1 << 20;
+	fuzz_ctx_init(&ctx);
 	ctx.limits.max_stack_lines = (size_t)16 << 10;
-	if (size > ctx.limits.max_input_bytes)
-		return 0;
-	char *text = malloc(size + 1);
+	char *text = fuzz_text(&ctx, data, size);
 	if (!text)
 		return 0;
-	memcpy(text, data, size);
-	text[size] = '\0';
-	struct state st = {&ctx, 0};
-	int rc = hg_reports_read_as(&ctx, SOURCE, text, size, HG_FORMAT_JAVA_STACK, sink, &st);
-	require(rc == 0 || rc == 1, "one report, read or failed");
-	require(st.count == 1, "every input is one report");
+	read_one_report(&ctx, SOURCE, text, size, HG_FORMAT_JAVA_STACK, sink);
 	thread_stack(text, size);
 	free(text);
 	return 0;

@@ -17,13 +17,8 @@
 
 #define SOURCE "fuzz.json"
 
-static void require(bool ok, const char *what)
-{
-	if (!ok) {
-		fprintf(stderr, "fuzz_kscrash: invariant violated: %s\n", what);
-		__builtin_trap();
-	}
-}
+static const char fuzz_target[] = "fuzz_kscrash";
+#include "fuzz_fixture.h"
 
 static void diag_sink(void *user, const hg_diag *d)
 {
@@ -37,13 +32,6 @@ struct state {
 	bool forced;
 	size_t max_frames;
 };
-
-static volatile size_t touched;
-
-static void touch(const char *s)
-{
-	touched += s ? strlen(s) : 0; /* ASan reads the whole string */
-}
 
 static void check_threads(const struct state *st, const hg_report *rep)
 {
@@ -128,13 +116,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ctx.diag = diag_sink;
 	ctx.limits.max_stack_lines = (size_t)1 << 14;
 	ctx.limits.max_input_bytes = (size_t)1 << 20;
-	if (size > ctx.limits.max_input_bytes)
-		return 0;
-	char *text = malloc(size + 1);
+	char *text = fuzz_text(&ctx, data, size);
 	if (!text)
 		return 0;
-	memcpy(text, data, size);
-	text[size] = '\0';
 	struct state st = {0, 0, false, ctx.limits.max_stack_lines};
 	check_result(&st, hg_reports_read(&ctx, SOURCE, text, size, sink, &st));
 	struct state forced = {0, 0, true, ctx.limits.max_stack_lines};

@@ -14,13 +14,8 @@
 
 #include "fetch/fetch_internal.h"
 
-static void require(bool ok, const char *what)
-{
-	if (!ok) {
-		fprintf(stderr, "fuzz_listing: invariant violated: %s\n", what);
-		__builtin_trap();
-	}
-}
+static const char fuzz_target[] = "fuzz_listing";
+#include "fuzz_fixture.h"
 
 static int on_s3(void *user, const char *key, const char *etag, int64_t size,
 		 const char *modified)

@@ -19,13 +19,8 @@
 #define MAX_LINE_IDS 256
 #define MAX_WORD_IDS 64
 
-static void require(bool ok, const char *what)
-{
-	if (!ok) {
-		fprintf(stderr, "fuzz_mapping: invariant violated: %s\n", what);
-		__builtin_trap();
-	}
-}
+static const char fuzz_target[] = "fuzz_mapping";
+#include "fuzz_fixture.h"
 
 /* Reads each diagnostic without printing it, so ASan checks the strings. */
 static void diag_sink(void *user, const hg_diag *d)

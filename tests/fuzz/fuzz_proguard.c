@@ -26,13 +26,8 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static void require(bool ok, const char *what)
-{
-	if (!ok) {
-		fprintf(stderr, "fuzz_proguard: invariant violated: %s\n", what);
-		__builtin_trap();
-	}
-}
+static const char fuzz_target[] = "fuzz_proguard";
+#include "fuzz_fixture.h"
 
 struct counts {
 	int line_warnings, summaries, ids, other;

@@ -21,13 +21,8 @@
 #include "hangar/report.h"
 #include "hangar/text.h"
 
-static void require(bool ok, const char *what)
-{
-	if (!ok) {
-		fprintf(stderr, "fuzz_report_parts: invariant violated: %s\n", what);
-		__builtin_trap();
-	}
-}
+static const char fuzz_target[] = "fuzz_report_parts";
+#include "fuzz_fixture.h"
 
 static void sayf(hg_buf *b, const char *fmt, ...)
 {

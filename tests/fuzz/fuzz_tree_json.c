@@ -11,13 +11,8 @@
 
 #include "store/store_internal.h"
 
-static void require(bool ok, const char *what)
-{
-	if (!ok) {
-		fprintf(stderr, "fuzz_tree_json: invariant violated: %s\n", what);
-		__builtin_trap();
-	}
-}
+static const char fuzz_target[] = "fuzz_tree_json";
+#include "fuzz_fixture.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

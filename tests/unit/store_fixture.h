@@ -1,6 +1,8 @@
 /* Shared by the store tests (test_store.c, test_store_diff.c,
  * test_store_merge.c, test_digest.c): a store file in a fresh temporary
- * folder and its removal, one report read from memory ("keep the first
+ * folder and its removal (store_tmp_make/remove; with the store opened and
+ * closed, store_tmp_open/close; as a whole cmocka fixture, struct store_tmp),
+ * one report read from memory ("keep the first
  * report" sink), the regroup mappings of testdata/regroup, the database
  * read and written behind the store's back, a file written whole, and
  * assert_contains.  Each test keeps its own struct fx, diagnostics
@@ -47,6 +49,63 @@ static inline void store_tmp_remove(const char *dir, const char *path)
 		unlink(p);
 	}
 	rmdir(dir);
+}
+
+/* hg_ctx_init, with diagnostics going to diag(user, ...). */
+static inline void store_ctx_init(hg_ctx *ctx, hg_diag_fn diag, void *user)
+{
+	hg_ctx_init(ctx);
+	ctx->diag = diag;
+	ctx->diag_user = user;
+}
+
+/* store_tmp_make, then the store opened in it with ctx into *store: 0, or
+ * -1 when either fails. */
+static inline int store_tmp_open(const hg_ctx *ctx, char dir[64], char path[96], const char *pattern,
+				 hg_store **store)
+{
+	if (store_tmp_make(dir, path, pattern) != 0)
+		return -1;
+	return hg_store_open(ctx, path, store) != 0 ? -1 : 0;
+}
+
+/* Closes store (NULL is fine) and removes its folder (store_tmp_remove). */
+static inline void store_tmp_close(hg_store *store, const char *dir, const char *path)
+{
+	hg_store_close(store);
+	store_tmp_remove(dir, path);
+}
+
+/* A store in a fresh temporary folder and the context it was opened with:
+ * the whole fixture of the tests that need no more (test_store_diff.c,
+ * test_store_times.c), made and removed by store_tmp_setup/teardown. */
+struct store_tmp {
+	hg_ctx ctx;
+	char dir[64];
+	char path[96];
+	hg_store *store;
+};
+
+/* The cmocka setup: *state is a new struct store_tmp, its folder made from
+ * pattern and the store opened there; keep_text is the context's. */
+static inline int store_tmp_setup(void **state, const char *pattern, int keep_text)
+{
+	struct store_tmp *f = calloc(1, sizeof *f);
+	assert_non_null(f);
+	hg_ctx_init(&f->ctx);
+	f->ctx.keep_text = keep_text;
+	assert_int_equal(store_tmp_open(&f->ctx, f->dir, f->path, pattern, &f->store), 0);
+	*state = f;
+	return 0;
+}
+
+/* The cmocka teardown of store_tmp_setup. */
+static inline int store_tmp_teardown(void **state)
+{
+	struct store_tmp *f = *state;
+	store_tmp_close(f->store, f->dir, f->path);
+	free(f);
+	return 0;
 }
 
 /* ---- reports ---- */

@@ -84,11 +84,8 @@ static void test_issue113_mi3w(void **state)
 	struct got g;
 	got_init(&g);
 	size_t len;
-	char *text = load(fixtures[0], &len);
-	assert_int_equal(read_as(&g, text, len, HG_FORMAT_AUTO), 0);
-	const hg_report *r = g.rep;
-	assert_null(r->error);
-	assert_int_equal(r->format, HG_FORMAT_BLOCKCANARY);
+	char *text;
+	const hg_report *r = read_fixture(&g, fixtures[0], &text, &len);
 	assert_int_equal(r->kind, HG_KIND_BLOCK);
 	assert_string_equal(r->platform, "android");
 	assert_string_equal(r->device, "MI 3W");
@@ -151,11 +148,8 @@ static void test_issue114_garbage_cpu(void **state)
 	struct got g;
 	got_init(&g);
 	size_t len;
-	char *text = load(fixtures[1], &len);
-	assert_int_equal(read_as(&g, text, len, HG_FORMAT_AUTO), 0);
-	const hg_report *r = g.rep;
-	assert_null(r->error);
-	assert_int_equal(r->format, HG_FORMAT_BLOCKCANARY);
+	char *text;
+	const hg_report *r = read_fixture(&g, fixtures[1], &text, &len);
 	assert_string_equal(r->device, "T68");
 	assert_string_equal(r->app_version, "1.0");
 	assert_string_equal(r->process, "com.evideostb.kdroid.app.demand");
@@ -254,12 +248,9 @@ static void test_crlf_log_three_samples(void **state)
 	struct got g;
 	got_init(&g);
 	size_t len;
-	char *text = load(fixtures[2], &len);
+	char *text;
+	check_three_samples(read_fixture(&g, fixtures[2], &text, &len));
 	assert_non_null(memchr(text, '\r', len));
-	assert_int_equal(read_as(&g, text, len, HG_FORMAT_AUTO), 0);
-	assert_null(g.rep->error);
-	assert_int_equal(g.rep->format, HG_FORMAT_BLOCKCANARY);
-	check_three_samples(g.rep);
 
 	/* The same log with LF line endings reads the same. */
 	size_t k = 0;
@@ -402,14 +393,17 @@ static void test_bad_durations(void **state)
 	(void)state;
 	struct got g;
 	got_init(&g);
-	read_bad(&g, "qua = unknown\nmodel = X\ntime = 5o50\n", "time = \"5o50\": expected "
-		 "milliseconds (a whole number)", 3);
-	read_bad(&g, "qua = unknown\r\nthread-time = -12\r\n", "thread-time = \"-12\"", 2);
-	read_bad(&g, "qua = unknown\ntime = \n", "time = \"\"", 2);
-	read_bad(&g, "time = 99999999999999999999\n", "time = \"99999999999999999999\"", 1);
-	read_bad(&g, "timecost = 12 ms\n", "timecost = \"12 ms\"", 1);
-	read_bad(&g, "\n\nhello\nworld\n", "not a BlockCanary log: no \"key = value\" header line "
-		 "(like \"time = 1200\"); the first line is \"hello\"", 3);
+	static const struct bad_case cases[] = {
+		{"qua = unknown\nmodel = X\ntime = 5o50\n",
+		 "time = \"5o50\": expected milliseconds (a whole number)", 3},
+		{"qua = unknown\r\nthread-time = -12\r\n", "thread-time = \"-12\"", 2},
+		{"qua = unknown\ntime = \n", "time = \"\"", 2},
+		{"time = 99999999999999999999\n", "time = \"99999999999999999999\"", 1},
+		{"timecost = 12 ms\n", "timecost = \"12 ms\"", 1},
+		{"\n\nhello\nworld\n", "not a BlockCanary log: no \"key = value\" header line "
+		 "(like \"time = 1200\"); the first line is \"hello\"", 3},
+	};
+	read_bad_cases(&g, cases, sizeof cases / sizeof *cases);
 	got_release(&g);
 }
 
@@ -430,37 +424,15 @@ static void test_frame_cap(void **state)
 static void test_every_37th_truncation(void **state)
 {
 	(void)state;
-	for (size_t i = 0; i < sizeof fixtures / sizeof *fixtures; i++) {
-		size_t len;
-		char *text = load(fixtures[i], &len);
-		for (size_t cut = 0; cut <= len; cut += 37) {
-			char *copy = malloc(cut + 1);
-			assert_non_null(copy);
-			memcpy(copy, text, cut);
-			copy[cut] = '\0';
-			read_damaged(copy, cut, HG_FORMAT_BLOCKCANARY);
-			read_damaged(copy, cut, HG_FORMAT_AUTO);
-			free(copy);
-		}
-		free(text);
-	}
+	static const enum hg_input_format formats[] = {HG_FORMAT_BLOCKCANARY, HG_FORMAT_AUTO};
+	read_truncations(fixtures, sizeof fixtures / sizeof *fixtures, 37, formats,
+			 sizeof formats / sizeof *formats);
 }
 
 static void test_2000_mutations(void **state)
 {
 	(void)state;
-	size_t lens[3];
-	char *texts[3];
-	for (size_t i = 0; i < 3; i++)
-		texts[i] = load(fixtures[i], &lens[i]);
-	for (int k = 0; k < 2000; k++) {
-		size_t i = (size_t)(rnd() % 3), n;
-		char *m = mutate(texts[i], lens[i], &n);
-		read_damaged(m, n, k % 2 ? HG_FORMAT_BLOCKCANARY : HG_FORMAT_AUTO);
-		free(m);
-	}
-	for (size_t i = 0; i < 3; i++)
-		free(texts[i]);
+	read_mutations(fixtures, sizeof fixtures / sizeof *fixtures, 2000);
 }
 
 /* ---- size ---- */
@@ -482,10 +454,7 @@ static void test_10000_frame_samples(void **state)
 				      i, i % 2 ? i + 1 : i + 2);
 	struct got g;
 	got_init(&g);
-	clock_t t0 = clock();
-	assert_int_equal(read_as(&g, text, n, HG_FORMAT_AUTO), 0);
-	double secs = (double)(clock() - t0) / CLOCKS_PER_SEC;
-	assert_true(secs < 5.0);
+	read_within(&g, text, n, 5.0);
 	const hg_thread *t = main_thread(g.rep, FRAMES);
 	assert_figure(g.rep, "block", "samples", "2");
 	for (int i = 0; i < FRAMES; i++)

@@ -30,9 +30,7 @@ static int setup(void **state)
 	if (!f)
 		return -1;
 	hg_ctx_init(&f->ctx);
-	if (store_tmp_make(f->dir, f->path, "/tmp/hg-digest-XXXXXX") != 0)
-		return -1;
-	if (hg_store_open(&f->ctx, f->path, &f->store) != 0)
+	if (store_tmp_open(&f->ctx, f->dir, f->path, "/tmp/hg-digest-XXXXXX", &f->store) != 0)
 		return -1;
 	*state = f;
 	return 0;
@@ -41,8 +39,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct fx *f = *state;
-	hg_store_close(f->store);
-	store_tmp_remove(f->dir, f->path);
+	store_tmp_close(f->store, f->dir, f->path);
 	free(f);
 	return 0;
 }

@@ -100,11 +100,8 @@ static void test_anr_watchdog_readme(void **state)
 	struct got g;
 	got_init(&g);
 	size_t len;
-	char *text = load(fixtures[0], &len);
-	assert_int_equal(read_as(&g, text, len, HG_FORMAT_AUTO), 0);
-	const hg_report *r = g.rep;
-	assert_null(r->error);
-	assert_int_equal(r->format, HG_FORMAT_JAVA_STACK);
+	char *text;
+	const hg_report *r = read_fixture(&g, fixtures[0], &text, &len);
 	assert_int_equal(r->kind, HG_KIND_ANR);
 	assert_string_equal(r->platform, "android");
 	assert_string_equal(r->process, "anrwatchdog.github.com.testapp");
@@ -132,11 +129,8 @@ static void test_xcrash_java_crash_all_threads(void **state)
 	struct got g;
 	got_init(&g);
 	size_t len;
-	char *text = load(fixtures[1], &len);
-	assert_int_equal(read_as(&g, text, len, HG_FORMAT_AUTO), 0);
-	const hg_report *r = g.rep;
-	assert_null(r->error);
-	assert_int_equal(r->format, HG_FORMAT_JAVA_STACK);
+	char *text;
+	const hg_report *r = read_fixture(&g, fixtures[1], &text, &len);
 	assert_int_equal(r->kind, HG_KIND_THREAD_DUMP);
 	assert_string_equal(r->process, "xcrash.sample");
 	assert_string_equal(r->app_version, "1.2.3-beta456-patch789");
@@ -201,11 +195,8 @@ static void test_anrwatchdog_studio_logcat_paste(void **state)
 	struct got g;
 	got_init(&g);
 	size_t len;
-	char *text = load(fixtures[2], &len);
-	assert_int_equal(read_as(&g, text, len, HG_FORMAT_AUTO), 0);
-	const hg_report *r = g.rep;
-	assert_null(r->error);
-	assert_int_equal(r->format, HG_FORMAT_JAVA_STACK);
+	char *text;
+	const hg_report *r = read_fixture(&g, fixtures[2], &text, &len);
 	assert_int_equal(r->kind, HG_KIND_ANR);
 	assert_int_equal(r->cost, 5000);
 	assert_string_equal(r->process, "com.example.reader");
@@ -240,11 +231,8 @@ static void test_plain_frames_without_header(void **state)
 	struct got g;
 	got_init(&g);
 	size_t len;
-	char *text = load(fixtures[3], &len);
-	assert_int_equal(read_as(&g, text, len, HG_FORMAT_AUTO), 0);
-	const hg_report *r = g.rep;
-	assert_null(r->error);
-	assert_int_equal(r->format, HG_FORMAT_JAVA_STACK);
+	char *text;
+	const hg_report *r = read_fixture(&g, fixtures[3], &text, &len);
 	assert_int_equal(r->kind, HG_KIND_THREAD_DUMP);
 	assert_int_equal(r->threads.n, 1);
 	assert_blamed(r, 0);
@@ -440,17 +428,20 @@ static void test_no_frames_and_skipped_lines(void **state)
 	(void)state;
 	struct got g;
 	got_init(&g);
-	read_bad(&g, "hello\nworld\n", "no Java frame found (expected lines like \"at "
-		 "a.b.C.m(C.java:12)\"); the first line is \"hello\"", 1);
+	static const struct bad_case cases[] = {
+		{"hello\nworld\n", "no Java frame found (expected lines like \"at "
+		 "a.b.C.m(C.java:12)\"); the first line is \"hello\"", 1},
+		/* Thread headers without frames are still no frames. */
+		{"pid: 1, tid: 1, name: main  >>> x <<<\n\njava stacktrace:\n\n",
+		 "no Java frame found", 1},
+		{"\"main\" prio=5 tid=1 Runnable\n  | sysTid=12\n", "no Java frame found", 1},
+	};
+	read_bad_cases(&g, cases, sizeof cases / sizeof *cases);
 	/* Detected by its "at " lines, but none is a frame. */
 	assert_int_equal(read_as(&g, "\n\nat the end of the day\nat last\n", 26, HG_FORMAT_AUTO), 1);
 	assert_int_equal(g.rep->format, HG_FORMAT_AUTO);
 	assert_non_null(strstr(g.rep->error, "no Java frame found"));
 	assert_int_equal(g.diag_line, 3);
-	/* Thread headers without frames are still no frames. */
-	read_bad(&g, "pid: 1, tid: 1, name: main  >>> x <<<\n\njava stacktrace:\n\n",
-		 "no Java frame found", 1);
-	read_bad(&g, "\"main\" prio=5 tid=1 Runnable\n  | sysTid=12\n", "no Java frame found", 1);
 
 	const hg_report *r = read_good(&g, "at a.B.c(B.java:1)\n&&& noise &&&\nat a.B.d(B.java:2)\n"
 				       "at a.B.e(B.java:3) ~[app.jar:1.0]\nmore noise\n",
@@ -499,37 +490,15 @@ static void test_frame_cap(void **state)
 static void test_every_37th_truncation(void **state)
 {
 	(void)state;
-	for (size_t i = 0; i < sizeof fixtures / sizeof *fixtures; i++) {
-		size_t len;
-		char *text = load(fixtures[i], &len);
-		for (size_t cut = 0; cut <= len; cut += 37) {
-			char *copy = malloc(cut + 1);
-			assert_non_null(copy);
-			memcpy(copy, text, cut);
-			copy[cut] = '\0';
-			read_damaged(copy, cut, HG_FORMAT_JAVA_STACK);
-			free(copy);
-		}
-		free(text);
-	}
+	static const enum hg_input_format formats[] = {HG_FORMAT_JAVA_STACK};
+	read_truncations(fixtures, sizeof fixtures / sizeof *fixtures, 37, formats,
+			 sizeof formats / sizeof *formats);
 }
 
 static void test_2000_mutations(void **state)
 {
 	(void)state;
-	enum { N = sizeof fixtures / sizeof *fixtures };
-	size_t lens[N];
-	char *texts[N];
-	for (size_t i = 0; i < N; i++)
-		texts[i] = load(fixtures[i], &lens[i]);
-	for (int k = 0; k < 2000; k++) {
-		size_t i = (size_t)(rnd() % N), n;
-		char *m = mutate(texts[i], lens[i], &n);
-		read_damaged(m, n, k % 2 ? HG_FORMAT_JAVA_STACK : HG_FORMAT_AUTO);
-		free(m);
-	}
-	for (size_t i = 0; i < N; i++)
-		free(texts[i]);
+	read_mutations(fixtures, sizeof fixtures / sizeof *fixtures, 2000);
 }
 
 static void test_10000_frame_dump(void **state)
@@ -546,9 +515,7 @@ static void test_10000_frame_dump(void **state)
 				      "(Recursion.java:%d)\n", i, i + 1);
 	struct got g;
 	got_init(&g);
-	clock_t t0 = clock();
-	assert_int_equal(read_as(&g, text, n, HG_FORMAT_AUTO), 0);
-	assert_true((double)(clock() - t0) / CLOCKS_PER_SEC < 5.0);
+	read_within(&g, text, n, 5.0);
 	assert_int_equal(g.rep->format, HG_FORMAT_JAVA_STACK);
 	const hg_thread *t = thread(g.rep, 0, "main", FRAMES);
 	assert_frame(&t->frames[FRAMES - 1], "com.example.deep.Recursion", "step9999",

@@ -158,6 +158,38 @@ static void assert_format(const char *cls, const char *method, const char *desc,
 	hg_arena_destroy(arena);
 }
 
+/* A row of hg_format_java_method's table: class, method, descriptor, and
+ * the name it must give. */
+struct format_case {
+	const char *cls, *method, *desc, *want;
+};
+
+static void assert_formats(const struct format_case *cases, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		assert_format(cases[i].cls, cases[i].method, cases[i].desc, cases[i].want);
+}
+
+/* Each id of the table must be absent from m. */
+static void assert_all_absent(const hg_mapping *m, const int32_t *ids, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		assert_absent(m, ids[i]);
+}
+
+/* Opening path fails with rc, and says so once, as an error naming path
+ * whose message holds needle; *m is left NULL. */
+static void assert_open_fails(struct fixture *f, const char *path, int rc, const char *needle)
+{
+	hg_mapping *m = (hg_mapping *)1;
+	assert_int_equal(hg_mapping_open(&f->ctx, path, &m), rc);
+	assert_null(m);
+	assert_int_equal(f->all_diags, 1);
+	assert_int_equal(f->diag[0].severity, HG_DIAG_ERROR);
+	assert_string_equal(f->diag[0].source, path);
+	assert_non_null(strstr(f->diag[0].message, needle));
+}
+
 /* ---- the real mapping file ---- */
 
 static void test_real_file_loads(void **state)
@@ -293,14 +325,18 @@ static void test_malformed_lines_warned_and_skipped(void **state)
 	assert_int_equal(hg_mapping_count(m), 3);
 	assert_int_equal(hg_mapping_skipped(m), 7);
 	assert_int_equal(f->all_diags, 7);
-	const char *shape = "expected 'id,accessFlags,class method descriptor'";
-	assert_warning(f, 0, 2, shape);
-	assert_warning(f, 1, 3, shape);
-	assert_warning(f, 2, 4, "method id 1048576 is out of range");
-	assert_warning(f, 3, 5, "missing 'class method'");
-	assert_warning(f, 4, 6, "missing 'class method'");
-	assert_warning(f, 5, 7, shape);
-	assert_warning(f, 6, 8, shape);
+	static const char shape[] = "expected 'id,accessFlags,class method descriptor'";
+	/* Warning i: its line and what it says. */
+	static const struct {
+		long line;
+		const char *needle;
+	} warned[] = {
+		{2, shape}, {3, shape}, {4, "method id 1048576 is out of range"},
+		{5, "missing 'class method'"}, {6, "missing 'class method'"},
+		{7, shape}, {8, shape},
+	};
+	for (size_t i = 0; i < sizeof warned / sizeof *warned; i++)
+		assert_warning(f, i, warned[i].line, warned[i].needle);
 	for (size_t i = 0; i < f->n_diags; i++) {
 		assert_int_equal(f->diag[i].col, 0);
 		assert_non_null(strstr(f->diag[i].message, "line skipped"));
@@ -308,10 +344,8 @@ static void test_malformed_lines_warned_and_skipped(void **state)
 	assert_symbol(m, 1, "com.example.Good.first()");
 	assert_symbol(m, 9, "com.example.Good.second(long)");
 	assert_symbol(m, 1048575, "com.example.Good.largest()");
-	assert_absent(m, 2);
-	assert_absent(m, 5);
-	assert_absent(m, 6);
-	assert_absent(m, 7);
+	static const int32_t skipped[] = {2, 5, 6, 7};
+	assert_all_absent(m, skipped, sizeof skipped / sizeof *skipped);
 	hg_mapping_destroy(m);
 }
 
@@ -387,14 +421,8 @@ static void test_empty_mapping(void **state)
 static void test_missing_file(void **state)
 {
 	struct fixture *f = *state;
-	const char *path = "/nonexistent/hangar-test/methodMapping.txt";
-	hg_mapping *m = (hg_mapping *)1;
-	assert_int_equal(hg_mapping_open(&f->ctx, path, &m), HG_EIO);
-	assert_null(m);
-	assert_int_equal(f->all_diags, 1);
-	assert_int_equal(f->diag[0].severity, HG_DIAG_ERROR);
-	assert_string_equal(f->diag[0].source, path);
-	assert_non_null(strstr(f->diag[0].message, "cannot open mapping"));
+	assert_open_fails(f, "/nonexistent/hangar-test/methodMapping.txt", HG_EIO,
+			  "cannot open mapping");
 }
 
 static void test_directory_is_not_a_mapping(void **state)
@@ -407,26 +435,14 @@ static void test_directory_is_not_a_mapping(void **state)
 		*slash = '\0';
 	else
 		snprintf(dir, sizeof dir, ".");
-	hg_mapping *m = NULL;
-	assert_int_equal(hg_mapping_open(&f->ctx, dir, &m), HG_EIO);
-	assert_null(m);
-	assert_int_equal(f->all_diags, 1);
-	assert_int_equal(f->diag[0].severity, HG_DIAG_ERROR);
-	assert_string_equal(f->diag[0].source, dir);
-	assert_non_null(strstr(f->diag[0].message, "not a regular file"));
+	assert_open_fails(f, dir, HG_EIO, "not a regular file");
 }
 
 static void test_file_over_the_limit(void **state)
 {
 	struct fixture *f = *state;
 	f->ctx.limits.max_mapping_bytes = 100;
-	hg_mapping *m = NULL;
-	assert_int_equal(hg_mapping_open(&f->ctx, mapping_path, &m), HG_ELIMIT);
-	assert_null(m);
-	assert_int_equal(f->all_diags, 1);
-	assert_int_equal(f->diag[0].severity, HG_DIAG_ERROR);
-	assert_string_equal(f->diag[0].source, mapping_path);
-	assert_non_null(strstr(f->diag[0].message, "100-byte limit"));
+	assert_open_fails(f, mapping_path, HG_ELIMIT, "100-byte limit");
 }
 
 static void test_memory_over_the_limit(void **state)
@@ -449,13 +465,8 @@ static void test_lookup_absent_and_negative_ids(void **state)
 				"2,1,com.example.Two run ()V\n");
 	assert_symbol(m, 0, "com.example.Zero.run()");
 	assert_symbol(m, 2, "com.example.Two.run()");
-	assert_absent(m, 1);
-	assert_absent(m, 3);
-	assert_absent(m, -1);
-	assert_absent(m, -2);
-	assert_absent(m, INT32_MIN);
-	assert_absent(m, 0x100000);
-	assert_absent(m, INT32_MAX);
+	static const int32_t absent[] = {1, 3, -1, -2, INT32_MIN, 0x100000, INT32_MAX};
+	assert_all_absent(m, absent, sizeof absent / sizeof *absent);
 	hg_arena *arena = hg_arena_create();
 	assert_null(hg_mapping_symbol(NULL, 2, arena));
 	hg_arena_destroy(arena);
@@ -531,6 +542,19 @@ static char *write_temp_file(const char *data, size_t len)
 	return path;
 }
 
+/* Writes text (freed here) to a temporary file and opens it as a mapping,
+ * which must succeed; the file is unlinked, *path (caller frees) names it. */
+static hg_mapping *open_as_file(struct fixture *f, char *text, size_t len, char **path)
+{
+	*path = write_temp_file(text, len);
+	free(text);
+	hg_mapping *m = NULL;
+	int rc = hg_mapping_open(&f->ctx, *path, &m);
+	unlink(*path);
+	assert_int_equal(rc, 0);
+	return m;
+}
+
 /* The file reader indexes in chunks: lines across chunk ends, and warnings
  * far into the file, must come out as from memory. */
 static void test_large_generated_file(void **state)
@@ -538,12 +562,8 @@ static void test_large_generated_file(void **state)
 	struct fixture *f = *state;
 	size_t len;
 	char *text = generate_mapping(50000, &len);
-	char *path = write_temp_file(text, len);
-	free(text);
-	hg_mapping *m = NULL;
-	int rc = hg_mapping_open(&f->ctx, path, &m);
-	unlink(path);
-	assert_int_equal(rc, 0);
+	char *path;
+	hg_mapping *m = open_as_file(f, text, len, &path);
 	assert_int_equal(hg_mapping_count(m), GENERATED_IDS - 3);
 	assert_int_equal(hg_mapping_skipped(m), 3);
 	assert_int_equal(f->all_diags, 3);
@@ -575,12 +595,8 @@ static void test_large_file_duplicates_across_halves(void **state)
 	memcpy(text + len, tail, strlen(tail) + 1);
 	len += strlen(tail);
 	assert_true(len > ((size_t)8 << 20)); /* over the split size */
-	char *path = write_temp_file(text, len);
-	free(text);
-	hg_mapping *m = NULL;
-	int rc = hg_mapping_open(&f->ctx, path, &m);
-	unlink(path);
-	assert_int_equal(rc, 0);
+	char *path;
+	hg_mapping *m = open_as_file(f, text, len, &path);
 	assert_int_equal(hg_mapping_count(m), GENERATED_IDS);
 	assert_int_equal(hg_mapping_skipped(m), 2);
 	assert_int_equal(f->all_diags, 2);
@@ -600,57 +616,74 @@ static void test_large_file_duplicates_across_halves(void **state)
 static void test_format_dots_and_slashes(void **state)
 {
 	(void)state;
-	const char *want = "com.example.db.UserRepository.query(String, int)";
-	assert_format("com.example.db.UserRepository", "query", "(Ljava.lang.String;I)V", want);
-	assert_format("com/example/db/UserRepository", "query", "(Ljava/lang/String;I)V", want);
-	assert_format("com/example/Outer$Inner", "run", "(Lcom/example/Outer$Inner;)V",
-		      "com.example.Outer$Inner.run(Outer$Inner)");
-	assert_format("Plain", "run", "(LNoPackage;)V", "Plain.run(NoPackage)");
+	static const struct format_case cases[] = {
+		/* Dots and slashes give the same name. */
+		{"com.example.db.UserRepository", "query", "(Ljava.lang.String;I)V",
+		 "com.example.db.UserRepository.query(String, int)"},
+		{"com/example/db/UserRepository", "query", "(Ljava/lang/String;I)V",
+		 "com.example.db.UserRepository.query(String, int)"},
+		{"com/example/Outer$Inner", "run", "(Lcom/example/Outer$Inner;)V",
+		 "com.example.Outer$Inner.run(Outer$Inner)"},
+		{"Plain", "run", "(LNoPackage;)V", "Plain.run(NoPackage)"},
+	};
+	assert_formats(cases, sizeof cases / sizeof *cases);
 }
 
 static void test_format_primitives_and_void(void **state)
 {
 	(void)state;
-	assert_format("a.B", "all", "(BCDFIJSZ)V",
-		      "a.B.all(byte, char, double, float, int, long, short, boolean)");
-	/* The return type is not shown, whatever it is. */
-	assert_format("a.B", "v", "()V", "a.B.v()");
-	assert_format("a.B", "i", "()I", "a.B.i()");
-	assert_format("a.B", "s", "()[Ljava/lang/String;", "a.B.s()");
+	static const struct format_case cases[] = {
+		{"a.B", "all", "(BCDFIJSZ)V",
+		 "a.B.all(byte, char, double, float, int, long, short, boolean)"},
+		/* The return type is not shown, whatever it is. */
+		{"a.B", "v", "()V", "a.B.v()"},
+		{"a.B", "i", "()I", "a.B.i()"},
+		{"a.B", "s", "()[Ljava/lang/String;", "a.B.s()"},
+	};
+	assert_formats(cases, sizeof cases / sizeof *cases);
 }
 
 static void test_format_arrays(void **state)
 {
 	(void)state;
-	assert_format("a.B", "m", "([I)V", "a.B.m(int[])");
-	assert_format("a.B", "m", "([[I)V", "a.B.m(int[][])");
-	assert_format("a.B", "m", "([[[J[Ljava/lang/Object;Z)V",
-		      "a.B.m(long[][][], Object[], boolean)");
-	assert_format("a.B", "m", "([[Ljava.lang.String;)V", "a.B.m(String[][])");
+	static const struct format_case cases[] = {
+		{"a.B", "m", "([I)V", "a.B.m(int[])"},
+		{"a.B", "m", "([[I)V", "a.B.m(int[][])"},
+		{"a.B", "m", "([[[J[Ljava/lang/Object;Z)V",
+		 "a.B.m(long[][][], Object[], boolean)"},
+		{"a.B", "m", "([[Ljava.lang.String;)V", "a.B.m(String[][])"},
+	};
+	assert_formats(cases, sizeof cases / sizeof *cases);
 }
 
 static void test_format_malformed_descriptor_verbatim(void **state)
 {
 	(void)state;
-	assert_format("a.B", "m", "(Ljava/lang/String", "a.B.m (Ljava/lang/String");
-	assert_format("a.B", "m", "(I", "a.B.m (I");
-	assert_format("a.B", "m", "(", "a.B.m (");
-	assert_format("a.B", "m", "(V)V", "a.B.m (V)V");
-	assert_format("a.B", "m", "(Q)V", "a.B.m (Q)V");
-	assert_format("a.B", "m", "([)V", "a.B.m ([)V");
-	assert_format("a.B", "m", "(L;)V", "a.B.m (L;)V");
-	assert_format("a.B", "m", "(Lpkg/;)V", "a.B.m (Lpkg/;)V");
-	assert_format("a.B", "m", "I", "a.B.m I");
-	assert_format("a/B", "m", "garbage here", "a.B.m garbage here");
+	static const struct format_case cases[] = {
+		{"a.B", "m", "(Ljava/lang/String", "a.B.m (Ljava/lang/String"},
+		{"a.B", "m", "(I", "a.B.m (I"},
+		{"a.B", "m", "(", "a.B.m ("},
+		{"a.B", "m", "(V)V", "a.B.m (V)V"},
+		{"a.B", "m", "(Q)V", "a.B.m (Q)V"},
+		{"a.B", "m", "([)V", "a.B.m ([)V"},
+		{"a.B", "m", "(L;)V", "a.B.m (L;)V"},
+		{"a.B", "m", "(Lpkg/;)V", "a.B.m (Lpkg/;)V"},
+		{"a.B", "m", "I", "a.B.m I"},
+		{"a/B", "m", "garbage here", "a.B.m garbage here"},
+	};
+	assert_formats(cases, sizeof cases / sizeof *cases);
 }
 
 static void test_format_empty_parts(void **state)
 {
 	(void)state;
-	assert_format("a.B", "", "", "a.B");
-	assert_format("a/b/C", "", "", "a.b.C");
-	assert_format("a.B", "m", "", "a.B.m");
-	assert_format("", "", "", "");
+	static const struct format_case cases[] = {
+		{"a.B", "", "", "a.B"},
+		{"a/b/C", "", "", "a.b.C"},
+		{"a.B", "m", "", "a.B.m"},
+		{"", "", "", ""},
+	};
+	assert_formats(cases, sizeof cases / sizeof *cases);
 }
 
 /* Lines over 64 KiB are warned of as skipped, and are: their ids are

@@ -62,8 +62,7 @@ static int setup(void **state)
 	if (!f)
 		return -1;
 	hg_ctx_init(&f->ctx);
-	if (store_tmp_make(f->dir, f->path, "/tmp/hg-show-XXXXXX") != 0 ||
-	    hg_store_open(&f->ctx, f->path, &f->store) != 0)
+	if (store_tmp_open(&f->ctx, f->dir, f->path, "/tmp/hg-show-XXXXXX", &f->store) != 0)
 		return -1;
 	char path[512], *data = NULL;
 	size_t len = 0;
@@ -103,8 +102,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct fx *f = *state;
-	hg_store_close(f->store);
-	store_tmp_remove(f->dir, f->path);
+	store_tmp_close(f->store, f->dir, f->path);
 	free(f);
 	return 0;
 }

@@ -11,34 +11,9 @@ static const char *testdata = "testdata";
 
 /* ---- fixture ---- */
 
-struct fx {
-	hg_ctx ctx;
-	char dir[64];
-	char path[96];
-	hg_store *store;
-};
-
 static int setup(void **state)
 {
-	struct fx *f = calloc(1, sizeof *f);
-	if (!f)
-		return -1;
-	hg_ctx_init(&f->ctx);
-	if (store_tmp_make(f->dir, f->path, "/tmp/hg-diff-XXXXXX") != 0)
-		return -1;
-	if (hg_store_open(&f->ctx, f->path, &f->store) != 0)
-		return -1;
-	*state = f;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct fx *f = *state;
-	hg_store_close(f->store);
-	store_tmp_remove(f->dir, f->path);
-	free(f);
-	return 0;
+	return store_tmp_setup(state, "/tmp/hg-diff-XXXXXX", 0);
 }
 
 /* ---- diff: reports with hand-made signatures ---- */
@@ -46,7 +21,8 @@ static int teardown(void **state)
 static const char *const frames[] = {"a.B.c"};
 
 /* One report of cluster `which` (hash "c<which>000..."), version, cost, time. */
-static void add(struct fx *f, int which, const char *version, int cost, const char *time, int n)
+static void add(struct store_tmp *f, int which, const char *version, int cost, const char *time,
+		int n)
 {
 	char text[512];
 	snprintf(text, sizeof text,
@@ -90,7 +66,7 @@ static int take(void *user, const hg_diff_row *r)
 
 /* Cluster 1 only in 1.0 (gone), 2 in both with 1 -> 3 reports (regressed),
  * 3 only in 1.1 (new). */
-static void add_two_versions(struct fx *f)
+static void add_two_versions(struct store_tmp *f)
 {
 	add(f, 1, "1.0", 100, "2024-01-01 10:00:00", 1);
 	add(f, 1, "1.0", 100, "2024-01-01 11:00:00", 2);
@@ -123,7 +99,7 @@ static void assert_three(const struct rows *r)
 
 static void test_by_version(void **state)
 {
-	struct fx *f = *state;
+	struct store_tmp *f = *state;
 	add_two_versions(f);
 	struct rows r = {0};
 	hg_diff_query q = {.baseline_version = "1.0", .version = "1.1", .threshold = 50};
@@ -158,7 +134,7 @@ static void test_by_version(void **state)
 
 static void test_by_time(void **state)
 {
-	struct fx *f = *state;
+	struct store_tmp *f = *state;
 	add_two_versions(f);
 	struct rows r = {0};
 	hg_diff_query q = {.since = "2024-02-01", .threshold = 50};
@@ -176,7 +152,7 @@ static void test_by_time(void **state)
 
 static void test_by_ingest_run(void **state)
 {
-	struct fx *f = *state;
+	struct store_tmp *f = *state;
 	struct rows r = {0};
 	hg_diff_query q = {.threshold = 50};
 	assert_int_equal(hg_store_diff(f->store, &q, take, &r, NULL), HG_EINVAL); /* no run yet */
@@ -229,7 +205,7 @@ static int take_kind(void *user, const char *kind, int64_t all, int64_t after)
 
 static void test_by_report_id(void **state)
 {
-	struct fx *f = *state;
+	struct store_tmp *f = *state;
 	add_two_versions(f); /* ids 1..7: 1 and 2 in cluster 1, 3..6 in 2, 7 in 3 */
 	struct rows r = {0};
 	/* After id 3: cluster 2 has 1 report before and 3 after (regressed),
@@ -275,7 +251,7 @@ static void test_by_report_id(void **state)
 /* ---- what counts as regressed ---- */
 
 /* count reports of cluster which at cost, numbered from *n on. */
-static void add_many(struct fx *f, int which, int count, int cost, int *n)
+static void add_many(struct store_tmp *f, int which, int count, int cost, int *n)
 {
 	for (int i = 0; i < count; i++, (*n)++)
 		add(f, which, "1.0", cost, "2024-03-01 10:00:00", *n);
@@ -292,7 +268,7 @@ static const struct rows *find(const struct rows *r, int which, const char **sta
 
 static void test_regression_rules(void **state)
 {
-	struct fx *f = *state;
+	struct store_tmp *f = *state;
 	int n = 0;
 	/* Before (ids 1..15): 1 once, 2 three times, 3 six times, 4 five
 	 * times. */
@@ -355,7 +331,7 @@ static void test_regression_rules(void **state)
 /* One night against the night before, not against all the history. */
 static void test_compare_previous_run(void **state)
 {
-	struct fx *f = *state;
+	struct store_tmp *f = *state;
 	int n = 0;
 	add_many(f, 5, 20, 100, &n); /* weeks of history */
 	int64_t previous = n;
@@ -420,7 +396,7 @@ static int regroup_cb(void *user, const hg_regroup_item *item, hg_report **out,
 	return 0;
 }
 
-static void ingest_file(struct fx *f, const char *rel, char hash[33])
+static void ingest_file(struct store_tmp *f, const char *rel, char hash[33])
 {
 	char path[512], *data = NULL;
 	size_t len = 0;
@@ -472,7 +448,7 @@ static int take_biggest(void *user, const hg_cluster_row *row)
 
 static void test_regroup_merges(void **state)
 {
-	struct fx *f = *state;
+	struct store_tmp *f = *state;
 	char h10[33], h11[33];
 	ingest_file(f, "reports/1.0/slow.json", h10);
 	ingest_file(f, "reports/1.1/slow.json", h11);
@@ -527,13 +503,13 @@ int main(int argc, char **argv)
 	if (argc > 1)
 		testdata = argv[1];
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_by_version, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_by_time, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_by_ingest_run, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_by_report_id, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_regression_rules, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_compare_previous_run, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_regroup_merges, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_by_version, setup, store_tmp_teardown),
+		cmocka_unit_test_setup_teardown(test_by_time, setup, store_tmp_teardown),
+		cmocka_unit_test_setup_teardown(test_by_ingest_run, setup, store_tmp_teardown),
+		cmocka_unit_test_setup_teardown(test_by_report_id, setup, store_tmp_teardown),
+		cmocka_unit_test_setup_teardown(test_regression_rules, setup, store_tmp_teardown),
+		cmocka_unit_test_setup_teardown(test_compare_previous_run, setup, store_tmp_teardown),
+		cmocka_unit_test_setup_teardown(test_regroup_merges, setup, store_tmp_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

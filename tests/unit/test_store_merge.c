@@ -39,9 +39,7 @@ static int setup(void **state)
 	struct fx *f = calloc(1, sizeof *f);
 	if (!f)
 		return -1;
-	hg_ctx_init(&f->ctx);
-	f->ctx.diag = on_diag;
-	f->ctx.diag_user = f;
+	store_ctx_init(&f->ctx, on_diag, f);
 	snprintf(f->dir, sizeof f->dir, "/tmp/hg-merge-XXXXXX");
 	if (!mkdtemp(f->dir))
 		return -1;

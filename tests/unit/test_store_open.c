@@ -31,9 +31,7 @@ static int setup(void **state)
 	struct fx *f = calloc(1, sizeof *f);
 	if (!f)
 		return -1;
-	hg_ctx_init(&f->ctx);
-	f->ctx.diag = on_diag;
-	f->ctx.diag_user = f;
+	store_ctx_init(&f->ctx, on_diag, f);
 	if (store_tmp_make(f->dir, f->path, "/tmp/hg-open-XXXXXX") != 0)
 		return -1;
 	*state = f;

@@ -11,31 +11,9 @@
 
 static const char *testdata = "testdata";
 
-struct fx {
-	char dir[64], path[96];
-	hg_ctx ctx;
-	hg_store *store;
-};
-
 static int setup(void **state)
 {
-	struct fx *f = calloc(1, sizeof *f);
-	assert_non_null(f);
-	assert_int_equal(store_tmp_make(f->dir, f->path, "/tmp/hg-times-XXXXXX"), 0);
-	hg_ctx_init(&f->ctx);
-	f->ctx.keep_text = 1;
-	assert_int_equal(hg_store_open(&f->ctx, f->path, &f->store), 0);
-	*state = f;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct fx *f = *state;
-	hg_store_close(f->store);
-	store_tmp_remove(f->dir, f->path);
-	free(f);
-	return 0;
+	return store_tmp_setup(state, "/tmp/hg-times-XXXXXX", 1);
 }
 
 /* Each corpus file with a time, and that time in UTC (worked out by hand
@@ -94,7 +72,7 @@ static int keep(void *user, hg_report *rep)
 
 /* Reads a corpus file from its path (as ingest does) and stores it; its
  * cluster's hash in hash. */
-static void ingest(struct fx *f, const char *rel, char hash[33])
+static void ingest(struct store_tmp *f, const char *rel, char hash[33])
 {
 	char path[512];
 	snprintf(path, sizeof path, "%s/%s", testdata, rel);
@@ -114,14 +92,14 @@ static void ingest(struct fx *f, const char *rel, char hash[33])
 	hg_report_destroy(o.rep);
 }
 
-static void ingest_all(struct fx *f)
+static void ingest_all(struct store_tmp *f)
 {
 	for (size_t i = 0; i < N_TIMED; i++)
 		ingest(f, timed[i].file, NULL);
 	ingest(f, UNTIMED, NULL);
 }
 
-static void report_time(struct fx *f, const char *rel, char out[64])
+static void report_time(struct store_tmp *f, const char *rel, char out[64])
 {
 	char sql[600];
 	snprintf(sql, sizeof sql, "SELECT coalesce(time, 'NULL') FROM reports WHERE source = '%s'",
@@ -131,7 +109,7 @@ static void report_time(struct fx *f, const char *rel, char out[64])
 
 static void test_corpus_times_kept(void **state)
 {
-	struct fx *f = *state;
+	struct store_tmp *f = *state;
 	ingest_all(f);
 	for (size_t i = 0; i < N_TIMED; i++) {
 		char got[64];
@@ -174,7 +152,7 @@ static int find(void *user, const hg_cluster_row *row)
 	return 0;
 }
 
-static bool listed(struct fx *f, const char *hash, const char *since, const char *until,
+static bool listed(struct store_tmp *f, const char *hash, const char *since, const char *until,
 		   char last[40])
 {
 	struct listed l = {.hash = hash};
@@ -189,7 +167,7 @@ static bool listed(struct fx *f, const char *hash, const char *since, const char
  * fixed date, so the test does not age). */
 static void test_since_leaves_old_reports_out(void **state)
 {
-	struct fx *f = *state;
+	struct store_tmp *f = *state;
 	char old[33], recent[33], untimed[33], last[40];
 	ingest(f, "anr/android13-emu-main-blocked-held-by-thread.txt", old);
 	ingest(f, "anr/android14-emu-appexit-input-dispatching-main-runnable-ondraw.txt", recent);
@@ -237,7 +215,7 @@ static int diff_row(void *user, const hg_diff_row *row)
 /* diff by time windows: a report of unknown time is in neither. */
 static void test_diff_windows(void **state)
 {
-	struct fx *f = *state;
+	struct store_tmp *f = *state;
 	char old[33], untimed[33];
 	ingest(f, "anr/android13-emu-main-blocked-held-by-thread.txt", old);
 	ingest(f, UNTIMED, untimed);
@@ -257,7 +235,7 @@ static void test_diff_windows(void **state)
  * seen the ingest time, NOT NULL.  Opening it migrates it. */
 static void test_migrates_schema_6(void **state)
 {
-	struct fx *f = *state;
+	struct store_tmp *f = *state;
 	char art[33], untimed[33];
 	ingest(f, "anr/android13-emu-main-blocked-held-by-thread.txt", art);
 	ingest(f, "anr/xcrash-android10-pixel-arm64-anr-tombstone.txt", NULL);
@@ -326,10 +304,10 @@ int main(int argc, char **argv)
 	if (argc > 1)
 		testdata = argv[1];
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_corpus_times_kept, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_since_leaves_old_reports_out, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_diff_windows, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_migrates_schema_6, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_corpus_times_kept, setup, store_tmp_teardown),
+		cmocka_unit_test_setup_teardown(test_since_leaves_old_reports_out, setup, store_tmp_teardown),
+		cmocka_unit_test_setup_teardown(test_diff_windows, setup, store_tmp_teardown),
+		cmocka_unit_test_setup_teardown(test_migrates_schema_6, setup, store_tmp_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

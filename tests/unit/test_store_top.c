@@ -193,8 +193,7 @@ static void test_top_matches_its_definition(void **state)
 	assert_memory_equal(one.text, all.text, one.len);
 	free(all.text);
 	free(one.text);
-	hg_store_close(st);
-	store_tmp_remove(dir, path);
+	store_tmp_close(st, dir, path);
 }
 
 int main(void)

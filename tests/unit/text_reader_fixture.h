@@ -3,7 +3,9 @@
  * figures, warnings and frames.  Before including, define FIXTURE_SOURCE
  * (the source name), FIXTURE_DAMAGED (the source name of damaged inputs),
  * FIXTURE_FORMAT (the reader) and FIXTURE_DIR (the
- * testdata folder), and `testdata` (the testdata path).  Functions are
+ * testdata folder), and `testdata` (the testdata path); include <time.h>.
+ * Tables: bad_case rows for read_bad_cases; read_truncations and
+ * read_mutations drive check_sane over damaged copies of the fixtures.  Functions are
  * static: a test that does not use one gets -Wunused-function, hence the
  * attribute. */
 #ifndef HANGAR_TESTS_TEXT_READER_FIXTURE_H
@@ -93,6 +95,41 @@ static __attribute__((unused)) char *load(const char *name, size_t *len)
 	char *data = NULL;
 	assert_int_equal(hg_input_read(&ctx, path, &data, len), 0);
 	return data;
+}
+
+/* One bad input: the text, what its error must hold, the diagnostic's line. */
+struct bad_case {
+	const char *text, *needle;
+	long line;
+};
+
+/* read_bad for each case of the table, in order. */
+static __attribute__((unused)) void read_bad_cases(struct got *g, const struct bad_case *cases, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		read_bad(g, cases[i].text, cases[i].needle, cases[i].line);
+}
+
+/* Loads the fixture `name` (returned in *text, owned by the caller, *len
+ * bytes) and reads it detecting its format: it must read, without error, as
+ * FIXTURE_FORMAT.  Returns the report, owned by g. */
+static __attribute__((unused)) const hg_report *read_fixture(struct got *g, const char *name, char **text,
+							     size_t *len)
+{
+	*text = load(name, len);
+	assert_int_equal(read_as(g, *text, *len, HG_FORMAT_AUTO), 0);
+	assert_null(g->rep->error);
+	assert_int_equal(g->rep->format, FIXTURE_FORMAT);
+	return g->rep;
+}
+
+/* read_as detecting the format, which must succeed in under `seconds` of CPU
+ * time (the big-input tests). */
+static __attribute__((unused)) void read_within(struct got *g, const char *text, size_t len, double seconds)
+{
+	clock_t t0 = clock();
+	assert_int_equal(read_as(g, text, len, HG_FORMAT_AUTO), 0);
+	assert_true((double)(clock() - t0) / CLOCKS_PER_SEC < seconds);
 }
 
 /* ---- looking at a report ---- */
@@ -228,6 +265,49 @@ static __attribute__((unused)) char *mutate(const char *text, size_t len, size_t
 	buf[n] = '\0';
 	*out_len = n;
 	return buf;
+}
+
+/* Every `step`th prefix (0 bytes included) of each of the n fixtures, read as
+ * each of the n_formats formats: every report must pass check_sane. */
+static __attribute__((unused)) void read_truncations(const char *const *names, size_t n, size_t step,
+						     const enum hg_input_format *formats, size_t n_formats)
+{
+	for (size_t i = 0; i < n; i++) {
+		size_t len;
+		char *text = load(names[i], &len);
+		for (size_t cut = 0; cut <= len; cut += step) {
+			char *copy = malloc(cut + 1);
+			assert_non_null(copy);
+			memcpy(copy, text, cut);
+			copy[cut] = '\0';
+			for (size_t f = 0; f < n_formats; f++)
+				read_damaged(copy, cut, formats[f]);
+			free(copy);
+		}
+		free(text);
+	}
+}
+
+/* `count` seeded mutations of fixtures picked at random among the n, read
+ * as FIXTURE_FORMAT and detected in turn: every report must pass check_sane. */
+static __attribute__((unused)) void read_mutations(const char *const *names, size_t n, int count)
+{
+	size_t *lens = calloc(n, sizeof *lens);
+	char **texts = calloc(n, sizeof *texts);
+	assert_non_null(lens);
+	assert_non_null(texts);
+	for (size_t i = 0; i < n; i++)
+		texts[i] = load(names[i], &lens[i]);
+	for (int k = 0; k < count; k++) {
+		size_t i = (size_t)(rnd() % n), m_len;
+		char *m = mutate(texts[i], lens[i], &m_len);
+		read_damaged(m, m_len, k % 2 ? FIXTURE_FORMAT : HG_FORMAT_AUTO);
+		free(m);
+	}
+	for (size_t i = 0; i < n; i++)
+		free(texts[i]);
+	free(texts);
+	free(lens);
 }
 
 #endif
