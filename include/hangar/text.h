@@ -4,6 +4,7 @@
 #define HANGAR_TEXT_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "hangar.h"
@@ -40,5 +41,8 @@ size_t hg_utf8_len(const char *s, size_t avail);
 
 /* The value of a hexadecimal digit (either case), or -1. */
 int hg_hex_value(char c);
+
+/* Whether s ends with tail. */
+bool hg_str_ends_with(const char *s, const char *tail);
 
 #endif

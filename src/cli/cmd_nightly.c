@@ -77,12 +77,6 @@ struct nightly {
 	bool fail_on_new;
 };
 
-static bool ends_with(const char *s, const char *suffix)
-{
-	size_t n = strlen(s), k = strlen(suffix);
-	return n >= k && !strcmp(s + n - k, suffix);
-}
-
 static int parse(int argc, char **argv, struct nightly *n, struct ingest_cli *in)
 {
 	int c;
@@ -143,7 +137,7 @@ static int parse(int argc, char **argv, struct nightly *n, struct ingest_cli *in
 	if (!n->n_sources)
 		return cli_usage_error("nightly", "no source: give --source URL");
 	if (n->format < 0)
-		n->format = n->out && ends_with(n->out, ".json") ? HG_DIGEST_JSON : HG_DIGEST_MARKDOWN;
+		n->format = n->out && hg_str_ends_with(n->out, ".json") ? HG_DIGEST_JSON : HG_DIGEST_MARKDOWN;
 	return EXIT_FINE;
 }
 

@@ -145,12 +145,6 @@ static const char *image_name(hg_arena *arena, const char *path)
 	return n ? hg_arena_strndup(arena, name, n) : hg_arena_strdup(arena, "???");
 }
 
-static bool ends_with(const char *s, const char *tail)
-{
-	size_t n = strlen(s), t = strlen(tail);
-	return n >= t && strcmp(s + n - t, tail) == 0;
-}
-
 /* Dex code ART shows among native frames ("/data/app/.../base.apk",
  * ".../oat/arm64/base.odex", ".../code_cache/.overlay/base.apk/classes16.dex"):
  * its symbol is a Java method. */
@@ -158,7 +152,7 @@ static bool dex_image(const char *image)
 {
 	static const char *const tails[] = {".dex", ".odex", ".oat", ".vdex", ".apk", ".jar"};
 	for (size_t i = 0; i < sizeof tails / sizeof *tails; i++)
-		if (ends_with(image, tails[i]))
+		if (hg_str_ends_with(image, tails[i]))
 			return true;
 	return false;
 }

@@ -209,3 +209,9 @@ int hg_hex_value(char c)
 		return c - 'A' + 10;
 	return -1;
 }
+
+bool hg_str_ends_with(const char *s, const char *tail)
+{
+	size_t n = strlen(s), t = strlen(tail);
+	return n >= t && memcmp(s + n - t, tail, t) == 0;
+}

@@ -7,10 +7,10 @@
  * rest differs.  The rule is commutative and associative, so a cluster's
  * title does not depend on the order reports arrive, a rerun after a
  * kill, or the order shards are merged. */
-#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "hangar/text.h"
 #include "store_internal.h"
 
 #define SCREENS " in several screens"
@@ -18,19 +18,13 @@
 
 /* The frame part of a title and the kind of its tail: " in SCREEN" (1),
  * " (... ANR)" (2), or none (0). */
-static bool ends_with(const char *s, size_t n, const char *tail)
-{
-	size_t t = strlen(tail);
-	return n >= t && strcmp(s + n - t, tail) == 0;
-}
-
 static size_t frame_part(const char *t, int *tail)
 {
 	size_t n = strlen(t);
-	*tail = ends_with(t, n, SCREENS) ? 1 : ends_with(t, n, ANY_ANR) ? 2 : 0;
+	*tail = hg_str_ends_with(t, SCREENS) ? 1 : hg_str_ends_with(t, ANY_ANR) ? 2 : 0;
 	if (*tail)
 		return n - strlen(*tail == 1 ? SCREENS : ANY_ANR);
-	if (ends_with(t, n, " ANR)")) {
+	if (hg_str_ends_with(t, " ANR)")) {
 		const char *open = NULL;
 		for (const char *p = t; (p = strstr(p, " (")) != NULL; p++)
 			open = p;
