@@ -1,0 +1,109 @@
+/* Flame graphs: one weighted call tree, whatever it came from (a report's
+ * method stack, its thread stacks or BlockCanary samples, a cluster's
+ * merged tree, or the difference of two merged trees), and the writers
+ * that export or draw it: collapsed stacks for FlameGraph ("folded"), the
+ * speedscope file format, Chrome's Trace Event Format (Perfetto UI,
+ * chrome://tracing) and a self-contained interactive SVG.
+ *
+ * Builders (flame_build*.c) turn the library's data into an hg_flame;
+ * writers only read an hg_flame, so each format is written the same way
+ * for one report and for a cluster.  Everything an hg_flame points to
+ * lives in the arena it was built in. */
+#ifndef HANGAR_FLAME_H
+#define HANGAR_FLAME_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arena.h"
+#include "report.h"
+#include "store.h"
+#include "text.h"
+
+/* What a node's weight counts. */
+enum hg_flame_unit {
+	HG_FLAME_MS,       /* method stacks: milliseconds of cost */
+	HG_FLAME_SAMPLES,  /* BlockCanary: stack samples */
+	HG_FLAME_THREADS,  /* thread dumps: 1 per blamed thread (and its blockers) */
+};
+
+#define HG_FLAME_NO_PARENT SIZE_MAX
+
+typedef struct hg_flame_node {
+	const char *name;    /* the frame as people read it: symbol, "#id" when unmapped */
+	size_t parent;       /* index of the parent (always smaller), HG_FLAME_NO_PARENT for a root */
+	int64_t total;       /* weight of the node and all below it (>= self, >= 0) */
+	int64_t self;        /* total minus its children's totals, at least 0 */
+	int64_t calls;       /* Matrix's count, or samples; 0 when unknown */
+	int64_t reports;     /* merged trees: reports passing through it; 1 for one report */
+	int64_t begin;       /* method stacks from a buffer: first entry, ms after the
+			      * stack's first entry; -1 when unknown */
+	bool key;            /* on the StackKey path (root to the StackKey, inclusive) */
+	/* Differential flames (hg_flame_diff) only: */
+	bool in_base;        /* the same path exists in the base tree */
+	double base_per_report; /* its total per report in the base tree (0 when !in_base) */
+} hg_flame_node;
+
+typedef struct hg_flame {
+	hg_flame_node *nodes; /* parents before children; siblings in draw order */
+	size_t n;
+	enum hg_flame_unit unit;
+	int64_t total;        /* sum of the roots' totals */
+	long key;             /* index of the StackKey node, -1 when none */
+	int64_t reports;      /* 1 for a report; the cluster's report count for a merged tree */
+	const char *title;    /* one line saying what it shows, e.g. "slow_method in
+			       * HomeActivity, 1200 ms" or a cluster's title */
+	bool diff;            /* built by hg_flame_diff */
+	int64_t base_reports; /* diff: the base tree's report count */
+} hg_flame;
+
+/* ---- builders (flame_build.c, flame_build_tree.c, flame_diff.c) ---- */
+
+/* The flame of one report: its method stack (trimmed, or the whole rebuilt
+ * stack when whole), else its blamed thread and the threads that block it,
+ * else (BlockCanary) its samples.  HG_EINVAL for a report with neither a
+ * method stack nor threads; 0 or HG_ENOMEM. */
+int hg_flame_from_report(const hg_report *rep, bool whole, hg_arena *arena, hg_flame *out);
+
+/* The flame of a cluster's merged tree, from the rows hg_store_cluster_tree
+ * gives (parents before children). */
+typedef struct hg_flame_tree_builder hg_flame_tree_builder;
+hg_flame_tree_builder *hg_flame_tree_builder_create(hg_arena *arena);
+int hg_flame_tree_builder_add(void *builder, const hg_tree_row *row); /* an hg_tree_fn */
+int hg_flame_tree_builder_finish(hg_flame_tree_builder *b, int64_t reports, const char *title,
+				 hg_flame *out);
+
+/* A differential flame: the shape and widths of `after`, each node with the
+ * total per report of the same path (the frame names from the root) in
+ * `base`, so a writer can colour where the cost per report grew or shrank,
+ * as FlameGraph's difffolded.pl does. */
+int hg_flame_diff(const hg_flame *base, const hg_flame *after, hg_arena *arena, hg_flame *out);
+
+/* ---- writers (flame_folded.c, flame_speedscope.c, flame_chrome.c, flame_svg.c) ---- */
+
+/* Collapsed stacks, "root;child;leaf weight\n" per path with a self weight
+ * (the weights add up to the flame's total); ';' and line breaks in names
+ * are replaced so that every line splits back into the same frames. */
+void hg_flame_write_folded(const hg_flame *f, hg_buf *out);
+
+/* The speedscope file format (its file-format-schema.json): an evented
+ * profile for method stacks, a sampled one otherwise; the StackKey frame
+ * named in the profile. */
+void hg_flame_write_speedscope(const hg_flame *f, hg_buf *out);
+
+/* Trace Event Format JSON: one complete ("X") event per node, ts/dur in
+ * microseconds, properly nested, with cost, self and calls in args. */
+void hg_flame_write_chrome(const hg_flame *f, hg_buf *out);
+
+/* A self-contained interactive SVG flame graph drawn as an icicle (root on
+ * top); see flame_svg.c for what it shows and does. */
+typedef struct hg_flame_svg_opts {
+	int width;            /* px; <= 0: 1200 */
+	bool embedded;        /* written inside an HTML page: no XML prolog; ids made
+			       * unique with id_prefix */
+	const char *id_prefix;/* NULL: "" */
+} hg_flame_svg_opts;
+void hg_flame_write_svg(const hg_flame *f, const hg_flame_svg_opts *opts, hg_buf *out);
+
+#endif
