@@ -58,6 +58,25 @@ static int from_method_stack(const hg_report *rep, bool whole, hg_arena *arena, 
 	return 0;
 }
 
+static const char *image_name(const char *image)
+{
+	const char *base = image ? strrchr(image, '/') : NULL;
+	return base && base[1] ? base + 1 : image;
+}
+
+/* A thread as its root node reads: its name, else "main" for the main
+ * thread, else "thread <tid>" (iOS reports name few threads). */
+static const char *thread_name(const hg_thread *t, size_t index, hg_arena *arena)
+{
+	if (t->name && *t->name)
+		return t->name;
+	if (t->flags & HG_THREAD_MAIN)
+		return "main";
+	if (t->tid >= 0)
+		return hg_arena_printf(arena, "thread %ld", t->tid);
+	return hg_arena_printf(arena, "thread #%zu", index + 1);
+}
+
 /* A frame as people read it: "cls.method" for Java; the symbol, else
  * image+offset, else the pc for native. */
 static const char *frame_name(const hg_frame *fr, hg_arena *arena)
@@ -70,8 +89,7 @@ static const char *frame_name(const hg_frame *fr, hg_arena *arena)
 	if (fr->method)
 		return fr->method;
 	if (fr->image) {
-		const char *base = strrchr(fr->image, '/');
-		base = base && base[1] ? base + 1 : fr->image;
+		const char *base = image_name(fr->image);
 		if (fr->has_offset)
 			return hg_arena_printf(arena, "%s+0x%" PRIx64, base, fr->offset);
 		if (fr->has_pc)
@@ -105,7 +123,8 @@ static int add_thread(struct flame_nodes *b, const hg_thread *t, const char *roo
 		hg_flame_node nd = {
 			.name = name, .parent = parent, .reports = 1, .begin = -1,
 			.total = samples ? fr->repeat : 0, .calls = samples ? fr->repeat : 0,
-			.file = fr->kind == HG_FRAME_JAVA ? fr->file : NULL,
+			/* speedscope shows it beside the name: the source, or the image */
+			.file = fr->kind == HG_FRAME_JAVA ? fr->file : image_name(fr->image),
 			.line = fr->kind == HG_FRAME_JAVA ? fr->line : -1,
 		};
 		if ((parent = flame_push(b, &nd)) == FLAME_NONE)
@@ -124,15 +143,14 @@ static int from_threads(const hg_report *rep, hg_arena *arena, hg_flame *out)
 	struct flame_nodes b = {arena, NULL, 0, 0};
 	/* The blamed thread, or the first one when the dump blames none. */
 	size_t blamed = ts->blamed >= 0 && (size_t)ts->blamed < ts->n ? (size_t)ts->blamed : 0;
-	const char *blamed_name = ts->items[blamed].name ? ts->items[blamed].name : "?";
-	int rc = add_thread(&b, &ts->items[blamed], blamed_name, samples);
+	const char *blamed_name = thread_name(&ts->items[blamed], blamed, arena);
+	int rc = blamed_name ? add_thread(&b, &ts->items[blamed], blamed_name, samples) : HG_ENOMEM;
 	for (size_t k = 0; k < ts->n_chain && rc == 0; k++) {
 		size_t c = ts->chain[k];
 		if (c == blamed || c >= ts->n)
 			continue;
-		const char *name = hg_arena_printf(arena, "%s (blocks %s)",
-						   ts->items[c].name ? ts->items[c].name : "?",
-						   blamed_name);
+		const char *name = thread_name(&ts->items[c], c, arena);
+		name = name ? hg_arena_printf(arena, "%s (blocks %s)", name, blamed_name) : NULL;
 		rc = name ? add_thread(&b, &ts->items[c], name, samples) : HG_ENOMEM;
 	}
 	if (rc != 0)

@@ -36,7 +36,7 @@ static void complete(hg_buf *out, const hg_flame *f, size_t i, int64_t start, in
 	hg_buf_puts(out, ",\n{\"name\":");
 	json_str(out, nd->name && *nd->name ? nd->name : "?");
 	hg_buf_puts(out, ",\"cat\":\"");
-	hg_buf_puts(out, nd->key ? "stack_key" : "frame");
+	hg_buf_puts(out, nd->key ? "key_path" : "frame");
 	hg_buf_puts(out, "\",\"ph\":\"X\",\"ts\":");
 	hg_buf_int(out, micros(start));
 	hg_buf_puts(out, ",\"dur\":");
@@ -51,7 +51,8 @@ static void complete(hg_buf *out, const hg_flame *f, size_t i, int64_t start, in
 	hg_buf_int(out, nd->calls);
 	hg_buf_puts(out, ",\"reports\":");
 	hg_buf_int(out, nd->reports);
-	hg_buf_puts(out, nd->key ? ",\"stack_key\":true" : ",\"stack_key\":false");
+	hg_buf_puts(out, f->key >= 0 && (size_t)f->key == i ? ",\"stack_key\":true" : ",\"stack_key\":false");
+	hg_buf_puts(out, nd->key ? ",\"key_path\":true" : ",\"key_path\":false");
 	if (nd->file) {
 		hg_buf_puts(out, ",\"file\":");
 		json_str(out, nd->file);
