@@ -17,11 +17,12 @@ const { execFileSync } = require('child_process');
 const Ajv = require('ajv');
 const { launch, openPage } = require('./lib/browser');
 
-const [hangar, root, buildRoot = process.env.MESON_BUILD_ROOT] = process.argv.slice(2);
-if (!hangar || !root) {
+const [hangarArg, root, buildRoot = process.env.MESON_BUILD_ROOT] = process.argv.slice(2);
+if (!hangarArg || !root) {
 	console.error('usage: speedscope.js HANGAR SOURCE_ROOT [BUILD_ROOT]');
 	process.exit(2);
 }
+const hangar = path.resolve(hangarArg); // meson gives it relative to the build folder
 const release = path.join(__dirname, 'node_modules', 'speedscope', 'dist', 'release');
 const shots = path.join(buildRoot || os.tmpdir(), 'meson-logs', 'browser');
 
