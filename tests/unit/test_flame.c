@@ -2,7 +2,8 @@
  * testdata (a raw buffer with its mapping, the 581 structured and raw
  * stacks of a production app, ANR traces with a lock chain and a
  * deadlock, BlockCanary samples, iOS hangs) and of merged-tree rows, each
- * checked for its widths (every node as wide as its children, the selves
+ * (and Matrix's ground-truth vectors, which rebuild the same with begin
+ * times asked for as without) checked for its widths (every node as wide as its children, the selves
  * adding up to the total) and written in the three formats: folded lines
  * whose weights add up to the total and whose frames split back, Chrome
  * events that parse (the library's JSON) and nest, speedscope events in
@@ -118,6 +119,52 @@ static void sample_jank(void **state)
 	check_all(&f);
 	hg_arena_destroy(a);
 	free_reports(&rs);
+}
+
+/* Asking for times changes nothing else: Matrix's 41 ground-truth vectors
+ * (read as reports: buffer, strict, end_time, cost) rebuild to the same
+ * stacks and StackKeys with and without them, and each stack's flame
+ * settles and writes. */
+static void timed_rebuild_same(void **state)
+{
+	(void)state;
+	struct reports plain = read_path("vectors/matrix_vectors_public.jsonl", NULL, false);
+	struct reports timed = read_path("vectors/matrix_vectors_public.jsonl", NULL, true);
+	assert_int_equal(plain.n, timed.n);
+	assert_true(plain.n >= 41);
+	size_t with_times = 0;
+	for (size_t i = 0; i < plain.n; i++) {
+		const hg_report *a = plain.v[i], *b = timed.v[i];
+		assert_int_equal(a->error == NULL, b->error == NULL);
+		if (a->error)
+			continue;
+		assert_null(a->item_begin);
+		assert_int_equal(a->full.len, b->full.len);
+		assert_int_equal(a->trimmed.len, b->trimmed.len);
+		assert_int_equal(a->key_index, b->key_index);
+		assert_int_equal(a->stack_cost, b->stack_cost);
+		if (a->full.len)
+			assert_memory_equal(a->full.items, b->full.items, a->full.len * sizeof *a->full.items);
+		if (a->trimmed.len)
+			assert_memory_equal(a->trimmed.items, b->trimmed.items,
+					    a->trimmed.len * sizeof *a->trimmed.items);
+		assert_int_equal(b->item_begin != NULL, b->full.len > 0);
+		if (!b->item_begin)
+			continue;
+		with_times++;
+		int64_t first = INT64_MAX;
+		for (size_t k = 0; k < b->full.len; k++)
+			first = b->item_begin[k] < first ? b->item_begin[k] : first;
+		assert_int_equal(first, 0); /* ms after the stack's first entry */
+		hg_arena *ar = hg_arena_create();
+		hg_flame f;
+		assert_int_equal(hg_flame_from_report(b, true, ar, &f), 0);
+		check_all(&f);
+		hg_arena_destroy(ar);
+	}
+	assert_true(with_times > 20);
+	free_reports(&plain);
+	free_reports(&timed);
 }
 
 /* 581 real reports, raw buffers and structured stacks alike. */
@@ -559,6 +606,7 @@ int main(int argc, char **argv)
 		testdata = argv[1];
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(sample_jank),
+		cmocka_unit_test(timed_rebuild_same),
 		cmocka_unit_test(production_reports),
 		cmocka_unit_test(anr_lock_chain),
 		cmocka_unit_test(blockcanary_samples),
