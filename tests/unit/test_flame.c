@@ -532,6 +532,22 @@ static void tree_rows(void **state)
 	assert_int_equal(f.total, 1090);
 	assert_int_equal(f.nodes[2].reports, 3);
 	check_all(&f);
+	/* a tree of thread stacks has no costs: it weighs reports */
+	b = hg_flame_tree_builder_create(a);
+	const hg_tree_row threads[] = {
+		{1, 0, "ZygoteInit.main", 6, 0, 0, 0, true},
+		{2, 1, "Looper.loop", 5, 0, 0, 0, true},
+		{3, 2, "MessageQueue.nativePollOnce", 5, 0, 0, 0, true},
+		{4, 1, "Zygote$MethodAndArgsCaller.run", 1, 0, 0, 0, false},
+	};
+	for (size_t i = 0; i < sizeof threads / sizeof *threads; i++)
+		assert_int_equal(hg_flame_tree_builder_add(b, &threads[i]), 0);
+	assert_int_equal(hg_flame_tree_builder_finish(b, 6, "lag cluster", &f), 0);
+	assert_int_equal(f.unit, HG_FLAME_THREADS);
+	assert_int_equal(f.total, 6);
+	assert_int_equal(f.nodes[2].self, 5);
+	assert_string_equal(f.nodes[f.key].name, "MessageQueue.nativePollOnce");
+	check_all(&f);
 	/* no rows at all */
 	b = hg_flame_tree_builder_create(a);
 	assert_int_equal(hg_flame_tree_builder_finish(b, 0, NULL, &f), 0);
