@@ -83,15 +83,19 @@ static size_t message_start(const char *s, size_t n)
 	bool level = n >= 2 && s[1] == '/' && strchr("VDIWEFA", s[0]) && s[0];
 	if (!at && !level)
 		return 0;
-	const char *colon = find(s + at, n - at, ": ");
+	const char *colon = find(s + at, n - at, ": "), *mark = NULL;
+	static const char *const marks[] = {"|*", ">>>>", "====="};
+	for (size_t k = 0; at && k < 3; k++) {
+		const char *p = find(s + at, n - at, marks[k]);
+		if (p && (!mark || p < mark))
+			mark = p;
+	}
+	if (mark && (!colon || mark < colon))
+		return (size_t)(mark - s); /* Matrix's text before any ": " of its own */
 	if (colon)
 		return (size_t)(colon - s) + 2;
 	if (n > at && s[n - 1] == ':')
 		return n; /* "W/Matrix.EvilMethodTracer:" and nothing after it */
-	static const char *const marks[] = {"|*", ">>>>", "====="};
-	for (size_t k = 0; at && k < 3; k++)
-		if ((colon = find(s + at, n - at, marks[k])))
-			return (size_t)(colon - s);
 	return 0;
 }
 
@@ -103,10 +107,11 @@ static bool all_digits(const char *s, size_t n)
 	return n > 0;
 }
 
-/* Whether s[0..n) is shaped like one item, well formed or not: four
- * comma-separated words, or depth dots and three blank-separated words
- * (words of letters, digits and signs, so that "1,2,x,4" is an item gone
- * wrong but "200, 15 ms" or "3 items left" is not). */
+/* Whether s[0..n) is shaped like one item, well formed or not:
+ * comma-separated words (two or more: "1,2,1" is an item gone wrong), or
+ * depth dots and three blank-separated words (words of letters, digits and
+ * signs, so that "1,2,x,4" is an item gone wrong but "200, 15 ms" or "3
+ * items left" is not). */
 static bool item_shaped(const char *s, size_t n)
 {
 	bool comma = memchr(s, ',', n) != NULL;
@@ -125,12 +130,12 @@ static bool item_shaped(const char *s, size_t n)
 		words++;
 		while (i < n && blank(s[i]))
 			i++;
-		if (i < n && comma && s[i] == ',' && words < 4)
+		if (i < n && comma && s[i] == ',')
 			i++;
 		else if (i < n && (comma || !blank(s[i - 1])))
 			return false;
 	}
-	return words == (comma ? 4u : 3u) && (is_digit(s[0]) || s[0] == '.' || s[0] == '-');
+	return (comma ? words >= 2 : words == 3) && (is_digit(s[0]) || s[0] == '.' || s[0] == '-');
 }
 
 /* A "|*" line's body (after "|*" and blanks). */

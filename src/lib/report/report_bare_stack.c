@@ -51,6 +51,7 @@ struct block {
 	size_t prefix_len, stamp_len;
 	hg_method_item *items;
 	size_t n, cap;
+	size_t seen;        /* item lines, read or not */
 	long jump_line;     /* the first depth jump */
 	int32_t jump_from, jump_to;
 	size_t jumps;
@@ -67,6 +68,11 @@ struct reader {
 	void *user;
 	long number;
 	struct block b;
+	/* The line before, when it was only a logcat prefix (and a "-"): the
+	 * first line of a message whose next lines Android Studio shows
+	 * without one. */
+	const char *prev_prefix;
+	size_t prev_prefix_len, prev_stamp_len;
 };
 
 static void open_block(struct reader *r, enum form form, const struct bare_msg *m, size_t start)
@@ -81,6 +87,11 @@ static void open_block(struct reader *r, enum form form, const struct bare_msg *
 			    .line = m->no, .kind = HG_KIND_SLOW_METHOD, .foreground = -1, .key = key,
 			    .frames = frames, .items = items, .cap = cap, .prefix = m->prefix,
 			    .prefix_len = m->prefix_len, .stamp_len = m->stamp_len};
+	if (!m->prefix) {
+		b->prefix = r->prev_prefix;
+		b->prefix_len = r->prev_prefix_len;
+		b->stamp_len = r->prev_stamp_len;
+	}
 }
 
 static void fail(struct block *b, long line, long col, const char *fmt, const char *a, const char *q)
@@ -104,6 +115,7 @@ static void set_key(struct block *b, const char *s, size_t n, bool newline)
 static int add_item(struct reader *r, const struct bare_msg *m)
 {
 	struct block *b = &r->b;
+	b->seen++;
 	if (b->failed)
 		return 0;
 	char q[72];
@@ -184,7 +196,7 @@ static int feed_printed(struct reader *r, const struct bare_msg *m, bool *taken)
 	}
 	if (matrix && m->kind != BL_FRAME)
 		return 0;
-	if (b->n == 0 && printed_aside(m)) {
+	if (b->seen == 0 && printed_aside(m)) {
 		b->beat_closed |= m->kind == BL_OTHER && m->len > 1;
 		if (m->kind == BL_FRAME) {
 			hg_buf_add(&b->frames, m->val, m->val_len);
@@ -204,10 +216,10 @@ static int feed_bare(struct reader *r, const struct bare_msg *m, bool *taken)
 		return add_item(r, m);
 	if (m->kind == BL_KEY && m->s[0] != '|' && !b->has_key) {
 		set_key(b, m->val, m->val_len, false);
-		b->key_after = b->n > 0;
+		b->key_after = b->seen > 0;
 		return 0;
 	}
-	if (m->kind == BL_BLANK && b->n == 0)
+	if (m->kind == BL_BLANK && b->seen == 0)
 		return 0; /* between a key and its items */
 	*taken = m->kind == BL_BLANK;
 	return close_block(r, *taken);
@@ -257,9 +269,17 @@ static int start_block(struct reader *r, const struct bare_msg *m, size_t start)
 		open_block(r, m->s[0] == '|' ? F_PRINTED : F_BARE, m, start);
 		set_key(b, m->val, m->val_len, false);
 		return 0;
-	case BL_ITEM:
+	case BL_ITEM: {
+		/* Only a whole item starts a stack: a line of another log that
+		 * happens to hold "3,2" is no stack gone wrong. */
+		size_t commas = 0;
+		for (size_t i = 0; i < m->val_len; i++)
+			commas += m->val[i] == ',';
+		if (commas != 0 && commas != 3)
+			return 0;
 		open_block(r, F_BARE, m, start);
 		return add_item(r, m);
+	}
 	default:
 		return 0;
 	}
@@ -422,8 +442,10 @@ int report_read_bare_stacks(const hg_ctx *ctx, const char *source, const char *t
 			rc = (r.b.form == F_PRINTED ? feed_printed
 			      : r.b.form == F_BARE  ? feed_bare
 						    : feed_old)(&r, &m, &taken);
-			if (taken)
+			if (taken) {
+				r.prev_prefix = NULL;
 				continue;
+			}
 		}
 		if (rc == 0 && !taken) {
 			if (trace) { /* read it again as a line outside any block */
@@ -433,6 +455,10 @@ int report_read_bare_stacks(const hg_ctx *ctx, const char *source, const char *t
 			}
 			rc = start_block(&r, &m, at);
 		}
+		bool lead = m.prefix && (m.len == 0 || (m.len == 1 && m.s[0] == '-'));
+		r.prev_prefix = lead ? m.prefix : NULL;
+		r.prev_prefix_len = lead ? m.prefix_len : 0;
+		r.prev_stamp_len = lead ? m.stamp_len : 0;
 	}
 	if (rc == 0 && r.b.open)
 		rc = close_block(&r, true);
