@@ -291,9 +291,9 @@ static int start_block(struct reader *r, const struct bare_msg *m, size_t start)
  * without its year, placed as BlockCanary's are. */
 static int prefix_fields(const struct reader *r, const struct block *b, hg_report *rep)
 {
-	const char *p = b->prefix, *end = b->prefix + b->prefix_len;
-	if (!p || !b->stamp_len)
+	if (!b->prefix || !b->stamp_len)
 		return 0;
+	const char *p = b->prefix, *end = b->prefix + b->prefix_len;
 	const char *q = p + b->stamp_len;
 	while (q < end && *q == ' ')
 		q++;
