@@ -141,7 +141,7 @@ static int parse_options(struct stack_run *run, int argc, char **argv, bool *raw
 			int f = hg_input_format_from_name(optarg);
 			if (f < 0)
 				return cli_usage_error("stack", "unknown input format '%s' (matrix, kscrash, anr, "
-						       "blockcanary, java, raw)", optarg);
+						       "blockcanary, java, stack, raw)", optarg);
 			run->input_format = (enum hg_input_format)f;
 			run->raw = f == HG_FORMAT_RAW;
 			break;
