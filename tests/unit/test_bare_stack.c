@@ -356,6 +356,19 @@ static void printed_variants(void **state)
 	has_warning(r, "has no closing \"=====\" line");
 	bad(&g, 1, "cost is not a 32-bit integer in \".7 1 x\"");
 	assert_int_equal(g.diag_line[0], 11);
+	/* StartupTracer: MatrixLog.w(TAG, "stackKey:%s \n%s", stackKey, logcatBuilder) */
+	const char *st = "11-29 10:00:01.000  99  99 W Matrix.StartupTracer: stackKey:7| \n"
+			 "11-29 10:00:01.000  99  99 W Matrix.StartupTracer: |*\t\tTraceStack:\n"
+			 "11-29 10:00:01.000  99  99 W Matrix.StartupTracer: |*\t\t[id count cost]\n"
+			 "11-29 10:00:01.000  99  99 W Matrix.StartupTracer: |*\t\t1048574 1 3000\n"
+			 "11-29 10:00:01.000  99  99 W Matrix.StartupTracer: |*\t\t.7 1 2990\n";
+	read_text(&g, st, strlen(st), HG_FORMAT_AUTO);
+	assert_int_equal(g.n, 1);
+	r = good(&g, 0);
+	assert_int_equal(r->kind, HG_KIND_STARTUP);
+	assert_string_equal(r->device_key, "7|");
+	assert_int_equal(r->full.len, 2);
+	assert_int_equal(r->warnings.len, 0);
 	got_release(&g);
 }
 

@@ -16,6 +16,7 @@
  * The stack is then read as report_matrix.c reads a structured `stack`:
  * kept as it is (the device trimmed it), the cost is the block's, the
  * StackKey computed and compared with the printed one. */
+#define _GNU_SOURCE /* memmem */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +36,7 @@ struct block {
 	bool key_after;  /* bare: the key came after the items */
 	bool key_cont;   /* old: the key's lines go on */
 	bool footer;     /* printed: closed by its "=====" line */
+	bool unframed;   /* printed without a frame: StartupTracer's "stackKey:%s \n" + trace */
 	bool beat_closed;/* printed: "AppMethodBeat is close[...]" instead of a stack */
 	size_t start, end, prev_end; /* prev_end: before the line at hand */
 	long line;
@@ -119,8 +121,8 @@ static int add_item(struct reader *r, const struct bare_msg *m)
 	if (b->failed)
 		return 0;
 	char q[72];
-	quote_text(q, sizeof q, m->val, m->val_len);
 	if (b->n >= r->ctx->limits.max_stack_lines) {
+		quote_text(q, sizeof q, m->val, m->val_len);
 		char lim[40];
 		snprintf(lim, sizeof lim, "%zu", r->ctx->limits.max_stack_lines);
 		fail(b, m->no, 1, "more than %s stack lines in one stack (see --max-stack-lines) at \"%s\"",
@@ -131,6 +133,7 @@ static int add_item(struct reader *r, const struct bare_msg *m)
 	const char *why = "";
 	long col = 1;
 	if (bare_parse_item(m, &it, &why, &col) != 0) {
+		quote_text(q, sizeof q, m->val, m->val_len);
 		fail(b, m->no, col, "%s in \"%s\"", why, q);
 		return 0;
 	}
@@ -221,6 +224,12 @@ static int feed_bare(struct reader *r, const struct bare_msg *m, bool *taken)
 	}
 	if (m->kind == BL_BLANK && b->seen == 0)
 		return 0; /* between a key and its items */
+	if (m->kind == BL_TRACE && b->seen == 0 && b->has_key) {
+		/* StartupTracer logs "stackKey:%s \n" and the trace lines alone */
+		b->form = F_PRINTED;
+		b->in_trace = b->unframed = true;
+		return 0;
+	}
 	*taken = m->kind == BL_BLANK;
 	return close_block(r, *taken);
 }
@@ -355,7 +364,7 @@ static int warn_shape(const struct block *b, hg_report *rep)
 				     "item is placed under the nearest shallower one, as in Matrix",
 				     b->jump_line, b->jump_from, b->jump_to,
 				     b->jump_from < 0 ? ", the first item is not at depth 0" : "", b->jumps);
-	if (rc == 0 && b->form == F_PRINTED && !b->footer)
+	if (rc == 0 && b->form == F_PRINTED && !b->footer && !b->unframed)
 		rc = hg_strlist_addf(&rep->warnings, rep->arena,
 				     "the Matrix block of line %ld has no closing \"=====\" line: it may "
 				     "have been cut (logcat keeps about 4 KB of one message)", b->line);
@@ -368,6 +377,10 @@ static int fill_report(const struct reader *r, const struct block *b, hg_report 
 	rep->platform = "android";
 	rep->kind = b->kind;
 	rep->detail = b->form == F_PRINTED ? b->detail : NULL;
+	if (b->prefix && memmem(b->prefix, b->prefix_len, "Matrix.StartupTracer", 20)) {
+		rep->kind = HG_KIND_STARTUP; /* what its JSON report's detail says */
+		rep->detail = "STARTUP";
+	}
 	rep->foreground = b->foreground;
 	rep->cost = b->has_cost ? b->cost : 0;
 	if (b->scene && !(rep->scene = hg_arena_strndup(rep->arena, b->scene, b->scene_len)))
