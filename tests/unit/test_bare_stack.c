@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -372,7 +373,7 @@ static void printed_variants(void **state)
 	got_release(&g);
 }
 
-/* The cap on lines, a million lines, a 16 MiB line. */
+/* The cap on lines, a million lines, a 16 MiB line, a 2 GiB line. */
 static void big_inputs(void **state)
 {
 	(void)state;
@@ -409,6 +410,20 @@ static void big_inputs(void **state)
 	assert_true(strlen(g.reps[0]->error) < 200);
 	assert_int_equal(good(&g, 1)->full.items[0].id, 2);
 	free(line);
+
+	/* A 2 GiB line (a sparse file): refused from its size, never read. */
+	char path[] = "/tmp/hangar-bare-XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "0,1,1,", 6), 6);
+	assert_int_equal(ftruncate(fd, (off_t)2 << 30), 0);
+	close(fd);
+	got_release(&g);
+	int rc = hg_reports_read_path(&g.ctx, path, NULL, HG_FORMAT_STACK, keep, &g);
+	unlink(path);
+	assert_int_equal(rc, HG_ELIMIT);
+	assert_int_equal(g.n, 0);
+	assert_int_equal(g.diags, 1);
 	got_release(&g);
 }
 
@@ -441,6 +456,24 @@ static void detection(void **state)
 			fail_msg("%s detected as a stack", files[i][1]);
 		free(text);
 	}
+	/* A logcat with Matrix's issues and the blocks printed for them: the
+	 * issues are read (they carry the same stacks), the blocks passed over. */
+	size_t ilen, blen;
+	char *issues = load("matrix-tracers", "logcat.txt", &ilen);
+	char *blocks = load("bare-stack", "mangatoon-logcat.txt", &blen);
+	char *both = malloc(ilen + blen + 1);
+	assert_non_null(both);
+	memcpy(both, blocks, blen);
+	memcpy(both + blen, issues, ilen + 1);
+	struct got g;
+	got_init(&g);
+	read_text(&g, both, ilen + blen, HG_FORMAT_AUTO);
+	assert_int_equal(g.n, 1);
+	assert_int_equal(g.reps[0]->format, HG_FORMAT_MATRIX);
+	got_release(&g);
+	free(both);
+	free(issues);
+	free(blocks);
 	assert_int_equal(hg_input_format_from_name("stack"), HG_FORMAT_STACK);
 	assert_string_equal(hg_input_format_name(HG_FORMAT_STACK), "stack");
 }
