@@ -3,9 +3,9 @@
  * fuzz_report's business).  Every input gives at least one report, read or
  * failed, numbered 1, 2, ... in order with lines that do not go back; the
  * failed count is the return value; a read report is a method stack of at
- * most max_stack_lines items with depths >= 0, a StackKey inside it (or
- * none for an empty one), a stack cost no less than any item's, kind
- * slow_method or anr; each block's kept bytes read again alone give the
+ * most max_stack_lines items (a block with none fails) with depths >= 0,
+ * a StackKey inside it, a stack cost no less than any item's, kind
+ * slow_method, anr or startup; each block's kept bytes read again alone give the
  * same stack (what the store's regroup and merge do).
  *
  * Invariants are checked with __builtin_trap() after a line on stderr. */
@@ -31,7 +31,8 @@ struct seen {
 static void check_stack(const hg_ctx *ctx, const hg_report *rep)
 {
 	require(rep->format == HG_FORMAT_STACK && rep->has_method_stack, "a method stack");
-	require(rep->kind == HG_KIND_SLOW_METHOD || rep->kind == HG_KIND_ANR, "kind");
+	require(rep->kind == HG_KIND_SLOW_METHOD || rep->kind == HG_KIND_ANR ||
+		rep->kind == HG_KIND_STARTUP, "kind");
 	require(rep->full.len > 0 && rep->full.len <= ctx->limits.max_stack_lines, "items");
 	require(rep->trimmed.len == rep->full.len, "shown as sent");
 	for (size_t i = 0; i < rep->full.len; i++) {
