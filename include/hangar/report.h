@@ -46,9 +46,10 @@ enum hg_input_format {
 	HG_FORMAT_BLOCKCANARY,  /* BlockCanary log */
 	HG_FORMAT_JAVA_STACK,   /* plain Java stack dump (WatchDog, logcat) */
 	HG_FORMAT_RAW,          /* bare AppMethodBeat buffer */
+	HG_FORMAT_STACK,        /* bare depth,id,count,cost lines, Matrix's printed stack blocks */
 };
 
-/* "matrix", "kscrash", "anr", "blockcanary", "java", "raw" ("auto"). */
+/* "matrix", "kscrash", "anr", "blockcanary", "java", "raw", "stack" ("auto"). */
 const char *hg_input_format_name(enum hg_input_format format);
 /* The format named (as above); -1 when unknown. */
 int hg_input_format_from_name(const char *name);

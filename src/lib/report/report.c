@@ -3,7 +3,8 @@
  * telling text formats apart (report_detect.c); one reader per format:
  * Matrix JSON (report_matrix.c, report_tracers.c, report_json_fields.c),
  * ANR traces (report_anr*.c), BlockCanary (report_blockcanary*.c), Java
- * stack dumps (report_javastack*.c), KSCrash (report_kscrash*.c); report
+ * stack dumps (report_javastack*.c), KSCrash (report_kscrash*.c), bare
+ * structured stacks and Matrix's printed blocks (report_bare_*.c); report
  * times (report_time.c, which the store also uses through report_time.h);
  * and here the report's lifetime, analysis and symbolication.
  * Public header: report.h.
@@ -92,6 +93,7 @@ static const char *const format_names[] = {
 	[HG_FORMAT_BLOCKCANARY] = "blockcanary",
 	[HG_FORMAT_JAVA_STACK] = "java",
 	[HG_FORMAT_RAW] = "raw",
+	[HG_FORMAT_STACK] = "stack",
 };
 
 const char *hg_input_format_name(enum hg_input_format format)
