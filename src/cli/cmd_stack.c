@@ -91,6 +91,11 @@ struct stack_run {
 	hg_pipe *pipe;
 	int n_inputs;
 	char **inputs;
+	/* Flame formats: reports drawn, and those with nothing to draw (an FPS
+	 * or startup report of a bucket: said once at the end, by kind). */
+	long drawn, undrawn;
+	long undrawn_by_kind[HG_KIND_THREAD_DUMP + 1];
+	hg_buf first_undrawn;     /* "path:line: report N" of the first */
 	/* -f speedscope / chrome: one report's file, held until the end */
 	long flames;
 	hg_buf first_flame;       /* "path:line (report N)" of the one written */
@@ -269,8 +274,8 @@ static void say_report(FILE *to, const hg_report *rep)
 }
 
 /* A report as a flame graph.  A failed report was told already; one with
- * nothing to draw is an input failure of its own; a second report for a
- * one-report format stops the run with nothing written. */
+ * nothing to draw is counted (undrawn_say tells at the end); a second
+ * report for a one-report format stops the run with nothing written. */
 static int print_flame(struct stack_run *run, const hg_report *rep)
 {
 	if (rep->error)
@@ -289,24 +294,66 @@ static int print_flame(struct stack_run *run, const hg_report *rep)
 		return 1;
 	}
 	int rc = render_flame(&run->out, rep, &run->render, run->format, MAX_FOLDED_BYTES);
-	if (rc == HG_EINVAL || rc == HG_ELIMIT) {
+	if (rc == HG_EINVAL) {
+		if (run->undrawn++ == 0)
+			hg_buf_printf(&run->first_undrawn, "%s:%ld: report %ld", rep->source,
+				      rep->line > 0 ? rep->line : 1, rep->number);
+		if ((unsigned)rep->kind <= HG_KIND_THREAD_DUMP)
+			run->undrawn_by_kind[rep->kind]++;
+		return 0;
+	}
+	if (rc == HG_ELIMIT) {
 		fflush(stdout);
 		say_report(stderr, rep);
-		if (rc == HG_EINVAL)
-			fprintf(stderr, "no method stack and no threads to draw (kind %s)\n",
-				hg_report_kind_name(rep->kind));
-		else
-			fprintf(stderr, "its folded stacks would be over %zu GiB (a path is written once "
-				"per frame with a self cost); try -f speedscope\n", MAX_FOLDED_BYTES >> 30);
+		fprintf(stderr, "its folded stacks would be over %zu GiB (a path is written once "
+			"per frame with a self cost); try -f speedscope\n", MAX_FOLDED_BYTES >> 30);
 		run->failed_reports++;
 		return 0;
 	}
-	if (rc == HG_ENOMEM)
+	if (rc == HG_ENOMEM) {
 		run->out.failed = 1;
-	else if (single && run->flames++ == 0)
+		return 0;
+	}
+	run->drawn++;
+	if (single && run->flames++ == 0)
 		hg_buf_printf(&run->first_flame, "%s:%ld (report %ld)", rep->source, rep->line,
 			      rep->number);
 	return 0;
+}
+
+/* The reports with nothing to draw, said once: when nothing at all was
+ * drawn it is an error (exit 1), else a note that they were left out (a
+ * bucket's FPS and startup reports are no failure of its stacks). */
+static void undrawn_say(struct stack_run *run)
+{
+	if (!run->undrawn)
+		return;
+	fflush(stdout);
+	const char *first = run->first_undrawn.data ? run->first_undrawn.data : "?";
+	if (!run->drawn)
+		run->failed_reports++;
+	if (run->undrawn == 1 && !run->drawn) {
+		/* "path:line: error: report N: ...", as for any one report */
+		const char *colon = strrchr(first, ':');
+		int head = colon ? (int)(colon - first) : 0;
+		for (int k = 0; k <= HG_KIND_THREAD_DUMP; k++)
+			if (run->undrawn_by_kind[k])
+				fprintf(stderr, "%.*s: error:%s: no method stack and no threads to draw "
+					"(kind %s)\n", head, first, colon ? colon + 1 : first,
+					hg_report_kind_name(k));
+		return;
+	}
+	fprintf(stderr, "hangar stack: %s%ld report%s with no method stack and no threads to draw (",
+		run->drawn ? "left out " : "error: nothing to draw: ", run->undrawn,
+		run->undrawn == 1 ? "" : "s");
+	bool more = false;
+	for (int k = 0; k <= HG_KIND_THREAD_DUMP; k++)
+		if (run->undrawn_by_kind[k]) {
+			fprintf(stderr, "%s%s %ld", more ? ", " : "", hg_report_kind_name(k),
+				run->undrawn_by_kind[k]);
+			more = true;
+		}
+	fprintf(stderr, "; the first: %s)\n", first);
 }
 
 /* Main thread: one report rendered and written. */
@@ -514,6 +561,7 @@ static int run_stack(int argc, char **argv)
 	run.raw_opts.strict = true;
 	hg_buf_init(&run.out);
 	hg_buf_init(&run.first_flame);
+	hg_buf_init(&run.first_undrawn);
 	bool raw_only_used = false;
 	int rc = parse_options(&run, argc, argv, &raw_only_used);
 	if (rc != 0)
@@ -551,6 +599,8 @@ static int run_stack(int argc, char **argv)
 	}
 	hg_pipe_destroy(run.pipe);
 	hg_buf_release(&run.pending_diags);
+	undrawn_say(&run);
+	hg_buf_release(&run.first_undrawn);
 	if (!run.flame_refused)
 		flush_out(&run); /* a one-report format's file */
 	hg_buf_release(&run.first_flame);
