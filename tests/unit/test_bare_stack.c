@@ -242,7 +242,7 @@ static void same_stack(const hg_report *a, const hg_report *b)
 		assert_int_equal(a->threads.items[i].n_frames, b->threads.items[i].n_frames);
 }
 
-/* Three real reports printed as Matrix prints them (print_as_matrix.py),
+/* Three real reports printed as Matrix prints them (scripts/print-as-matrix),
  * among other logcat lines: each block reads as its JSON report does, and
  * signs alike. */
 static void printed_blocks(void **state)
