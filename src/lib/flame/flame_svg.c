@@ -413,7 +413,7 @@ static void write_summary(struct svg *s)
 	const hg_flame *f = s->f;
 	const struct layout *l = s->l;
 	hg_buf *o = s->out;
-	hg_buf_puts(o, "<text class=\"sm\" x=\"10\" y=\"42\">");
+	hg_buf_printf(o, "<text class=\"sm\" id=\"%ssummary\" x=\"10\" y=\"40\">", s->pfx);
 	put_amount(o, f->unit, (double)l->total, 0);
 	hg_buf_puts(o, " in total");
 	if (f->reports > 0) {
@@ -508,7 +508,7 @@ static void write_head(struct svg *s, bool embedded)
 			      "<rect width=\"6\" height=\"6\" fill=\"#e3c8f0\"/><rect width=\"2\" "
 			      "height=\"6\" fill=\"#9a5cc0\"/></pattern></defs>\n", s->pfx);
 	hg_buf_puts(o, "<rect width=\"100%\" height=\"100%\" fill=\"#fcfcfa\"/>\n");
-	hg_buf_puts(o, "<text class=\"hd\" x=\"10\" y=\"22\">");
+	hg_buf_printf(o, "<text class=\"hd\" id=\"%stitle\" x=\"10\" y=\"22\">", s->pfx);
 	put_cut(o, title, (size_t)((s->width - 250) / 9 > 10 ? (s->width - 250) / 9 : 10));
 	hg_buf_puts(o, "</text>\n");
 	write_summary(s);

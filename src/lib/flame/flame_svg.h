@@ -9,7 +9,7 @@
 /* The geometry both the writer and the script draw with. */
 #define SVG_PAD 10          /* px left and right of the frames */
 #define SVG_ROW 16          /* px per depth */
-#define SVG_TOP 58          /* px above the first row: title, summary, controls */
+#define SVG_TOP 72          /* px above the first row: title, summary, legend, controls */
 #define SVG_CHAR_W 7.3      /* px per character of the 12 px monospace labels */
 
 /* The inline <style> (no font, no url() outside the document). */
