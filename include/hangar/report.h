@@ -119,6 +119,11 @@ typedef struct hg_report {
 	hg_method_stack trimmed; /* what Matrix reports (same as full for a structured stack) */
 	int64_t stack_cost;      /* max(cost, largest trimmed cost) */
 	long key_index;          /* StackKey item within trimmed, -1 when empty */
+	const int64_t *item_begin; /* with ctx->want_times, a stack rebuilt from a
+	                              buffer: item_begin[i] is when full.items[i]
+	                              (first) began, ms after the stack's first
+	                              entry; else NULL (a structured stack has
+	                              no times) */
 	bool has_device_key;
 	const char *device_key;  /* the stackKey the device sent, verbatim */
 

@@ -31,8 +31,11 @@ static void stack_usage(FILE *out)
 		"                        $HANGAR_MAPPING)\n"
 		"      --proguard FILE   ProGuard/R8 mapping.txt to deobfuscate Java frames with\n"
 		"                        (repeatable; the first that knows a class wins)\n"
-		"  -f, --format FORMAT   tree (default), json (one object per line) or matrix\n"
-		"                        (Matrix's own stack/stackKey/cost fields)\n"
+		"  -f, --format FORMAT   tree (default), json (one object per line), matrix\n"
+		"                        (Matrix's own stack/stackKey/cost fields), or a flame\n"
+		"                        graph: folded (FlameGraph's collapsed stacks, every\n"
+		"                        report's lines), speedscope or chrome (Trace Event\n"
+		"                        Format, for Perfetto UI): these two take one report\n"
 		"      --no-trim         show the whole rebuilt stack, not Matrix's 30 items\n"
 		"      --all-threads     show every thread of a thread dump, not only the blamed\n"
 		"                        thread and those that block it\n"
@@ -87,7 +90,15 @@ struct stack_run {
 	hg_pipe *pipe;
 	int n_inputs;
 	char **inputs;
+	/* -f speedscope / chrome: one report's file, held until the end */
+	long flames;
+	hg_buf first_flame;       /* "path:line (report N)" of the one written */
+	bool flame_refused;       /* a second report came: nothing is written */
 };
+
+/* Folded text over this is refused (a deep chain of frames each with a
+ * self cost writes its path once per frame: depth^2). */
+#define MAX_FOLDED_BYTES ((size_t)4 << 30)
 
 static const struct option long_options[] = {
 	{"mapping", required_argument, NULL, 'm'},
@@ -127,7 +138,9 @@ static int parse_options(struct stack_run *run, int argc, char **argv, bool *raw
 			if (!strcmp(optarg, "tree")) run->format = FORMAT_TREE;
 			else if (!strcmp(optarg, "json")) run->format = FORMAT_JSON;
 			else if (!strcmp(optarg, "matrix")) run->format = FORMAT_MATRIX;
-			else return cli_usage_error("stack", "unknown format '%s' (tree, json, matrix)", optarg);
+			else if (!flame_format_from_name(optarg, &run->format))
+				return cli_usage_error("stack", "unknown format '%s' (tree, json, matrix, "
+						       "folded, speedscope, chrome)", optarg);
 			break;
 		case 'T': run->render.no_trim = true; break;
 		case 'a': run->render.all_threads = true; break;
@@ -202,6 +215,7 @@ static int parse_options(struct stack_run *run, int argc, char **argv, bool *raw
 		}
 	}
 	run->render.color = cli_use_color(color, stdout) && run->format == FORMAT_TREE;
+	run->ctx.want_times = flame_format_timed(run->format);
 	return 0;
 }
 
@@ -245,6 +259,55 @@ static int on_report(void *user, hg_report *rep)
 	return queue_item(run, &item);
 }
 
+static void say_report(FILE *to, const hg_report *rep)
+{
+	fprintf(to, "%s", rep->source);
+	if (rep->line > 0)
+		fprintf(to, ":%ld", rep->line);
+	fprintf(to, ": error: report %ld: ", rep->number);
+}
+
+/* A report as a flame graph.  A failed report was told already; one with
+ * nothing to draw is an input failure of its own; a second report for a
+ * one-report format stops the run with nothing written. */
+static int print_flame(struct stack_run *run, const hg_report *rep)
+{
+	if (rep->error)
+		return 0;
+	bool single = flame_format_single(run->format);
+	if (single && run->flames > 0) {
+		fflush(stdout);
+		say_report(stderr, rep);
+		const char *name = run->format == FORMAT_SPEEDSCOPE ? "speedscope" : "chrome";
+		fprintf(stderr, "-f %s writes one report's profile, and the input holds more (the "
+			"first: %s); give it one report (of NDJSON, a line: sed -n %ldp %s | hangar "
+			"stack -f %s -)\n", name, run->first_flame.data, rep->line > 0 ? rep->line : 1,
+			rep->source, name);
+		run->flame_refused = true;
+		run->failed_reports++;
+		return 1;
+	}
+	int rc = render_flame(&run->out, rep, &run->render, run->format, MAX_FOLDED_BYTES);
+	if (rc == HG_EINVAL || rc == HG_ELIMIT) {
+		fflush(stdout);
+		say_report(stderr, rep);
+		if (rc == HG_EINVAL)
+			fprintf(stderr, "no method stack and no threads to draw (kind %s)\n",
+				hg_report_kind_name(rep->kind));
+		else
+			fprintf(stderr, "its folded stacks would be over %zu GiB (a path is written once "
+				"per frame with a self cost); try -f speedscope\n", MAX_FOLDED_BYTES >> 30);
+		run->failed_reports++;
+		return 0;
+	}
+	if (rc == HG_ENOMEM)
+		run->out.failed = 1;
+	else if (single && run->flames++ == 0)
+		hg_buf_printf(&run->first_flame, "%s:%ld (report %ld)", rep->source, rep->line,
+			      rep->number);
+	return 0;
+}
+
 /* Main thread: one report rendered and written. */
 static int print_report(struct stack_run *run, hg_report *rep, bool out_of_memory)
 {
@@ -252,16 +315,21 @@ static int print_report(struct stack_run *run, hg_report *rep, bool out_of_memor
 		run->failed_reports++;
 	if (out_of_memory)
 		run->out.failed = 1;
+	int stop = 0;
 	switch (run->format) {
 	case FORMAT_TREE: render_tree(&run->out, rep, &run->render); break;
 	case FORMAT_JSON: render_json(&run->out, rep, &run->render); break;
 	case FORMAT_MATRIX: render_matrix(&run->out, rep, &run->render); break;
+	default: stop = print_flame(run, rep); break;
 	}
 	if (run->out.failed) {
 		fprintf(stderr, "hangar stack: out of memory\n");
 		return HG_ENOMEM;
 	}
-	flush_out(run);
+	if (stop)
+		return 1;
+	if (!flame_format_single(run->format)) /* else written whole at the end */
+		flush_out(run);
 	return 0;
 }
 
@@ -334,7 +402,7 @@ static const hg_mapping *mapping_for(struct stack_run *run, const char *path)
 static void input_failed(struct stack_run *run, const char *path)
 {
 	struct stack_item item = {.failed_input = true};
-	if (run->format != FORMAT_TREE) {
+	if (run->format == FORMAT_JSON || run->format == FORMAT_MATRIX) {
 		hg_buf_puts(&item.text, "{\"source\":");
 		hg_buf_json_string(&item.text, path, strlen(path));
 		hg_buf_puts(&item.text, ",\"report\":0,\"error\":");
@@ -444,6 +512,7 @@ static int run_stack(int argc, char **argv)
 	run.render.flush = write_buf; /* a big report's text goes out as it is made */
 	run.raw_opts.strict = true;
 	hg_buf_init(&run.out);
+	hg_buf_init(&run.first_flame);
 	bool raw_only_used = false;
 	int rc = parse_options(&run, argc, argv, &raw_only_used);
 	if (rc != 0)
@@ -481,6 +550,9 @@ static int run_stack(int argc, char **argv)
 	}
 	hg_pipe_destroy(run.pipe);
 	hg_buf_release(&run.pending_diags);
+	if (!run.flame_refused)
+		flush_out(&run); /* a one-report format's file */
+	hg_buf_release(&run.first_flame);
 	fflush(stdout);
 	hg_mapping_destroy(run.fixed_mapping);
 	for (int i = 0; i < run.n_loaded; i++)

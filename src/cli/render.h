@@ -11,7 +11,8 @@
 #include "hangar/report.h"
 #include "hangar/text.h"
 
-enum output_format { FORMAT_TREE, FORMAT_JSON, FORMAT_MATRIX };
+enum output_format { FORMAT_TREE, FORMAT_JSON, FORMAT_MATRIX, FORMAT_FOLDED, FORMAT_SPEEDSCOPE,
+		     FORMAT_CHROME };
 
 struct render_opts {
 	bool no_trim;      /* show the whole rebuilt stack */
@@ -37,6 +38,23 @@ void render_flush_point(hg_buf *out, const struct render_opts *opts);
 void render_tree(hg_buf *out, const hg_report *rep, const struct render_opts *opts);
 void render_json(hg_buf *out, const hg_report *rep, const struct render_opts *opts);
 void render_matrix(hg_buf *out, const hg_report *rep, const struct render_opts *opts);
+
+/* Flame graph exports (render_flame.c), the same for a report (stack) and
+ * a cluster (show).  The format named name, when it is one: *out set. */
+bool flame_format_from_name(const char *name, enum output_format *out);
+/* Whether a format's file holds one flame only (speedscope, chrome), so
+ * that stack refuses a second report rather than write two documents. */
+bool flame_format_single(enum output_format format);
+/* Whether a format wants the items' begin times (hg_ctx.want_times). */
+bool flame_format_timed(enum output_format format);
+/* Writes flame f as format (one of the flame formats) to out. */
+struct hg_flame;
+void flame_write(hg_buf *out, const struct hg_flame *f, enum output_format format);
+/* Builds the report's flame in a scratch arena and writes it as format:
+ * 0, HG_EINVAL when the report has nothing to draw (no stack, no threads),
+ * HG_ELIMIT when the output would be over max_bytes, or HG_ENOMEM. */
+int render_flame(hg_buf *out, const hg_report *rep, const struct render_opts *opts,
+		 enum output_format format, size_t max_bytes);
 
 /* The stack a renderer shows (trimmed, or whole with --no-trim) and the
  * index of the StackKey within it (-1 when none). */

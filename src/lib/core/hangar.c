@@ -34,6 +34,7 @@ void hg_ctx_init(hg_ctx *ctx)
 	ctx->stack_dir = NULL;
 	ctx->keep_text = 0;
 	ctx->skip_meta = 0;
+	ctx->want_times = 0;
 	ctx->limits.max_input_bytes = HG_DEFAULT_MAX_INPUT_BYTES;
 	ctx->limits.max_buffer_words = HG_DEFAULT_MAX_BUFFER_WORDS;
 	ctx->limits.max_stack_lines = HG_DEFAULT_MAX_STACK_LINES;

@@ -1,10 +1,3 @@
-/* Module flame (src/lib/flame/): flame graphs.  One weighted call tree
- * (hg_flame) built from a report, a cluster's merged tree or the
- * difference of two (flame_diff.c), and the writers that draw or export
- * it: the interactive SVG here (its style and script in
- * flame_svg_script.c, shared geometry in flame_svg.h).
- * Public header: flame.h.
- * Uses: core, report, store. */
 /* The SVG flame graph, drawn as an icicle (root on top, as hangar's tree
  * reads).  Everything the picture shows is in the document as written:
  * every frame a <g class="f"> with a <title> (full name, cost, share,

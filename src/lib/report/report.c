@@ -188,7 +188,7 @@ static void finish_analysis(hg_report *rep)
 }
 
 int report_analyse_buffer(hg_report *rep, const int64_t *words, size_t n, bool strict,
-			  bool has_end_time, int64_t end_time)
+			  bool has_end_time, int64_t end_time, bool want_times)
 {
 	rep->has_method_stack = true;
 	rep->from_buffer = true;
@@ -212,7 +212,10 @@ int report_analyse_buffer(hg_report *rep, const int64_t *words, size_t n, bool s
 				"end_time %lld is before the buffer's latest time %lld; unfinished "
 				"methods get negative costs", (long long)end_time, (long long)latest);
 	hg_rebuild_opts opts = {strict, end_time};
-	int rc = hg_stack_rebuild(words, n, &opts, rep->arena, &rep->full, &rep->warnings);
+	int64_t *begin = NULL;
+	int rc = hg_stack_rebuild_timed(words, n, &opts, rep->arena, &rep->full,
+					want_times ? &begin : NULL, &rep->warnings);
+	rep->item_begin = begin;
 	if (rc == 0)
 		rc = hg_stack_trim(&rep->full, HG_MATRIX_TARGET_STACK, rep->arena, &rep->trimmed);
 	if (rc != 0)

@@ -644,7 +644,8 @@ int hg_reports_read_raw(const hg_ctx *ctx, const char *source, const unsigned ch
 	r.span = (const char *)data;
 	r.span_len = len;
 	if (rc == 0)
-		rc = report_analyse_buffer(rep, words, n, opts->strict, opts->has_end_time, opts->end_time);
+		rc = report_analyse_buffer(rep, words, n, opts->strict, opts->has_end_time, opts->end_time,
+					   ctx->want_times);
 	if (rc != 0) {
 		hg_report_destroy(rep);
 		return rc;
