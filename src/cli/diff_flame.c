@@ -3,7 +3,8 @@
  * The store keeps one merged tree per cluster, over all its reports, so
  * the tree of one version or one time window is not stored anywhere.  It
  * is rebuilt here from the reports themselves: each of the cluster's
- * stored reports in either set is read again from its stored text and
+ * stored reports in either set (hg_store_cluster_items, one pass over the
+ * cluster's index) is read again from its stored text and
  * named as ingest names it (hg_reread_report: per-version mappings), its
  * flame built (hg_flame_from_report, trimmed as the store's tree is), and
  * each set's flames merged path by path.  This costs a parse per report
@@ -21,70 +22,19 @@
 
 #define NOT_READ_LISTED 10
 
-struct row {
-	char *hash, *source, *version, *time;
-	long line;
-};
-
-struct rows {
-	struct row *v;
-	size_t n, cap;
-	int failed;
-};
-
-static char *dup_or_null(const char *s)
-{
-	return s ? strdup(s) : NULL;
-}
-
-static int on_row(void *user, const hg_report_row *r)
-{
-	struct rows *rs = user;
-	if (rs->n == rs->cap) {
-		size_t cap = rs->cap ? rs->cap * 2 : 256;
-		struct row *v = realloc(rs->v, cap * sizeof *v);
-		if (!v)
-			return rs->failed = HG_ENOMEM;
-		rs->v = v;
-		rs->cap = cap;
-	}
-	struct row *w = &rs->v[rs->n];
-	w->hash = strdup(r->content_hash);
-	w->source = dup_or_null(r->source);
-	w->version = dup_or_null(r->version);
-	w->time = dup_or_null(r->time);
-	w->line = r->line;
-	rs->n++;
-	if (!w->hash || (r->source && !w->source) || (r->version && !w->version) ||
-	    (r->time && !w->time))
-		return rs->failed = HG_ENOMEM;
-	return 0;
-}
-
-static void rows_release(struct rows *rs)
-{
-	for (size_t i = 0; i < rs->n; i++) {
-		free(rs->v[i].hash);
-		free(rs->v[i].source);
-		free(rs->v[i].version);
-		free(rs->v[i].time);
-	}
-	free(rs->v);
-}
-
 /* 0 the old set, 1 the new one, -1 neither (as hg_store_diff splits). */
-static int set_of(const struct diff_flame_opts *o, const struct row *r)
+static int set_of(const struct diff_flame_opts *o, const char *version, const char *time)
 {
 	if (o->version) {
-		if (r->version && !strcmp(r->version, o->version))
+		if (version && !strcmp(version, o->version))
 			return 1;
-		return r->version && !strcmp(r->version, o->baseline_version) ? 0 : -1;
+		return version && !strcmp(version, o->baseline_version) ? 0 : -1;
 	}
-	if (!r->time)
+	if (!time)
 		return -1;
-	if (strcmp(r->time, o->since) < 0)
+	if (strcmp(time, o->since) < 0)
 		return 0;
-	return !o->until || strcmp(r->time, o->until) < 0 ? 1 : -1;
+	return !o->until || strcmp(time, o->until) < 0 ? 1 : -1;
 }
 
 struct run {
@@ -94,7 +44,8 @@ struct run {
 	hg_reread reread;
 	char hash[33];
 	char *title;
-	const char *current;    /* the content hash of the report being read */
+	const struct diff_flame_opts *o;
+	hg_flame_merger *m[2];  /* the old set's flames, the new set's */
 	int64_t count[2];       /* reports drawn per set */
 	size_t not_read, nothing;
 };
@@ -103,28 +54,23 @@ static void not_read(void *user, const hg_regroup_item *item, const char *why)
 {
 	struct run *run = user;
 	if (run->not_read++ < NOT_READ_LISTED)
-		fprintf(stderr, "%s:%ld: error: stored report %.12s: not read again: %s\n",
-			item->source ? item->source : "?", item->line, run->current,
-			why ? why : "unknown");
+		fprintf(stderr, "%s:%ld: error: stored report %" PRId64 ": not read again: %s\n",
+			item->source ? item->source : "?", item->line, item->id, why ? why : "unknown");
 }
 
-/* One stored report into its set's merger. */
-static int add_report(struct run *run, const struct row *r, hg_flame_merger *m, int64_t *count)
+/* One stored report of the cluster, read again into its set's merger (an
+ * hg_item_fn). */
+static int add_report(void *user, const hg_regroup_item *item, const char *time)
 {
-	char *text = NULL;
-	size_t len = 0;
-	int rc = hg_store_report_text(run->store, r->hash, &text, &len);
-	if (rc != 0)
-		return rc;
-	hg_regroup_item item = {0, r->source, r->line, r->version, NULL, run->hash, text, len};
+	struct run *run = user;
+	int set = set_of(run->o, item->version, time);
+	if (set < 0)
+		return 0;
 	hg_report *rep = NULL;
 	hg_signature sig;
-	run->current = r->hash;
-	rc = hg_reread_report(&run->reread, &item, &rep, &sig);
-	free(text);
-	if (rc != 0 || !rep) {
+	int rc = hg_reread_report(&run->reread, item, &rep, &sig);
+	if (rc != 0 || !rep)
 		return rc == HG_ENOMEM ? rc : 0;
-	}
 	hg_arena *arena = hg_arena_create();
 	hg_flame f;
 	rc = arena ? hg_flame_from_report(rep, false, arena, &f) : HG_ENOMEM;
@@ -132,8 +78,8 @@ static int add_report(struct run *run, const struct row *r, hg_flame_merger *m, 
 		run->nothing++;
 		rc = 0;
 	} else if (rc == 0) {
-		rc = hg_flame_merger_add(m, &f);
-		*count += rc == 0;
+		rc = hg_flame_merger_add(run->m[set], &f);
+		run->count[set] += rc == 0;
 	}
 	hg_arena_destroy(arena);
 	hg_report_destroy(rep);
@@ -178,17 +124,16 @@ static void describe_sets(const struct diff_flame_opts *o, hg_buf *b)
 }
 
 /* Both sets' flames, then the diff and its SVG. */
-static int draw(struct run *run, const struct diff_flame_opts *o, const struct rows *rs)
+static int draw(struct run *run, const struct diff_flame_opts *o)
 {
 	hg_arena *arena = hg_arena_create();
-	hg_flame_merger *m[2] = {arena ? hg_flame_merger_create(arena) : NULL,
-				 arena ? hg_flame_merger_create(arena) : NULL};
+	hg_flame_merger **m = run->m;
+	m[0] = arena ? hg_flame_merger_create(arena) : NULL;
+	m[1] = arena ? hg_flame_merger_create(arena) : NULL;
+	run->o = o;
 	int rc = m[0] && m[1] ? 0 : HG_ENOMEM;
-	for (size_t i = 0; i < rs->n && rc == 0; i++) {
-		int set = set_of(o, &rs->v[i]);
-		if (set >= 0)
-			rc = add_report(run, &rs->v[i], m[set], &run->count[set]);
-	}
+	if (rc == 0)
+		rc = hg_store_cluster_items(run->store, run->hash, add_report, run);
 	hg_buf title, svg;
 	hg_buf_init(&title);
 	hg_buf_init(&svg);
@@ -269,16 +214,10 @@ int diff_flame_run(const struct diff_flame_opts *o)
 		: cli_store_window(run.store, "diff", &w.since, &w.until, window);
 	if (status == EXIT_FINE)
 		status = resolve(&run, o->cluster);
-	struct rows rs = {0};
-	if (status == EXIT_FINE) {
-		int rc = hg_store_reports(run.store, run.hash, 0, on_row, &rs);
-		if (rc != 0 || rs.failed)
-			status = cli_store_failed("diff", rc ? rc : rs.failed);
-	}
 	if (status == EXIT_FINE) {
 		run.reread = (hg_reread){&run.ctx, NULL, run.names, NULL, HG_FORMAT_AUTO, 0, not_read,
 					 &run};
-		status = draw(&run, &w, &rs);
+		status = draw(&run, &w);
 		if (!w.version)
 			cli_note_untimed(run.store, "diff", w.since, w.until);
 	}
@@ -289,7 +228,6 @@ int diff_flame_run(const struct diff_flame_opts *o)
 		if (status == EXIT_FINE)
 			status = EXIT_SOME_FAILED;
 	}
-	rows_release(&rs);
 	free(run.title);
 	hg_store_close(run.store);
 	hg_namer_destroy(run.names);
