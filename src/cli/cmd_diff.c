@@ -157,6 +157,30 @@ static int check_sets(const hg_diff_query *q)
 	return EXIT_FINE;
 }
 
+/* --flame and the options that go with it. */
+static int flame_option(struct diff_flame_opts *fl, int c, const char *arg)
+{
+	int64_t v;
+	switch (c) {
+	case 'F': fl->cluster = arg; break;
+	case 'o': fl->output = arg; break;
+	case 'm': fl->mapping = arg; break;
+	case 'M': fl->mapping_dir = arg; break;
+	case 'P':
+		if (fl->n_proguard == DIFF_FLAME_MAX_PROGUARD)
+			return cli_usage_error("diff", "at most %d --proguard files",
+					       DIFF_FLAME_MAX_PROGUARD);
+		fl->proguard[fl->n_proguard++] = arg;
+		break;
+	case 'w':
+		if (!cli_parse_int64(arg, &v) || v < 300 || v > 100000)
+			return cli_usage_error("diff", "--width wants pixels, 300 to 100000, not '%s'", arg);
+		fl->width = (int)v;
+		break;
+	}
+	return EXIT_FINE;
+}
+
 /* --flame: the two sets must be named (a picture of "the last ingest run"
  * would change under the reader's feet), and the table's options do not
  * apply. */
@@ -189,21 +213,14 @@ static int run_diff(int argc, char **argv)
 	struct diff_flame_opts fl = {0};
 	while ((c = getopt_long(argc, argv, ":f:ho:m:", long_options, NULL)) != -1) {
 		switch (c) {
-		case 'F': fl.cluster = optarg; break;
-		case 'o': fl.output = optarg; break;
-		case 'm': fl.mapping = optarg; break;
-		case 'M': fl.mapping_dir = optarg; break;
+		case 'F':
+		case 'o':
+		case 'm':
+		case 'M':
 		case 'P':
-			if (fl.n_proguard == DIFF_FLAME_MAX_PROGUARD)
-				return cli_usage_error("diff", "at most %d --proguard files",
-						       DIFF_FLAME_MAX_PROGUARD);
-			fl.proguard[fl.n_proguard++] = optarg;
-			break;
 		case 'w':
-			if (!cli_parse_int64(optarg, &v) || v < 300 || v > 100000)
-				return cli_usage_error("diff", "--width wants pixels, 300 to 100000, not '%s'",
-						       optarg);
-			fl.width = (int)v;
+			if ((bad = flame_option(&fl, c, optarg)) != EXIT_FINE)
+				return bad;
 			break;
 		case 'S': q.since = optarg; break;
 		case 'U': q.until = optarg; break;
