@@ -1,6 +1,8 @@
-// tests/browser/svg.js FIXTURE ARTIFACTS: hangar's SVG flame graphs in
-// headless Chromium, opened from file://.  FIXTURE (svg_fixture) writes
-// flame.svg and diff.svg.  Checks: no console errors; the StackKey
+// tests/browser/svg.js FIXTURE ARTIFACTS HANGAR SOURCE_ROOT: hangar's SVG
+// flame graphs in headless Chromium, opened from file://.  FIXTURE
+// (svg_fixture) writes flame.svg and diff.svg from flames built by hand;
+// HANGAR draws the sample report (stack -f svg) and testdata/flame-diff's
+// two versions (diff --flame).  Checks: no console errors; the StackKey
 // frame visible and outlined; a click zooms (the frame then spans the
 // width, its callers stay above, the rest hidden) and Reset undoes it;
 // search marks matches and says their share; hover fills the details
@@ -15,11 +17,12 @@ const os = require('os');
 const path = require('path');
 const { launch, openPage } = require('./lib/browser');
 
-const [fixture, artifacts] = process.argv.slice(2);
-if (!fixture || !artifacts) {
-	console.error('usage: svg.js FIXTURE ARTIFACTS');
+const argv = process.argv.slice(2);
+if (argv.length !== 4) {
+	console.error('usage: svg.js FIXTURE ARTIFACTS HANGAR SOURCE_ROOT');
 	process.exit(2);
 }
+const [fixture, artifacts, hangar, root] = argv.map(p => path.resolve(p));
 fs.mkdirSync(artifacts, { recursive: true });
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hangar-svg-'));
 const WIDTH = 1200, PAD = 10;
@@ -211,8 +214,48 @@ async function checkDiff(browser, file) {
 	await checkStatic(browser, file, all.length);
 }
 
+// What the command writes: the sample report's SVG, and a differential one
+// from a store holding testdata/flame-diff as versions 1.0 and 1.1.
+function fromCli() {
+	const run = args => execFileSync(hangar, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+	fs.writeFileSync(path.join(dir, 'cli-stack.svg'), run(['stack', '-f', 'svg', '-m',
+		'testdata/sample/methodMapping.txt', 'testdata/sample/jank.json']));
+	const db = path.join(dir, 'h.db');
+	run(['ingest', '--db', db, '--app-version', '1.0', 'testdata/flame-diff/v1.ndjson']);
+	run(['ingest', '--db', db, '--app-version', '1.1', 'testdata/flame-diff/v2.ndjson']);
+	run(['diff', '--db', db, '--flame', 'bb4e1a', '--baseline-version', '1.0', '--version', '1.1',
+		'-o', path.join(dir, 'cli-diff.svg')]);
+}
+
+// The command's pictures: no errors, the StackKey outlined, a click on it
+// zooms it to the width, the diff has red, blue and hatched frames.
+async function checkCli(browser) {
+	for (const name of ['cli-stack', 'cli-diff']) {
+		const { page, errors } = await openPage(browser);
+		await page.goto('file://' + path.join(dir, name + '.svg'));
+		await checkKey(page);
+		await checkLabels(page);
+		const all = await frames(page);
+		if (name === 'cli-diff') {
+			const fills = all.map(f => f.fill);
+			assert.ok(fills.some(f => /^rgb\(255, \d+, \d+\)$/.test(f) && f !== 'rgb(255, 255, 255)'), 'red');
+			assert.ok(fills.some(f => /^rgb\(\d+, \d+, 255\)$/.test(f)), 'blue');
+			assert.ok(fills.some(f => f.startsWith('url(')), 'hatched');
+		}
+		await shot(page, name + '.png');
+		await page.locator('[id$="key"] rect').click();
+		const key = (await frames(page)).find(f => f.cls.split(' ').includes('K'));
+		assert.ok(Math.abs(key.w - (WIDTH - 2 * PAD)) < 0.05, `${name}: zoomed StackKey ${key.w}`);
+		await shot(page, name + '-zoomed.png');
+		assert.deepStrictEqual(errors, [], `${name}: console errors`);
+		await page.close();
+		fs.copyFileSync(path.join(dir, name + '.svg'), path.join(artifacts, name + '.svg'));
+	}
+}
+
 (async () => {
 	execFileSync(fixture, [dir]);
+	fromCli();
 	for (const f of ['flame.svg', 'diff.svg'])
 		fs.copyFileSync(path.join(dir, f), path.join(artifacts, f));
 	const browser = await launch();
@@ -220,7 +263,8 @@ async function checkDiff(browser, file) {
 		const n = await checkFlame(browser, path.join(dir, 'flame.svg'), 'flame');
 		await checkStatic(browser, path.join(dir, 'flame.svg'), n);
 		await checkDiff(browser, path.join(dir, 'diff.svg'));
-		console.log(`ok: flame.svg (${n} frames) and diff.svg zoom, search, hover and draw ` +
+		await checkCli(browser);
+		console.log(`ok: flame.svg (${n} frames), diff.svg and hangar's own zoom, search, hover and draw ` +
 			`without scripts; screenshots in ${artifacts}`);
 	} finally {
 		await browser.close();

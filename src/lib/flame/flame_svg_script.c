@@ -19,7 +19,7 @@ const char flame_svg_style[] =
 	".sm{font:12px system-ui,-apple-system,'Segoe UI',sans-serif;fill:#333}\n"
 	".ctl{cursor:pointer;fill:#0645ad;pointer-events:all;text-decoration:underline}\n"
 	".f{cursor:pointer}\n"
-	".f:hover>rect{stroke:#000;stroke-width:1}\n"
+	".f:not(.k):hover>rect{stroke:#000;stroke-width:1}\n"
 	".k>rect{stroke:#0b3d91;stroke-width:1.6}\n"
 	".K>rect{stroke:#0b3d91;stroke-width:3}\n"
 	".m>rect{fill:#e020d0}\n"
