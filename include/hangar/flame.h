@@ -85,7 +85,10 @@ int hg_flame_from_report(const hg_report *rep, bool whole, hg_arena *arena, hg_f
 
 /* The flame of a cluster's merged tree, from the rows hg_store_cluster_tree
  * gives (parents before children), in milliseconds: each node as wide as
- * its total_cost, with its reports and its place on the StackKey path.
+ * its total_cost, with its reports and its place on the StackKey path.  A
+ * tree without costs (thread stacks: lag, ANR, hang clusters) weighs the
+ * reports through each node instead (HG_FLAME_THREADS: a report's thread
+ * each).
  * The builder and everything it makes live in arena (nothing to destroy);
  * create returns NULL on ENOMEM.  add copies the row's symbol; it returns
  * HG_EPARSE for a row whose parent came before in no row, or HG_ENOMEM

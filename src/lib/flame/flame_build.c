@@ -7,17 +7,25 @@
 #include "flame_internal.h"
 #include "hangar/stack.h"
 
-/* "slow_method (NORMAL) in HomeActivity, 1200 ms" */
-static const char *report_title(const hg_report *rep, hg_arena *arena)
+/* "slow_method (NORMAL) in HomeActivity, 1200 ms"; a dump's says where
+ * (the scene, else the process) and how many threads block the blamed one:
+ * "anr (input dispatching) in com.example, 5000 ms, 1 thread blocking main". */
+static const char *report_title(const hg_report *rep, bool threads, hg_arena *arena)
 {
 	const char *detail = rep->anr_type ? rep->anr_type : rep->detail;
+	const char *where = rep->scene ? rep->scene : rep->process;
 	int64_t cost = rep->has_method_stack ? rep->stack_cost : rep->cost;
-	char costs[40] = "";
+	char costs[40] = "", blocking[40] = "";
 	if (cost > 0)
 		snprintf(costs, sizeof costs, ", %" PRId64 " ms", cost);
-	return hg_arena_printf(arena, "%s%s%s%s%s%s%s", hg_report_kind_name(rep->kind),
+	size_t n = 0;
+	for (size_t k = 0; threads && k < rep->threads.n_chain; k++)
+		n += (long)rep->threads.chain[k] != rep->threads.blamed;
+	if (n > 0)
+		snprintf(blocking, sizeof blocking, ", %zu thread%s blocking", n, n == 1 ? "" : "s");
+	return hg_arena_printf(arena, "%s%s%s%s%s%s%s%s", hg_report_kind_name(rep->kind),
 			       detail ? " (" : "", detail ? detail : "", detail ? ")" : "",
-			       rep->scene ? " in " : "", rep->scene ? rep->scene : "", costs);
+			       where ? " in " : "", where ? where : "", costs, blocking);
 }
 
 static int from_method_stack(const hg_report *rep, bool whole, hg_arena *arena, hg_flame *out)
@@ -170,12 +178,10 @@ int hg_flame_from_report(const hg_report *rep, bool whole, hg_arena *arena, hg_f
 	out->reports = 1;
 	if (rep->error || (!rep->has_method_stack && rep->threads.n == 0))
 		return HG_EINVAL;
-	out->title = report_title(rep, arena);
-	if (!out->title)
-		return HG_ENOMEM;
 	/* A LAG report's empty method stack says less than its threadStack. */
 	const hg_method_stack *st = whole ? &rep->full : &rep->trimmed;
-	if (rep->has_method_stack && (st->len > 0 || rep->threads.n == 0))
-		return from_method_stack(rep, whole, arena, out);
-	return from_threads(rep, arena, out);
+	bool method = rep->has_method_stack && (st->len > 0 || rep->threads.n == 0);
+	if (!(out->title = report_title(rep, !method, arena)))
+		return HG_ENOMEM;
+	return method ? from_method_stack(rep, whole, arena, out) : from_threads(rep, arena, out);
 }

@@ -115,6 +115,16 @@ int hg_flame_tree_builder_finish(hg_flame_tree_builder *b, int64_t reports, cons
 	out->n = b->nodes.n;
 	out->unit = HG_FLAME_MS;
 	out->reports = reports;
+	/* A tree of thread stacks (lag, ANR, iOS hang clusters) has no costs:
+	 * its nodes weigh the reports through them, a thread each. */
+	bool costs = false;
+	for (size_t i = 0; i < out->n && !costs; i++)
+		costs = out->nodes[i].total > 0;
+	if (!costs) {
+		out->unit = HG_FLAME_THREADS;
+		for (size_t i = 0; i < out->n; i++)
+			out->nodes[i].total = out->nodes[i].reports;
+	}
 	if (title && !(out->title = hg_arena_strdup(b->nodes.arena, title)))
 		return HG_ENOMEM;
 	flame_settle(out);

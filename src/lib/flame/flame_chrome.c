@@ -43,9 +43,13 @@ static void complete(hg_buf *out, const hg_flame *f, size_t i, int64_t start, in
 	hg_buf_int(out, micros(nd->total));
 	hg_buf_puts(out, ",\"pid\":1,\"tid\":");
 	hg_buf_int(out, tid);
-	hg_buf_printf(out, ",\"args\":{\"cost_%s\":", unit);
+	hg_buf_puts(out, ",\"args\":{\"cost_");
+	hg_buf_puts(out, unit);
+	hg_buf_puts(out, "\":");
 	hg_buf_int(out, nd->total);
-	hg_buf_printf(out, ",\"self_%s\":", unit);
+	hg_buf_puts(out, ",\"self_");
+	hg_buf_puts(out, unit);
+	hg_buf_puts(out, "\":");
 	hg_buf_int(out, nd->self);
 	hg_buf_puts(out, ",\"calls\":");
 	hg_buf_int(out, nd->calls);

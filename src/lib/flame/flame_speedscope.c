@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/core.h"
 #include "flame_internal.h"
 
 static void json_str(hg_buf *out, const char *s)
@@ -13,49 +12,61 @@ static void json_str(hg_buf *out, const char *s)
 	hg_buf_json_string(out, s ? s : "", s ? strlen(s) : 0);
 }
 
+static uint64_t fnv(uint64_t h, const char *s)
+{
+	for (; s && *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211u;
+	return (h ^ 0xff) * 1099511628211u; /* ends the field */
+}
+
+static bool same_frame(const hg_flame_node *a, const hg_flame_node *b)
+{
+	return a->line == b->line && strcmp(a->name ? a->name : "", b->name ? b->name : "") == 0 &&
+	       strcmp(a->file ? a->file : "", b->file ? b->file : "") == 0;
+}
+
 /* The shared frames, one per distinct name, file and line: frame[i] is
- * node i's.  0 or HG_ENOMEM. */
+ * node i's.  Distinct frames are found in a table of the first node of
+ * each (no copies of the names: a million nodes are common).  0 or
+ * HG_ENOMEM. */
 static int write_frames(const hg_flame *f, size_t *frame, hg_buf *out)
 {
-	strmap seen = {0};
-	hg_buf key;
-	hg_buf_init(&key);
-	int64_t next = 0;
-	int rc = 0;
+	size_t cap = 16;
+	while (cap < f->n * 2)
+		cap *= 2;
+	size_t *slot = malloc(cap * sizeof *slot); /* node index + 1, 0: empty */
+	if (!slot)
+		return HG_ENOMEM;
+	memset(slot, 0, cap * sizeof *slot);
+	size_t next = 0;
 	hg_buf_puts(out, "\"shared\":{\"frames\":[");
-	for (size_t i = 0; i < f->n && rc == 0; i++) {
+	for (size_t i = 0; i < f->n; i++) {
 		const hg_flame_node *nd = &f->nodes[i];
-		hg_buf_reset(&key);
-		/* a name cannot hold a NUL byte, so "\x01" cannot occur in it */
-		hg_buf_puts(&key, nd->name ? nd->name : "");
-		hg_buf_putc(&key, '\x01');
-		hg_buf_puts(&key, nd->file ? nd->file : "");
-		hg_buf_printf(&key, "\x01%ld", nd->line);
-		int64_t v;
-		if (key.failed) {
-			rc = HG_ENOMEM;
-		} else if (strmap_get(&seen, key.data, &v)) {
-			frame[i] = (size_t)v;
-		} else if ((rc = strmap_put(&seen, key.data, next)) == 0) {
-			frame[i] = (size_t)next;
-			hg_buf_puts(out, next ? ",{\"name\":" : "{\"name\":");
-			json_str(out, nd->name && *nd->name ? nd->name : "?");
-			if (nd->file) {
-				hg_buf_puts(out, ",\"file\":");
-				json_str(out, nd->file);
-			}
-			if (nd->line >= 0) {
-				hg_buf_puts(out, ",\"line\":");
-				hg_buf_int(out, nd->line);
-			}
-			hg_buf_putc(out, '}');
-			next++;
+		uint64_t h = fnv(fnv(1469598103934665603u, nd->name), nd->file) ^ (uint64_t)nd->line;
+		size_t k = (size_t)(h * 0x9e3779b97f4a7c15u >> 20) & (cap - 1);
+		while (slot[k] && !same_frame(&f->nodes[slot[k] - 1], nd))
+			k = (k + 1) & (cap - 1);
+		if (slot[k]) {
+			frame[i] = frame[slot[k] - 1];
+			continue;
 		}
+		slot[k] = i + 1;
+		frame[i] = next;
+		hg_buf_puts(out, next++ ? ",{\"name\":" : "{\"name\":");
+		json_str(out, nd->name && *nd->name ? nd->name : "?");
+		if (nd->file) {
+			hg_buf_puts(out, ",\"file\":");
+			json_str(out, nd->file);
+		}
+		if (nd->line >= 0) {
+			hg_buf_puts(out, ",\"line\":");
+			hg_buf_int(out, nd->line);
+		}
+		hg_buf_putc(out, '}');
 	}
 	hg_buf_puts(out, "]}");
-	hg_buf_release(&key);
-	strmap_clear(&seen);
-	return rc;
+	free(slot);
+	return 0;
 }
 
 static void event(hg_buf *out, bool *first, char type, size_t frame, int64_t at)

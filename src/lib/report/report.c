@@ -213,8 +213,9 @@ int report_analyse_buffer(hg_report *rep, const int64_t *words, size_t n, bool s
 				"methods get negative costs", (long long)end_time, (long long)latest);
 	hg_rebuild_opts opts = {strict, end_time};
 	int64_t *begin = NULL;
-	int rc = hg_stack_rebuild_timed(words, n, &opts, rep->arena, &rep->full,
-					want_times ? &begin : NULL, &rep->warnings);
+	int rc = want_times ? hg_stack_rebuild_timed(words, n, &opts, rep->arena, &rep->full, &begin,
+						     &rep->warnings)
+			    : hg_stack_rebuild(words, n, &opts, rep->arena, &rep->full, &rep->warnings);
 	rep->item_begin = begin;
 	if (rc == 0)
 		rc = hg_stack_trim(&rep->full, HG_MATRIX_TARGET_STACK, rep->arena, &rep->trimmed);

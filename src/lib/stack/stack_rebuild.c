@@ -75,8 +75,10 @@ struct items {
 	int64_t *begin; /* entry time of each item's first call; NULL: not asked for */
 };
 
-/* addMethodItem: merge into the previous item when id and depth repeat. */
-static void add_item(struct items *r, int32_t id, int32_t cost, int32_t depth, size_t word,
+/* addMethodItem: merge into the previous item when id and depth repeat.
+ * Inlined, like handle_exit, into each of the rebuild's two copies (see
+ * rebuild), so that the one without times tests nothing for them. */
+static inline __attribute__((always_inline)) void add_item(struct items *r, int32_t id, int32_t cost, int32_t depth, size_t word,
 		     int64_t begin, struct oddities *odd)
 {
 	if (r->len > 0) {
@@ -103,7 +105,7 @@ static void add_item(struct items *r, int32_t id, int32_t cost, int32_t depth, s
 /* Handles one exit word.  Returns 0 to go on, ABANDON when Matrix would
  * discard the whole stack (a negative duration), or HG_ENOMEM. */
 #define ABANDON 1
-static int handle_exit(struct deque *raw, int64_t *depth, int64_t word, size_t index,
+static inline __attribute__((always_inline)) int handle_exit(struct deque *raw, int64_t *depth, int64_t word, size_t index,
 		    struct items *r, struct oddities *odd, hg_arena *arena, hg_strlist *warnings)
 {
 	int32_t out_id = hg_beat_method_id(word);
@@ -299,15 +301,11 @@ empty:
 	return rc;
 }
 
-int hg_stack_rebuild(const int64_t *words, size_t n, const hg_rebuild_opts *opts,
-		     hg_arena *arena, hg_method_stack *out, hg_strlist *warnings)
-{
-	return hg_stack_rebuild_timed(words, n, opts, arena, out, NULL, warnings);
-}
-
-int hg_stack_rebuild_timed(const int64_t *words, size_t n, const hg_rebuild_opts *opts,
-			   hg_arena *arena, hg_method_stack *out, int64_t **begin,
-			   hg_strlist *warnings)
+/* The rebuild, inlined into hg_stack_rebuild (begin NULL: the compiler
+ * drops every test for times) and hg_stack_rebuild_timed. */
+static inline __attribute__((always_inline)) int
+rebuild(const int64_t *words, size_t n, const hg_rebuild_opts *opts, hg_arena *arena,
+	hg_method_stack *out, int64_t **begin, hg_strlist *warnings)
 {
 	out->items = NULL;
 	out->len = 0;
@@ -383,6 +381,19 @@ done:
 	free(r.begin);
 	free(block);
 	return rc;
+}
+
+int hg_stack_rebuild(const int64_t *words, size_t n, const hg_rebuild_opts *opts,
+		     hg_arena *arena, hg_method_stack *out, hg_strlist *warnings)
+{
+	return rebuild(words, n, opts, arena, out, NULL, warnings);
+}
+
+int hg_stack_rebuild_timed(const int64_t *words, size_t n, const hg_rebuild_opts *opts,
+			   hg_arena *arena, hg_method_stack *out, int64_t **begin,
+			   hg_strlist *warnings)
+{
+	return rebuild(words, n, opts, arena, out, begin, warnings);
 }
 
 int64_t hg_stack_latest_time(const int64_t *words, size_t n)
