@@ -1,9 +1,11 @@
 /* The SVG flame graph writer (flame_svg.c), the path merger
  * (flame_merge.c) and the differential flame (flame_diff.c), on flames
  * built by hand: Matrix's sample tree, a deep chain, 10,000 siblings, a
- * million random nodes, hostile names and malformed flames.  Every SVG is
+ * million random nodes, hostile names and malformed flames; and on every
+ * real report of testdata/ (argv[1]).  Every SVG is
  * parsed with expat: well-formed, every drawn frame a <g class="f"> with a
  * <title>, a <rect> inside its caller's, widths by weight. */
+#include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -520,8 +522,88 @@ static void test_diff(void **state)
 	fb_release(&after);
 }
 
-int main(void)
+/* ---- real reports ---- */
+
+static const char *testdata = "testdata";
+
+struct svg_run {
+	size_t reports, drawn, keys;
+};
+
+/* Each report's flame as an SVG: well-formed, a frame per drawn node with
+ * its title, the StackKey frame marked when the flame has one drawn. */
+static int draw_report(void *user, hg_report *rep)
 {
+	struct svg_run *run = user;
+	hg_arena *arena = hg_arena_create();
+	hg_flame f;
+	int rc = rep->error ? HG_EINVAL : hg_flame_from_report(rep, false, arena, &f);
+	if (rc == 0) {
+		hg_buf out;
+		struct doc d;
+		write_svg(&f, NULL, &out, &d);
+		assert_true(d.n > 0 || f.total == 0);
+		assert_true(d.n <= f.n);
+		for (size_t i = 0; i < d.n; i++)
+			assert_non_null(strchr(d.frames[i].title, '\n'));
+		if (f.key >= 0) {
+			size_t marked = 0;
+			for (size_t i = 0; i < d.n; i++)
+				marked += !strcmp(d.frames[i].id, "key");
+			assert_int_equal(marked, 1);
+			run->keys++;
+		}
+		run->drawn++;
+		doc_release(&d);
+		hg_buf_release(&out);
+	} else {
+		assert_int_equal(rc, HG_EINVAL); /* nothing to draw, or unread */
+	}
+	run->reports++;
+	hg_arena_destroy(arena);
+	hg_report_destroy(rep);
+	return 0;
+}
+
+static void test_real_reports(void **state)
+{
+	(void)state;
+	const char *inputs[] = {"matrix-mangatoon/reports.ndjson", "anr", "blockcanary", "kscrash",
+				"java-stacks", "sample/jank.json"};
+	struct svg_run run = {0};
+	for (size_t i = 0; i < sizeof inputs / sizeof *inputs; i++) {
+		char path[512];
+		snprintf(path, sizeof path, "%s/%s", testdata, inputs[i]);
+		DIR *dir = opendir(path);
+		struct dirent *e;
+		do { /* a file, or each file of a folder but its README */
+			char file[1024];
+			e = dir ? readdir(dir) : NULL;
+			if (e && (e->d_name[0] == '.' || !strcmp(e->d_name, "README.md")))
+				continue;
+			snprintf(file, sizeof file, "%s%s%s", path, e ? "/" : "", e ? e->d_name : "");
+			if (dir && !e)
+				break;
+			hg_ctx ctx;
+			hg_ctx_init(&ctx);
+			assert_true(hg_reports_read_path(&ctx, file, NULL, HG_FORMAT_AUTO, draw_report,
+							 &run) >= 0);
+		} while (dir);
+		if (dir)
+			closedir(dir);
+	}
+	print_message("%zu reports, %zu drawn, %zu with a StackKey\n", run.reports, run.drawn,
+		      run.keys);
+	/* 581 production reports and the others: most are drawn, with their StackKey. */
+	assert_true(run.reports >= 610);
+	assert_true(run.drawn >= 600);
+	assert_true(run.keys >= 480);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 1)
+		testdata = argv[1];
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sample),
 		cmocka_unit_test(test_labels),
@@ -532,6 +614,7 @@ int main(void)
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_merge),
 		cmocka_unit_test(test_diff),
+		cmocka_unit_test(test_real_reports),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
