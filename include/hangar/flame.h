@@ -105,6 +105,24 @@ int hg_flame_tree_builder_finish(hg_flame_tree_builder *b, int64_t reports, cons
  * `base`, so a writer can colour where the cost per report grew or shrank,
  * as FlameGraph's difffolded.pl does. */
 int hg_flame_diff(const hg_flame *base, const hg_flame *after, hg_arena *arena, hg_flame *out);
+/* hg_flame_diff's widths are after's, its paths merged (siblings of one
+ * name are one node); a path only in base is not drawn.  base and after
+ * are borrowed; out's nodes and names live in arena.  0 or HG_ENOMEM. */
+
+/* Merging flames path by path (flame_merge.c): the nodes with the same
+ * frame names from the root become one, totals, self and calls added, a
+ * node's reports counted once per flame that passes through it; the
+ * StackKey is the one of the most reports.  This makes one flame of a set
+ * of reports (a cluster's reports in one version or time window).  The
+ * merger is heap-allocated (hg_flame_merger_destroy accepts NULL); the
+ * flames added are borrowed for the call (names are copied into arena),
+ * the finished flame lives in arena.  add and finish return 0 or
+ * HG_ENOMEM; finish may be called once. */
+typedef struct hg_flame_merger hg_flame_merger;
+hg_flame_merger *hg_flame_merger_create(hg_arena *arena);
+int hg_flame_merger_add(hg_flame_merger *m, const hg_flame *f);
+int hg_flame_merger_finish(hg_flame_merger *m, const char *title, hg_flame *out);
+void hg_flame_merger_destroy(hg_flame_merger *m);
 
 /* ---- writers (flame_folded.c, flame_speedscope.c, flame_chrome.c, flame_svg.c) ---- */
 
@@ -148,7 +166,12 @@ void hg_flame_write_speedscope(const hg_flame *f, hg_buf *out);
 void hg_flame_write_chrome(const hg_flame *f, hg_buf *out);
 
 /* A self-contained interactive SVG flame graph drawn as an icicle (root on
- * top); see flame_svg.c for what it shows and does. */
+ * top); see flame_svg.c for what it shows and does.  Appends to out (the
+ * caller's; a failed allocation sets out->failed); f and opts borrowed.
+ * A diff flame (f->diff) is coloured by the change of each path's cost per
+ * report: red grew, blue shrank, grey unchanged, hatched new.  id_prefix
+ * keeps only letters, digits, '-' and '_' (others become '_'); the root's
+ * id is PREFIX "svg", the StackKey frame's PREFIX "key". */
 typedef struct hg_flame_svg_opts {
 	int width;            /* px; <= 0: 1200 */
 	bool embedded;        /* written inside an HTML page: no XML prolog; ids made

@@ -365,6 +365,15 @@ typedef struct hg_regroup_item {
 typedef int (*hg_regroup_fn)(void *user, const hg_regroup_item *item, hg_report **rep,
 			     hg_signature *sig);
 
+/* Each stored report of the cluster hash (the full hash), oldest first,
+ * with its text (all borrowed, valid during the call; text NUL-terminated
+ * at text[len]) and its time in the store's form (NULL: unknown), for
+ * reading them again (hangar diff --flame).  One pass over the cluster's
+ * reports, however many; fn must not use the store.  0, a negative error,
+ * or fn's non-zero value. */
+typedef int (*hg_item_fn)(void *user, const hg_regroup_item *item, const char *time);
+int hg_store_cluster_items(hg_store *store, const char *hash, hg_item_fn fn, void *user);
+
 typedef struct hg_regroup_stats {
 	int64_t reports;           /* stored reports (the same before and after) */
 	int64_t clusters_before, clusters_after;

@@ -39,7 +39,8 @@ static void show_usage(FILE *out)
 		"  -a, --all           tree: every node (--min-cost 0 --limit 0 --max-depth 0)\n"
 		"  -f, --format F      table (default), json (one object), csv (the tree), or\n"
 		"                      the whole merged tree as a flame graph: folded\n"
-		"                      (FlameGraph), speedscope or chrome (Perfetto UI)\n"
+		"                      (FlameGraph), speedscope, chrome (Perfetto UI) or svg\n"
+		"                      (an interactive flame graph for a browser)\n"
 		"  -h, --help          show this help\n");
 }
 
@@ -311,7 +312,7 @@ static int parse_options(int argc, char **argv, struct show *s, const char **db)
 				break;
 			if (strcmp(optarg, "table") && strcmp(optarg, "json") && strcmp(optarg, "csv"))
 				return cli_usage_error("show", "unknown format '%s' (table, json, csv, folded, "
-						       "speedscope, chrome)", optarg);
+						       "speedscope, chrome, svg)", optarg);
 			if (store_cmd_option(&sc, c, argv) != STORE_CMD_NEXT)
 				return EXIT_USAGE; /* not reached: the name is one it knows */
 			break;

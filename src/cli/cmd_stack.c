@@ -35,7 +35,8 @@ static void stack_usage(FILE *out)
 		"                        (Matrix's own stack/stackKey/cost fields), or a flame\n"
 		"                        graph: folded (FlameGraph's collapsed stacks, every\n"
 		"                        report's lines), speedscope or chrome (Trace Event\n"
-		"                        Format, for Perfetto UI): these two take one report\n"
+		"                        Format, for Perfetto UI), svg (an interactive flame\n"
+		"                        graph for a browser): these three take one report\n"
 		"      --no-trim         show the whole rebuilt stack, not Matrix's 30 items\n"
 		"      --all-threads     show every thread of a thread dump, not only the blamed\n"
 		"                        thread and those that block it\n"
@@ -146,7 +147,7 @@ static int parse_options(struct stack_run *run, int argc, char **argv, bool *raw
 			else if (!strcmp(optarg, "matrix")) run->format = FORMAT_MATRIX;
 			else if (!flame_format_from_name(optarg, &run->format))
 				return cli_usage_error("stack", "unknown format '%s' (tree, json, matrix, "
-						       "folded, speedscope, chrome)", optarg);
+						       "folded, speedscope, chrome, svg)", optarg);
 			break;
 		case 'T': run->render.no_trim = true; break;
 		case 'a': run->render.all_threads = true; break;
@@ -284,7 +285,8 @@ static int print_flame(struct stack_run *run, const hg_report *rep)
 	if (single && run->flames > 0) {
 		fflush(stdout);
 		say_report(stderr, rep);
-		const char *name = run->format == FORMAT_SPEEDSCOPE ? "speedscope" : "chrome";
+		const char *name = run->format == FORMAT_SPEEDSCOPE ? "speedscope"
+				   : run->format == FORMAT_SVG ? "svg" : "chrome";
 		fprintf(stderr, "-f %s writes one report's profile, and the input holds more (the "
 			"first: %s); give it one report (of NDJSON, a line: sed -n %ldp %s | hangar "
 			"stack -f %s -)\n", name, run->first_flame.data, rep->line > 0 ? rep->line : 1,

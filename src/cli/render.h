@@ -12,7 +12,7 @@
 #include "hangar/text.h"
 
 enum output_format { FORMAT_TREE, FORMAT_JSON, FORMAT_MATRIX, FORMAT_FOLDED, FORMAT_SPEEDSCOPE,
-		     FORMAT_CHROME };
+		     FORMAT_CHROME, FORMAT_SVG };
 
 struct render_opts {
 	bool no_trim;      /* show the whole rebuilt stack */

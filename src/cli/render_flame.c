@@ -8,6 +8,7 @@
 static void write_folded(const hg_flame *f, hg_buf *out) { hg_flame_write_folded(f, out); }
 static void write_speedscope(const hg_flame *f, hg_buf *out) { hg_flame_write_speedscope(f, out); }
 static void write_chrome(const hg_flame *f, hg_buf *out) { hg_flame_write_chrome(f, out); }
+static void write_svg(const hg_flame *f, hg_buf *out) { hg_flame_write_svg(f, NULL, out); }
 
 /* One row per format: adding a format is one row (and its writer). */
 static const struct flame_format {
@@ -20,6 +21,7 @@ static const struct flame_format {
 	{"folded", FORMAT_FOLDED, write_folded, false, false},
 	{"speedscope", FORMAT_SPEEDSCOPE, write_speedscope, true, true},
 	{"chrome", FORMAT_CHROME, write_chrome, true, true},
+	{"svg", FORMAT_SVG, write_svg, true, false},
 };
 
 #define N_FORMATS (sizeof flame_formats / sizeof *flame_formats)

@@ -102,6 +102,8 @@ enum store_slot {
 	/* store_seen.c */
 	S_REJECTED_KNOWN,
 	S_OBJECT_FAILED,
+	/* store_cluster_items.c */
+	S_CLUSTER_ITEMS,
 	S_COUNT
 };
 _Static_assert(S_COUNT <= DB_MAX_STMTS, "more store statements than db.h caches");
