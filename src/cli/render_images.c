@@ -16,6 +16,8 @@ void render_native_source(hg_buf *out, const hg_frame *f)
 	hg_buf_printf(out, " %s", f->file);
 	if (f->line > 0)
 		hg_buf_printf(out, ":%ld", f->line);
+	if (f->inlined)
+		hg_buf_puts(out, "  (inlined)");
 }
 
 /* Whether thread i's images belong in the table: the threads shown without

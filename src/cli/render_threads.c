@@ -23,7 +23,7 @@ static void frame_text(hg_buf *out, const hg_frame *f)
 		hg_buf_printf(out, "pc 0x%016" PRIx64, f->pc);
 	if (f->image)
 		hg_buf_printf(out, "  %s", f->image);
-	if (f->symbol)
+	if (f->symbol && !f->symbolicated) /* else the function symbol files name */
 		hg_buf_printf(out, " (%s)", f->symbol);
 	else if (f->method)
 		hg_buf_printf(out, " (%s)", f->method);
