@@ -33,7 +33,8 @@ typedef struct hg_symbols_opts {
 	                              up in PATH); NULL: $HANGAR_SYMBOLIZER, else
 	                              "llvm-symbolizer" */
 	long timeout_ms;           /* a symbolizer silent this long is killed (then frames
-	                              stay addresses); 0: 30000 */
+	                              stay addresses); 0: $HANGAR_SYMBOLIZER_TIMEOUT_MS,
+	                              else 30000 */
 } hg_symbols_opts;
 
 /* What a run did, for the CLI's summary and the tests. */

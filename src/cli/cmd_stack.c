@@ -496,6 +496,15 @@ static int run_stack(int argc, char **argv)
 		run.failed_reports++;
 	}
 	hg_pipe_destroy(run.pipe);
+	if (run.symbols) {
+		hg_symbols_stats ss;
+		hg_symbols_get_stats(run.symbols, &ss);
+		fprintf(stderr, "symbols: %zu binaries indexed (%zu files seen), %zu images found, "
+			"%zu missing; %zu frames named (%zu inlined added), %zu not; %zu binaries "
+			"used, %zu queries in %zu batches\n", ss.binaries, ss.entries_seen,
+			ss.images_found, ss.images_missing, ss.frames_named, ss.inlined,
+			ss.frames_unnamed, ss.binaries_used, ss.queries, ss.batches);
+	}
 	hg_symbols_destroy(run.symbols);
 	hg_buf_release(&run.pending_diags);
 	fflush(stdout);

@@ -38,7 +38,12 @@ int hg_symbols_create(const hg_ctx *ctx, const hg_symbols_opts *opts, hg_symbols
 		return HG_ENOMEM;
 	s->ctx = ctx;
 	s->index.ctx = ctx;
-	s->timeout_ms = opts->timeout_ms ? opts->timeout_ms : 30000;
+	s->timeout_ms = opts->timeout_ms;
+	const char *env = getenv("HANGAR_SYMBOLIZER_TIMEOUT_MS");
+	if (!s->timeout_ms && env && atol(env) > 0)
+		s->timeout_ms = atol(env);
+	if (!s->timeout_ms)
+		s->timeout_ms = 30000;
 	const char *tool = opts->symbolizer;
 	if (!tool || !*tool)
 		tool = getenv("HANGAR_SYMBOLIZER");
@@ -75,6 +80,7 @@ void hg_symbols_destroy(hg_symbols *s)
 	sym_index_release(&s->index);
 	strmap_clear(&s->images);
 	free(s->used);
+	free(s->failed_file);
 	free(s->symbolizer);
 	if (s->locked_init)
 		pthread_mutex_destroy(&s->lock);

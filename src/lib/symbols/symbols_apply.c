@@ -167,8 +167,9 @@ static const char *answer_str(hg_arena *arena, const hg_json *obj, const char *k
 	return hg_arena_strdup(arena, v);
 }
 
-/* Reads one answer line into q; HG_EPARSE when it does not answer q. */
-static int read_answer(hg_arena *arena, char *line, size_t len, struct query *q)
+/* Reads one answer line into q; HG_EPARSE when it does not answer q.  The
+ * symbolizer's error about a file (damaged DWARF) is said once per file. */
+static int read_answer(hg_symbols *s, hg_arena *arena, char *line, size_t len, struct query *q)
 {
 	hg_json_doc *doc;
 	size_t end;
@@ -180,6 +181,12 @@ static int read_answer(hg_arena *arena, char *line, size_t len, struct query *q)
 	char want[32];
 	snprintf(want, sizeof want, "0x%" PRIx64, q->addr);
 	int rc = addr && strcmp(addr, want) == 0 ? 0 : HG_EPARSE;
+	const char *err = hg_json_string(hg_json_get(hg_json_get(root, "Error"), "Message"));
+	if (rc == 0 && err && !s->failed_file[q->entry]) {
+		s->failed_file[q->entry] = true;
+		hg_diagf(s->ctx, HG_DIAG_WARNING, s->index.items[q->entry].path, 0, 0, 0,
+			 "llvm-symbolizer cannot read it (%s): its frames stay addresses", err);
+	}
 	const hg_json *syms = hg_json_get(root, "Symbol");
 	size_t n = rc == 0 && hg_json_type(syms) == HG_JSON_ARRAY ? hg_json_count(syms) : 0;
 	if (n > 0 && n < 4096) {
@@ -248,7 +255,7 @@ static int ask(struct pass *p)
 	char *line = resp;
 	for (size_t i = 0; rc == 0 && i < p->n_q; i++) {
 		char *nl = memchr(line, '\n', resp_len - (size_t)(line - resp));
-		if (!nl || (rc = read_answer(p->rep->arena, line, (size_t)(nl - line), &p->q[i])) != 0)
+		if (!nl || (rc = read_answer(s, p->rep->arena, line, (size_t)(nl - line), &p->q[i])) != 0)
 			break;
 		line = nl + 1;
 		if (!s->used[p->q[i].entry]) {
@@ -315,7 +322,10 @@ static int apply(hg_symbols *s, hg_report *rep)
 	size_t n_frames = 0;
 	for (size_t i = 0; i < rep->threads.n; i++)
 		n_frames += rep->threads.items[i].n_frames;
-	if (!s->used && s->index.n && !(s->used = calloc(s->index.n, sizeof *s->used)))
+	if (s->index.n && !s->used && !(s->used = calloc(s->index.n, sizeof *s->used)))
+		return HG_ENOMEM;
+	if (s->index.n && !s->failed_file &&
+	    !(s->failed_file = calloc(s->index.n, sizeof *s->failed_file)))
 		return HG_ENOMEM;
 	int rc = HG_ENOMEM;
 	if ((p.ent = calloc(rep->threads.n_images, sizeof *p.ent)) != NULL &&

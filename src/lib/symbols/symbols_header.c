@@ -291,10 +291,14 @@ static int parse_fat(struct src *s, struct sym_header *out)
 	bool is64 = rd(h, 4, true) == 0xcafebabf;
 	uint64_t n = rd(h + 4, 4, true);
 	/* Java class files share the magic: their "count" is a version
-	 * number (45 and up), never a handful of architectures. */
+	 * number (45 and up), never a handful of architectures (Apple's
+	 * tools draw the line at 30 too).  Not a binary: no reason given. */
+	if (n >= 30 && !is64) {
+		s->why[0] = '\0';
+		return HG_EPARSE;
+	}
 	if (n == 0 || n > SYM_MAX_SLICES)
-		return fail(s, n ? "too many fat architectures (a Java class file?)"
-			      : "a fat file of no architecture", 4);
+		return fail(s, n ? "too many fat architectures" : "a fat file of no architecture", 4);
 	size_t entry = is64 ? 32 : 20;
 	for (uint64_t i = 0; i < n; i++) {
 		unsigned char a[32];

@@ -78,7 +78,9 @@ static int index_file(struct sym_index *ix, const char *path, uint64_t size, boo
 		*binary = true; /* a dSYM's DWARF file, even when damaged */
 		struct sym_header h;
 		char why[160];
-		if (sym_header_parse(fd_read, &fd, size, &h, why, sizeof why) != 0) {
+		if (sym_header_parse(fd_read, &fd, size, &h, why, sizeof why) != 0 && !why[0]) {
+			*binary = false; /* a look-alike, such as a Java class file */
+		} else if (why[0]) {
 			sym_warn(ix, path, "not used: %s", why);
 			ix->bad++;
 		} else {
@@ -182,7 +184,7 @@ int sym_index_add(struct sym_index *ix, const char *root)
 		bool binary = false;
 		rc = index_file(ix, root, (uint64_t)st.st_size, &binary);
 	}
-	if (rc == 0)
+	if (rc == 0 && ix->n > 1)
 		qsort(ix->items, ix->n, sizeof *ix->items, entry_cmp);
 	return rc;
 }

@@ -46,8 +46,9 @@ bool sym_magic(const unsigned char m[4]);
 /* Parses the headers of a file of `size` bytes, reading only what the
  * headers point to, every offset and count checked against size and a cap
  * (these are hostile files).  0 and *out; HG_EPARSE with why (a short
- * reason, "truncated load command at 0x20") when the file is not a binary
- * hangar can use. */
+ * reason, "truncated load command at 0x20") when the file is a binary
+ * hangar cannot use, or with why "" when it is no binary at all (a Java
+ * class file has a fat file's magic). */
 int sym_header_parse(sym_read_fn read, void *user, uint64_t size, struct sym_header *out,
 		     char *why, size_t why_size);
 
@@ -115,6 +116,7 @@ struct hg_symbols {
 	bool proc_failed;       /* said once: frames stay addresses from then on */
 	strmap images;          /* "M:<uuid>" / "E:<build id>" -> 1 found, 2 missing (said) */
 	bool *used;             /* per index entry: asked about (binaries_used) */
+	bool *failed_file;      /* per index entry: the symbolizer's error about it said */
 	hg_symbols_stats stats;
 	pthread_mutex_t lock;   /* one hg_symbols_apply at a time */
 	bool locked_init;
