@@ -23,6 +23,7 @@
 
 #include "hangar.h"
 #include "report.h"
+#include "text.h"
 
 typedef struct hg_symbols hg_symbols;
 
@@ -69,6 +70,15 @@ int hg_symbols_create(const hg_ctx *ctx, const hg_symbols_opts *opts, hg_symbols
  * once and the frames stay addresses.  Returns 0 (also then), or
  * HG_ENOMEM.  Callable from any thread, one call at a time per s. */
 int hg_symbols_apply(hg_symbols *s, hg_report *rep);
+
+/* Names the native frame a line of text holds, as debuggerd and ART print
+ * it ("#00 pc 000000000004f0a8  /data/app/.../libfoo.so (BuildId: ...)"):
+ * appends line[0..len) to out (borrowed) with "  # function file:line"
+ * before its newline ("  # inner file:line < outer file:line" for an
+ * inlined call).  Returns 1 when it did, 0 when the line holds no such
+ * frame or nothing names it (out untouched), HG_ENOMEM.  One question to
+ * the symbolizer per line. */
+int hg_symbols_text_line(hg_symbols *s, const char *line, size_t len, hg_buf *out);
 
 /* The counts so far (copied into *out). */
 void hg_symbols_get_stats(const hg_symbols *s, hg_symbols_stats *out);

@@ -1,8 +1,8 @@
 /* Module symbols (src/lib/symbols/): native symbolication from the build's
  * symbol files: the run's object and its warnings (symbols.c, entry), the
  * headers of ELF and Mach-O files (symbols_header.c), the index of symbol
- * folders (symbols_index.c), a report's frames named (symbols_apply.c) and
- * the llvm-symbolizer process (symbols_spawn.c, the only file that starts
+ * folders (symbols_index.c), a report's frames named (symbols_apply.c), a
+ * line of text named (symbols_text.c) and the llvm-symbolizer process (symbols_spawn.c, the only file that starts
  * a process).
  * Public header: symbols.h.
  * Uses: core, json, report, threads. */

@@ -11,14 +11,6 @@
 #include "json/json.h"
 #include "symbols_internal.h"
 
-/* One distinct address asked about, and what came back. */
-struct query {
-	size_t entry;           /* index entry */
-	uint64_t addr;          /* in the file's address space */
-	size_t n;               /* functions: inlined ones first, the caller last; 0 */
-	const char **fn, **file;
-	long *line;
-};
 
 struct pass {
 	hg_symbols *s;
@@ -55,29 +47,39 @@ static int match_images(struct pass *p)
 	const hg_threads *ts = &p->rep->threads;
 	for (size_t i = 0; i < ts->n_images; i++) {
 		const hg_image *im = &ts->images[i];
-		char id[SYM_ID_MAX], key[SYM_ID_MAX + 4];
-		if (!im->id || !sym_normalize_id(im->id, strlen(im->id), id))
-			continue;
-		enum sym_kind kind = im->kind == HG_IMAGE_ELF ? SYM_ELF : SYM_MACHO;
-		snprintf(key, sizeof key, "%c:%s", kind == SYM_ELF ? 'E' : 'M', id);
-		p->ent[i] = sym_index_find(&s->index, kind, id);
-		int64_t said;
-		if (strmap_get(&s->images, key, &said))
-			continue;
-		if (strmap_put(&s->images, key, p->ent[i] ? 1 : 2) != 0)
-			return HG_ENOMEM;
-		if (p->ent[i]) {
-			s->stats.images_found++;
-			continue;
-		}
-		s->stats.images_missing++;
-		const struct sym_entry *other = same_name(&s->index, im);
-		hg_diagf(s->ctx, HG_DIAG_WARNING, p->rep->source, 0, 0, p->rep->number,
-			 "no symbol file for %s (%s %s) in the --symbols folders: its frames stay "
-			 "addresses%s%s%s", im->name ? im->name : "?", image_kind_word(im), im->id,
-			 other ? " (" : "", other ? other->path : "",
-			 other ? " has another identity: not used)" : "");
+		int rc = sym_find(s, im, p->rep->source, p->rep->number, &p->ent[i]);
+		if (rc != 0)
+			return rc;
 	}
+	return 0;
+}
+
+int sym_find(hg_symbols *s, const hg_image *im, const char *source, long report,
+	     const struct sym_entry **out)
+{
+	char id[SYM_ID_MAX], key[SYM_ID_MAX + 4];
+	*out = NULL;
+	if (!im->id || !sym_normalize_id(im->id, strlen(im->id), id))
+		return 0;
+	enum sym_kind kind = im->kind == HG_IMAGE_ELF ? SYM_ELF : SYM_MACHO;
+	snprintf(key, sizeof key, "%c:%s", kind == SYM_ELF ? 'E' : 'M', id);
+	*out = sym_index_find(&s->index, kind, id);
+	int64_t said;
+	if (strmap_get(&s->images, key, &said))
+		return 0;
+	if (strmap_put(&s->images, key, *out ? 1 : 2) != 0)
+		return HG_ENOMEM;
+	if (*out) {
+		s->stats.images_found++;
+		return 0;
+	}
+	s->stats.images_missing++;
+	const struct sym_entry *other = same_name(&s->index, im);
+	hg_diagf(s->ctx, HG_DIAG_WARNING, source, 0, 0, report,
+		 "no symbol file for %s (%s %s) in the --symbols folders: its frames stay "
+		 "addresses%s%s%s", im->name ? im->name : "?", image_kind_word(im), im->id,
+		 other ? " (" : "", other ? other->path : "",
+		 other ? " has another identity: not used)" : "");
 	return 0;
 }
 
@@ -219,9 +221,17 @@ static void fail_once(hg_symbols *s, const char *why)
 	s->proc = NULL;
 }
 
+static int ask(struct pass *p, hg_arena *arena);
+
+int sym_ask(hg_symbols *s, struct query *q, size_t n_q, hg_arena *arena)
+{
+	struct pass one = {.s = s, .q = q, .n_q = n_q};
+	return ask(&one, arena);
+}
+
 /* Asks the symbolizer (started on first use) about every query: 0, 1 when
  * it cannot answer (said once; nothing named), HG_ENOMEM. */
-static int ask(struct pass *p)
+static int ask(struct pass *p, hg_arena *arena)
 {
 	hg_symbols *s = p->s;
 	char why[256];
@@ -255,7 +265,7 @@ static int ask(struct pass *p)
 	char *line = resp;
 	for (size_t i = 0; rc == 0 && i < p->n_q; i++) {
 		char *nl = memchr(line, '\n', resp_len - (size_t)(line - resp));
-		if (!nl || (rc = read_answer(s, p->rep->arena, line, (size_t)(nl - line), &p->q[i])) != 0)
+		if (!nl || (rc = read_answer(s, arena, line, (size_t)(nl - line), &p->q[i])) != 0)
 			break;
 		line = nl + 1;
 		if (!s->used[p->q[i].entry]) {
@@ -330,7 +340,7 @@ static int apply(hg_symbols *s, hg_report *rep)
 	int rc = HG_ENOMEM;
 	if ((p.ent = calloc(rep->threads.n_images, sizeof *p.ent)) != NULL &&
 	    (rc = match_images(&p)) == 0 && (rc = collect(&p, n_frames)) == 0 && p.n_q) {
-		if ((rc = ask(&p)) == 0)
+		if ((rc = ask(&p, rep->arena)) == 0)
 			rc = fill(&p);
 		else if (rc == 1)
 			rc = 0;

@@ -11,6 +11,7 @@
 
 #include "hangar/hangar.h"
 #include "hangar/symbols.h"
+#include "hangar/threads.h"
 #include "core/core.h"
 
 /* ---- binary headers (symbols_header.c) ---- */
@@ -105,7 +106,16 @@ int sym_proc_batch(struct sym_proc *p, const char *req, size_t len, size_t n_lin
 /* Closes its pipes, kills it when it does not end and reaps it; NULL ok. */
 void sym_proc_stop(struct sym_proc *p);
 
-/* ---- the run (symbols.c, symbols_apply.c) ---- */
+/* ---- the run (symbols.c, symbols_apply.c, symbols_text.c) ---- */
+
+/* One distinct address asked about, and what came back. */
+struct query {
+	size_t entry;           /* index entry */
+	uint64_t addr;          /* in the file's address space */
+	size_t n;               /* functions: inlined ones first, the caller last; 0 */
+	const char **fn, **file;
+	long *line;
+};
 
 struct hg_symbols {
 	const hg_ctx *ctx;
@@ -121,5 +131,14 @@ struct hg_symbols {
 	pthread_mutex_t lock;   /* one hg_symbols_apply at a time */
 	bool locked_init;
 };
+
+/* The symbol file of im (NULL when the report gives no identity, or none
+ * has it: said once per run, naming source and report).  0 or HG_ENOMEM. */
+int sym_find(hg_symbols *s, const hg_image *im, const char *source, long report,
+	     const struct sym_entry **out);
+/* Asks about q[0..n_q) in one batch (answers' strings in arena): 0, 1 when
+ * the symbolizer cannot answer (said once), HG_ENOMEM.  Caller holds
+ * s->lock. */
+int sym_ask(hg_symbols *s, struct query *q, size_t n_q, hg_arena *arena);
 
 #endif
