@@ -48,7 +48,8 @@ int hg_symbols_create(const hg_ctx *ctx, const hg_symbols_opts *opts, hg_symbols
 	if (!tool || !*tool)
 		tool = getenv("HANGAR_SYMBOLIZER");
 	s->symbolizer = strdup(tool && *tool ? tool : "llvm-symbolizer");
-	int rc = s->symbolizer ? 0 : HG_ENOMEM;
+	s->cache_arena = hg_arena_create();
+	int rc = s->symbolizer && s->cache_arena ? 0 : HG_ENOMEM;
 	if (rc == 0 && pthread_mutex_init(&s->lock, NULL) != 0)
 		rc = HG_ENOMEM;
 	else if (rc == 0)
@@ -79,6 +80,9 @@ void hg_symbols_destroy(hg_symbols *s)
 	sym_proc_stop(s->proc);
 	sym_index_release(&s->index);
 	strmap_clear(&s->images);
+	strmap_clear(&s->answers);
+	free(s->cache);
+	hg_arena_destroy(s->cache_arena);
 	free(s->used);
 	free(s->failed_file);
 	free(s->symbolizer);

@@ -11,6 +11,8 @@
 #include "json/json.h"
 #include "symbols_internal.h"
 
+#define MAX_CACHED 2000000 /* answers kept for the run; past it, asked again */
+
 
 struct pass {
 	hg_symbols *s;
@@ -118,6 +120,11 @@ static int add_query(struct pass *p, size_t entry, uint64_t addr, size_t *qi)
 		p->cap_q = ncap;
 	}
 	p->q[p->n_q] = (struct query){.entry = entry, .addr = addr};
+	if (strmap_get(&p->s->answers, key, &v)) {
+		const struct cached *c = &p->s->cache[v];
+		p->q[p->n_q] = (struct query){.entry = entry, .addr = addr, .n = c->n, .fn = c->fn,
+					      .file = c->file, .line = c->line, .known = true};
+	}
 	if (strmap_put(&p->seen, key, (int64_t)p->n_q) != 0)
 		return HG_ENOMEM;
 	*qi = p->n_q++;
@@ -151,6 +158,8 @@ static int collect(struct pass *p, size_t n_frames)
 static int request(const struct pass *p, hg_buf *req)
 {
 	for (size_t i = 0; i < p->n_q; i++) {
+		if (p->q[i].known)
+			continue;
 		const struct sym_entry *e = &p->s->index.items[p->q[i].entry];
 		if (e->kind == SYM_MACHO && e->slice.arch[0])
 			hg_buf_printf(req, "\"%s:%s\" 0x%" PRIx64 "\n", e->path, e->slice.arch, p->q[i].addr);
@@ -221,17 +230,40 @@ static void fail_once(hg_symbols *s, const char *why)
 	s->proc = NULL;
 }
 
-static int ask(struct pass *p, hg_arena *arena);
+static int ask(struct pass *p, hg_arena *arena, bool keep);
 
 int sym_ask(hg_symbols *s, struct query *q, size_t n_q, hg_arena *arena)
 {
 	struct pass one = {.s = s, .q = q, .n_q = n_q};
-	return ask(&one, arena);
+	return ask(&one, arena, false);
 }
 
-/* Asks the symbolizer (started on first use) about every query: 0, 1 when
- * it cannot answer (said once; nothing named), HG_ENOMEM. */
-static int ask(struct pass *p, hg_arena *arena)
+/* Keeps q's answer (strings already in the cache arena) for the run. */
+static int keep_answer(hg_symbols *s, const struct query *q)
+{
+	char key[64];
+	if (s->n_cache >= MAX_CACHED)
+		return 0;
+	if (s->n_cache == s->cap_cache) {
+		size_t ncap = s->cap_cache ? s->cap_cache * 2 : 256;
+		struct cached *nc = realloc(s->cache, ncap * sizeof *nc);
+		if (!nc)
+			return HG_ENOMEM;
+		s->cache = nc;
+		s->cap_cache = ncap;
+	}
+	snprintf(key, sizeof key, "%zu:%" PRIx64, q->entry, q->addr);
+	if (strmap_put(&s->answers, key, (int64_t)s->n_cache) != 0)
+		return HG_ENOMEM;
+	s->cache[s->n_cache++] = (struct cached){q->n, q->fn, q->file, q->line};
+	return 0;
+}
+
+/* Asks the symbolizer (started on first use) about every query not known
+ * yet, keeping the answers for the run when keep (then arena must be the
+ * cache's): 0, 1 when it cannot answer (said once; nothing named),
+ * HG_ENOMEM. */
+static int ask(struct pass *p, hg_arena *arena, bool keep)
 {
 	hg_symbols *s = p->s;
 	char why[256];
@@ -246,6 +278,11 @@ static int ask(struct pass *p, hg_arena *arena)
 	}
 	if (s->proc_failed)
 		return 1;
+	size_t n_ask = 0;
+	for (size_t i = 0; i < p->n_q; i++)
+		n_ask += !p->q[i].known;
+	if (n_ask == 0)
+		return 0;
 	hg_buf req;
 	hg_buf_init(&req);
 	int rc = request(p, &req);
@@ -253,8 +290,8 @@ static int ask(struct pass *p, hg_arena *arena)
 	size_t resp_len = 0;
 	if (rc == 0) {
 		s->stats.batches++;
-		s->stats.queries += p->n_q;
-		rc = sym_proc_batch(s->proc, req.data, req.len, p->n_q, s->timeout_ms, &resp, &resp_len,
+		s->stats.queries += n_ask;
+		rc = sym_proc_batch(s->proc, req.data, req.len, n_ask, s->timeout_ms, &resp, &resp_len,
 				    why, sizeof why);
 	}
 	hg_buf_release(&req);
@@ -264,10 +301,14 @@ static int ask(struct pass *p, hg_arena *arena)
 	}
 	char *line = resp;
 	for (size_t i = 0; rc == 0 && i < p->n_q; i++) {
+		if (p->q[i].known)
+			continue;
 		char *nl = memchr(line, '\n', resp_len - (size_t)(line - resp));
 		if (!nl || (rc = read_answer(s, arena, line, (size_t)(nl - line), &p->q[i])) != 0)
 			break;
 		line = nl + 1;
+		if (keep && (rc = keep_answer(s, &p->q[i])) != 0)
+			break;
 		if (!s->used[p->q[i].entry]) {
 			s->used[p->q[i].entry] = true;
 			s->stats.binaries_used++;
@@ -281,12 +322,22 @@ static int ask(struct pass *p, hg_arena *arena)
 	return rc;
 }
 
-/* Writes the answers into the frames: a frame of n functions becomes n
- * frames, the inlined ones first. */
-static int fill(struct pass *p)
+/* A string of the run's cache, copied into the report's arena (one copy
+ * per report of each). */
+static const char *copy(struct strcache *c, const char *s, bool *oom)
+{
+	if (!s)
+		return NULL;
+	const char *r = strcache_get(c, s, strlen(s));
+	*oom |= r == NULL;
+	return r;
+}
+
+static int fill_threads(struct pass *p, struct strcache *c)
 {
 	hg_threads *ts = &p->rep->threads;
 	size_t k = 0;
+	bool oom = false;
 	for (size_t i = 0; i < ts->n; i++) {
 		hg_thread *t = &ts->items[i];
 		size_t extra = 0;
@@ -309,8 +360,8 @@ static int fill(struct pass *p)
 			p->s->stats.inlined += q->n - 1;
 			for (size_t m = q->n; m-- > 0;) {
 				hg_frame g = f;
-				g.method = q->fn[m] ? q->fn[m] : f.method;
-				g.file = q->file[m];
+				g.method = q->fn[m] ? copy(c, q->fn[m], &oom) : f.method;
+				g.file = copy(c, q->file[m], &oom);
 				g.line = q->line[m];
 				g.symbolicated = true;
 				g.inlined = m + 1 < q->n;
@@ -323,7 +374,19 @@ static int fill(struct pass *p)
 		if (extra)
 			t->cap_frames = t->n_frames;
 	}
-	return 0;
+	return oom ? HG_ENOMEM : 0;
+}
+
+
+/* Writes the answers into the frames: a frame of n functions becomes n
+ * frames, the inlined ones first. */
+static int fill(struct pass *p)
+{
+	struct strcache c;
+	strcache_init(&c, p->rep->arena);
+	int rc = fill_threads(p, &c);
+	strcache_release(&c);
+	return rc;
 }
 
 static int apply(hg_symbols *s, hg_report *rep)
@@ -340,10 +403,9 @@ static int apply(hg_symbols *s, hg_report *rep)
 	int rc = HG_ENOMEM;
 	if ((p.ent = calloc(rep->threads.n_images, sizeof *p.ent)) != NULL &&
 	    (rc = match_images(&p)) == 0 && (rc = collect(&p, n_frames)) == 0 && p.n_q) {
-		if ((rc = ask(&p, rep->arena)) == 0)
+		/* Without a symbolizer, what the run's cache knows still names. */
+		if ((rc = ask(&p, s->cache_arena, true)) == 0 || rc == 1)
 			rc = fill(&p);
-		else if (rc == 1)
-			rc = 0;
 	}
 	free(p.ent);
 	free(p.q);

@@ -115,6 +115,14 @@ struct query {
 	size_t n;               /* functions: inlined ones first, the caller last; 0 */
 	const char **fn, **file;
 	long *line;
+	bool known;             /* answered from the run's cache: not asked again */
+};
+
+/* An answer kept for the run (strings in hg_symbols.cache_arena). */
+struct cached {
+	size_t n;
+	const char **fn, **file;
+	long *line;
 };
 
 struct hg_symbols {
@@ -128,6 +136,12 @@ struct hg_symbols {
 	bool *used;             /* per index entry: asked about (binaries_used) */
 	bool *failed_file;      /* per index entry: the symbolizer's error about it said */
 	hg_symbols_stats stats;
+	/* Answers, for the run: reports of one app ask about the same
+	 * functions again and again. */
+	strmap answers;         /* "entry:addr" -> index in cache */
+	struct cached *cache;
+	size_t n_cache, cap_cache;
+	hg_arena *cache_arena;
 	pthread_mutex_t lock;   /* one hg_symbols_apply at a time */
 	bool locked_init;
 };
