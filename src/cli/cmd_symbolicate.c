@@ -397,7 +397,11 @@ static int run_symbolicate(int argc, char **argv)
 			else
 				run.ctx.limits.max_mapping_bytes = (size_t)v;
 			break;
-		case 'h': symbolicate_usage(stdout); free(pg_paths); return EXIT_FINE;
+		case 'h':
+			symbolicate_usage(stdout);
+			free(pg_paths);
+			free(sym_dirs);
+			return EXIT_FINE;
 		case ':':
 			rc = cli_usage_error("symbolicate", "option '%s' needs a value", argv[optind - 1]);
 			break;
