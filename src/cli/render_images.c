@@ -5,6 +5,7 @@
  * so that its thread layout and these identities change independently. */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "render.h"
@@ -32,16 +33,22 @@ static bool thread_listed(const hg_threads *ts, size_t i, const struct render_op
 	return false;
 }
 
-static bool image_used(const hg_threads *ts, uint32_t ref, const struct render_opts *opts)
+/* Which images the listed threads' frames lie in: one pass over the
+ * frames (a million-frame report may name 800 images).  NULL when there is
+ * none, or on ENOMEM (then no table: the frames still say their images). */
+static bool *images_used(const hg_threads *ts, const struct render_opts *opts)
 {
-	for (size_t i = 0; i < ts->n; i++) {
+	bool *used = ts->n_images ? calloc(ts->n_images, sizeof *used) : NULL;
+	for (size_t i = 0; used && i < ts->n; i++) {
 		if (!thread_listed(ts, i, opts))
 			continue;
-		for (size_t j = 0; j < ts->items[i].n_frames; j++)
-			if (ts->items[i].frames[j].image_ref == ref)
-				return true;
+		for (size_t j = 0; j < ts->items[i].n_frames; j++) {
+			uint32_t ref = ts->items[i].frames[j].image_ref;
+			if (ref && ref <= ts->n_images)
+				used[ref - 1] = true;
+		}
 	}
-	return false;
+	return used;
 }
 
 /* As Apple's crash reports list them: "0x1d96c4000 - 0x1dae2bfff  SwiftUI
@@ -50,10 +57,10 @@ void render_images_tree(hg_buf *out, const hg_report *rep, const struct render_o
 			const struct style *st)
 {
 	const hg_threads *ts = &rep->threads;
-	bool first = true;
-	for (size_t i = 0; i < ts->n_images; i++) {
+	bool first = true, *used = images_used(ts, opts);
+	for (size_t i = 0; used && i < ts->n_images; i++) {
 		const hg_image *im = &ts->images[i];
-		if (!image_used(ts, (uint32_t)i + 1, opts))
+		if (!used[i])
 			continue;
 		if (first)
 			hg_buf_printf(out, "\n%sbinary images%s\n", st->bold, st->reset);
@@ -75,6 +82,7 @@ void render_images_tree(hg_buf *out, const hg_report *rep, const struct render_o
 		hg_buf_putc(out, '\n');
 		render_flush_point(out, opts);
 	}
+	free(used);
 }
 
 static void json_field(hg_buf *out, const char *key, const char *value)
