@@ -12,7 +12,12 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include "hangar/report.h"
+#include "hangar/symbols.h"
 #include "symbols/symbols_internal.h"
 
 struct mem {
@@ -323,6 +328,129 @@ static void test_normalize_id(void **state)
 	assert_true(sym_normalize_id(big, SYM_ID_MAX - 1, id));
 }
 
+/* ---- hg_symbols_apply, with a symbolizer that says what it was asked ---- */
+
+/* Answers "FILE 0xADDR" with an inlined call in_ADDR (i.c:1) inside f_ADDR
+ * (f.c:2): the names say which address was asked. */
+static const char fake_symbolizer[] =
+	"#!/bin/sh\n"
+	"while IFS= read -r l; do a=${l##* }; printf '{\"Address\":\"%s\",\"Symbol\":["
+	"{\"FunctionName\":\"in_%s\",\"FileName\":\"i.c\",\"Line\":1},"
+	"{\"FunctionName\":\"f_%s\",\"FileName\":\"f.c\",\"Line\":2}]}\\n' \"$a\" \"$a\" \"$a\"; done\n";
+
+static void write_file(const char *path, const void *data, size_t n, mode_t mode)
+{
+	FILE *f = fopen(path, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(data, 1, n, f), n);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(chmod(path, mode), 0);
+}
+
+static size_t warnings;
+static void count_diag(void *user, const hg_diag *d)
+{
+	(void)user;
+	warnings += d->severity == HG_DIAG_WARNING;
+}
+
+static hg_report *read_one(const hg_ctx *ctx, const char *text)
+{
+	hg_report *rep = NULL;
+	assert_int_equal(hg_report_read_one(ctx, "t", text, strlen(text), HG_FORMAT_AUTO, &rep), 0);
+	assert_non_null(rep);
+	return rep;
+}
+
+static void assert_named(const hg_frame *f, const char *fn, const char *file, long line, bool inl)
+{
+	assert_true(f->symbolicated);
+	assert_string_equal(f->method, fn);
+	assert_string_equal(f->file, file);
+	assert_int_equal(f->line, line);
+	assert_int_equal(f->inlined, inl);
+}
+
+static void test_apply(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/hg-symbols-XXXXXX", path[4][128];
+	assert_non_null(mkdtemp(dir));
+	unsigned char b[1024];
+	snprintf(path[0], sizeof path[0], "%s/App", dir);
+	write_file(path[0], b, make_macho(b, 0x0100000c, 0, 0x100000000), 0644);
+	snprintf(path[1], sizeof path[1], "%s/libx.so", dir);
+	write_file(path[1], b, make_elf(b, true, false, false), 0644);
+	snprintf(path[2], sizeof path[2], "%s/symbolizer", dir);
+	write_file(path[2], fake_symbolizer, strlen(fake_symbolizer), 0755);
+	hg_ctx ctx;
+	hg_ctx_init(&ctx);
+	ctx.diag = count_diag;
+	const char *dirs[] = {dir};
+	hg_symbols_opts o = {.dirs = dirs, .n_dirs = 1, .symbolizer = path[2]};
+	hg_symbols *s = NULL;
+	assert_int_equal(hg_symbols_create(&ctx, &o, &s), 0);
+	/* iOS: loaded at 0x104000000, the file's __TEXT at 0x100000000; the
+	 * second frame is a return address, asked one byte back. */
+	hg_report *rep = read_one(&ctx, "{\"report\":{\"timestamp\":1},\"crash\":{\"error\":{\"type\":"
+		"\"hang\"},\"threads\":[{\"index\":0,\"crashed\":true,\"backtrace\":{\"contents\":["
+		"{\"instruction_addr\":4362092544},{\"instruction_addr\":4362092568},"
+		"{\"instruction_addr\":4096}]}}]},\"binary_images\":[{\"image_addr\":4362076160,"
+		"\"image_size\":65536,\"name\":\"/x/App\",\"uuid\":\"4c4c444e-5555-3144-a1cd-f79ceb4f926c\"}]}");
+	assert_int_equal(hg_symbols_apply(s, rep), 0);
+	const hg_thread *t = &rep->threads.items[0];
+	assert_int_equal(t->n_frames, 5);
+	assert_named(&t->frames[0], "in_0x100004000", "i.c", 1, true);
+	assert_named(&t->frames[1], "f_0x100004000", "f.c", 2, false);
+	assert_int_equal(t->frames[0].pc, t->frames[1].pc);
+	assert_named(&t->frames[2], "in_0x100004017", "i.c", 1, true);
+	assert_named(&t->frames[3], "f_0x100004017", "f.c", 2, false);
+	assert_false(t->frames[4].symbolicated); /* no image holds 0x1000 */
+	hg_report_destroy(rep);
+	/* Android: the rel pc as it is; the image by its Build ID. */
+	rep = read_one(&ctx, "----- pid 7 at 2024-01-01 00:00:00 -----\nCmd line: x\n\n"
+		"\"main\" prio=5 tid=1 Native\n"
+		"  native: #00 pc 000000000004f0a8  /data/app/a/lib/arm64/libx.so (f+8) (BuildId: "
+		"deadbeef0102030405060708090a0b0c0d0e0fff)\n"
+		"  native: #01 pc 0000000000001000  /data/app/a/lib/arm64/libx.so (BuildId: 00ff)\n"
+		"\n----- end 7 -----\n");
+	assert_int_equal(hg_symbols_apply(s, rep), 0);
+	t = &rep->threads.items[0];
+	assert_int_equal(t->n_frames, 3);
+	assert_named(&t->frames[1], "f_0x4f0a8", "f.c", 2, false);
+	assert_string_equal(t->frames[1].symbol, "f+8"); /* the dump's own word is kept */
+	assert_false(t->frames[2].symbolicated);
+	assert_int_equal(warnings, 1); /* BuildId 00ff: no file, said */
+	/* The same report again: said no more, answered from the run's cache. */
+	hg_symbols_stats st;
+	hg_symbols_get_stats(s, &st);
+	size_t batches = st.batches;
+	assert_int_equal(hg_symbols_apply(s, rep), 0); /* named frames are not asked again */
+	hg_report_destroy(rep);
+	hg_symbols_get_stats(s, &st);
+	assert_int_equal(st.batches, batches);
+	assert_int_equal(warnings, 1);
+	assert_int_equal(st.spawns, 1);
+	assert_int_equal(st.queries, 3);
+	assert_int_equal(st.binaries, 2);
+	assert_int_equal(st.binaries_used, 2);
+	assert_int_equal(st.images_found, 2);
+	assert_int_equal(st.images_missing, 1);
+	/* A text line, through the same symbolizer. */
+	hg_buf out;
+	hg_buf_init(&out);
+	const char *line = "  #00 pc 0000000000000010  /x/libx.so (BuildId: DEADBEEF0102030405060708090A0B0C0D0E0FFF)\n";
+	assert_int_equal(hg_symbols_text_line(s, line, strlen(line), &out), 1);
+	assert_string_equal(out.data, "  #00 pc 0000000000000010  /x/libx.so (BuildId: DEADBEEF0102030405"
+			    "060708090A0B0C0D0E0FFF)  # in_0x10 i.c:1 < f_0x10 f.c:2\n");
+	assert_int_equal(hg_symbols_text_line(s, "prose\n", 6, &out), 0);
+	hg_buf_release(&out);
+	hg_symbols_destroy(s);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(unlink(path[i]), 0);
+	assert_int_equal(rmdir(dir), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -332,6 +460,7 @@ int main(void)
 		cmocka_unit_test(test_hostile_counts),
 		cmocka_unit_test(test_random),
 		cmocka_unit_test(test_normalize_id),
+		cmocka_unit_test(test_apply),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
