@@ -436,6 +436,27 @@ static void test_apply(void **state)
 	assert_int_equal(st.binaries_used, 2);
 	assert_int_equal(st.images_found, 2);
 	assert_int_equal(st.images_missing, 1);
+	/* 9,000 distinct addresses in one report: two batches, all named. */
+	size_t cap = 9000 * 120 + 256, len = 0;
+	char *big = malloc(cap);
+	assert_non_null(big);
+	len += (size_t)snprintf(big + len, cap - len, "----- pid 8 at 2024-01-01 00:00:00 -----\n"
+				"Cmd line: x\n\n\"main\" prio=5 tid=1 Native\n");
+	for (int i = 0; i < 9000; i++)
+		len += (size_t)snprintf(big + len, cap - len, "  native: #%02d pc %016x  /x/libx.so "
+					"(BuildId: deadbeef0102030405060708090a0b0c0d0e0fff)\n", i,
+					0x100000 + 4 * i);
+	snprintf(big + len, cap - len, "\n----- end 8 -----\n");
+	rep = read_one(&ctx, big);
+	free(big);
+	assert_int_equal(hg_symbols_apply(s, rep), 0);
+	t = &rep->threads.items[0];
+	assert_int_equal(t->n_frames, 18000);
+	assert_named(&t->frames[2 * 8999 + 1], "f_0x108c9c", "f.c", 2, false);
+	hg_report_destroy(rep);
+	hg_symbols_get_stats(s, &st);
+	assert_int_equal(st.batches, batches + 2);
+	assert_int_equal(st.queries, 3 + 9000);
 	/* A text line, through the same symbolizer. */
 	hg_buf out;
 	hg_buf_init(&out);

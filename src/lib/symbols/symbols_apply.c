@@ -12,6 +12,7 @@
 #include "symbols_internal.h"
 
 #define MAX_CACHED 2000000 /* answers kept for the run; past it, asked again */
+#define BATCH_MAX 8192     /* questions in one batch (~3 MB of answers with inlined frames) */
 
 
 struct pass {
@@ -155,9 +156,9 @@ static int collect(struct pass *p, size_t n_frames)
 	return 0;
 }
 
-static int request(const struct pass *p, hg_buf *req)
+static int request(const struct pass *p, size_t from, size_t to, hg_buf *req)
 {
-	for (size_t i = 0; i < p->n_q; i++) {
+	for (size_t i = from; i < to; i++) {
 		if (p->q[i].known)
 			continue;
 		const struct sym_entry *e = &p->s->index.items[p->q[i].entry];
@@ -259,33 +260,15 @@ static int keep_answer(hg_symbols *s, const struct query *q)
 	return 0;
 }
 
-/* Asks the symbolizer (started on first use) about every query not known
- * yet, keeping the answers for the run when keep (then arena must be the
- * cache's): 0, 1 when it cannot answer (said once; nothing named),
- * HG_ENOMEM. */
-static int ask(struct pass *p, hg_arena *arena, bool keep)
+/* Asks about the queries of q[from..to) not known yet, in one batch. */
+static int ask_chunk(struct pass *p, size_t from, size_t to, size_t n_ask, hg_arena *arena,
+		     bool keep)
 {
 	hg_symbols *s = p->s;
 	char why[256];
-	if (!s->proc && !s->proc_failed) {
-		const char *argv[] = {s->symbolizer, "--output-style=JSON", "--inlines",
-				      "--functions=linkage", "--demangle", NULL};
-		if (sym_proc_start(argv, &s->proc, why, sizeof why) != 0) {
-			fail_once(s, why);
-			return 1;
-		}
-		s->stats.spawns++;
-	}
-	if (s->proc_failed)
-		return 1;
-	size_t n_ask = 0;
-	for (size_t i = 0; i < p->n_q; i++)
-		n_ask += !p->q[i].known;
-	if (n_ask == 0)
-		return 0;
 	hg_buf req;
 	hg_buf_init(&req);
-	int rc = request(p, &req);
+	int rc = request(p, from, to, &req);
 	char *resp = NULL;
 	size_t resp_len = 0;
 	if (rc == 0) {
@@ -300,7 +283,7 @@ static int ask(struct pass *p, hg_arena *arena, bool keep)
 		return 1;
 	}
 	char *line = resp;
-	for (size_t i = 0; rc == 0 && i < p->n_q; i++) {
+	for (size_t i = from; rc == 0 && i < to; i++) {
 		if (p->q[i].known)
 			continue;
 		char *nl = memchr(line, '\n', resp_len - (size_t)(line - resp));
@@ -320,6 +303,37 @@ static int ask(struct pass *p, hg_arena *arena, bool keep)
 		return 1;
 	}
 	return rc;
+}
+
+/* Asks the symbolizer (started on first use) about every query not known
+ * yet, BATCH_MAX a batch (so that one batch's answers stay well under the
+ * cap of sym_proc_batch), keeping the answers for the run when keep (then
+ * arena must be the cache's): 0, 1 when it cannot answer (said once;
+ * nothing more named), HG_ENOMEM. */
+static int ask(struct pass *p, hg_arena *arena, bool keep)
+{
+	hg_symbols *s = p->s;
+	char why[256];
+	if (!s->proc && !s->proc_failed) {
+		const char *argv[] = {s->symbolizer, "--output-style=JSON", "--inlines",
+				      "--functions=linkage", "--demangle", NULL};
+		if (sym_proc_start(argv, &s->proc, why, sizeof why) != 0) {
+			fail_once(s, why);
+			return 1;
+		}
+		s->stats.spawns++;
+	}
+	if (s->proc_failed)
+		return 1;
+	for (size_t from = 0, to; from < p->n_q; from = to) {
+		size_t n_ask = 0;
+		for (to = from; to < p->n_q && n_ask < BATCH_MAX; to++)
+			n_ask += !p->q[to].known;
+		int rc = n_ask ? ask_chunk(p, from, to, n_ask, arena, keep) : 0;
+		if (rc != 0)
+			return rc;
+	}
+	return 0;
 }
 
 /* A string of the run's cache, copied into the report's arena (one copy
