@@ -129,7 +129,8 @@ int hg_thread_reserve_frames(hg_thread *t, hg_arena *arena, size_t n);
  * ts->images and sets *ref to the hg_frame.image_ref that names it (1 +
  * its index).  0, or HG_ENOMEM (also past 2^32 - 2 images). */
 int hg_threads_add_image(hg_threads *ts, hg_arena *arena, const hg_image *img, uint32_t *ref);
-/* The image f lies in, or NULL when f is not placed (or ref is stale). */
+/* The image f lies in (borrowed from ts: valid until the next
+ * hg_threads_add_image), or NULL when f is not placed (or ref is stale). */
 const hg_image *hg_frame_image(const hg_threads *ts, const hg_frame *f);
 /* Records a lock t holds; 0 or HG_ENOMEM. */
 int hg_thread_add_held(hg_thread *t, hg_arena *arena, const char *addr, const char *cls);
