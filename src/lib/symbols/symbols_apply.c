@@ -14,7 +14,6 @@
 #define MAX_CACHED 2000000 /* answers kept for the run; past it, asked again */
 #define BATCH_MAX 8192     /* questions in one batch (~3 MB of answers with inlined frames) */
 
-
 struct pass {
 	hg_symbols *s;
 	hg_report *rep;
