@@ -9,6 +9,7 @@
 #include "hangar/input.h"
 #include "hangar/mapping.h"
 #include "hangar/proguard.h"
+#include "hangar/symbols.h"
 #include "hangar/report.h"
 #include "render.h"
 #include "stack_pipeline.h"
@@ -31,6 +32,8 @@ static void stack_usage(FILE *out)
 		"                        $HANGAR_MAPPING)\n"
 		"      --proguard FILE   ProGuard/R8 mapping.txt to deobfuscate Java frames with\n"
 		"                        (repeatable; the first that knows a class wins)\n"
+		"      --symbols DIR     name native frames from the .so files and dSYMs in DIR,\n"
+		"                        matched by Build ID / UUID (repeatable; llvm-symbolizer)\n"
 		"  -f, --format FORMAT   tree (default), json (one object per line), matrix\n"
 		"                        (Matrix's own stack/stackKey/cost fields), or a flame\n"
 		"                        graph: folded (FlameGraph's collapsed stacks, every\n"
@@ -81,6 +84,9 @@ struct stack_run {
 	const char *proguard_paths[MAX_PROGUARD];
 	hg_proguard *proguard[MAX_PROGUARD]; /* the ones that loaded */
 	int n_proguard, n_loaded;
+	const char *symbol_dirs[MAX_PROGUARD];
+	int n_symbol_dirs;
+	hg_symbols *symbols;         /* --symbols, when given */
 	hg_raw_opts raw_opts;
 	const hg_mapping *current;   /* the mapping for the file being read */
 	hg_buf out;
@@ -113,6 +119,7 @@ static const struct option long_options[] = {
 	{"no-trim", no_argument, NULL, 'T'},
 	{"all-threads", no_argument, NULL, 'a'},
 	{"proguard", required_argument, NULL, 'P'},
+	{"symbols", required_argument, NULL, 'Y'},
 	{"input-format", required_argument, NULL, 'i'},
 	{"stack-dir", required_argument, NULL, 'd'},
 	{"max-depth", required_argument, NULL, 'D'},
@@ -155,6 +162,11 @@ static int parse_options(struct stack_run *run, int argc, char **argv, bool *raw
 			if (run->n_proguard == MAX_PROGUARD)
 				return cli_usage_error("stack", "at most %d --proguard files", MAX_PROGUARD);
 			run->proguard_paths[run->n_proguard++] = optarg;
+			break;
+		case 'Y':
+			if (run->n_symbol_dirs == MAX_PROGUARD)
+				return cli_usage_error("stack", "at most %d --symbols folders", MAX_PROGUARD);
+			run->symbol_dirs[run->n_symbol_dirs++] = optarg;
 			break;
 		case 'i': {
 			int f = hg_input_format_from_name(optarg);
@@ -261,7 +273,8 @@ static int on_report(void *user, hg_report *rep)
 	if (!rep->error &&
 	    (hg_report_symbolicate(rep, run->current) != 0 ||
 	     (run->n_loaded && hg_report_retrace(rep, (const hg_proguard *const *)run->proguard,
-						 (size_t)run->n_loaded) != 0)))
+						 (size_t)run->n_loaded) != 0) ||
+	     hg_symbols_apply(run->symbols, rep) != 0))
 		item.out_of_memory = true;
 	return queue_item(run, &item);
 }
@@ -582,6 +595,9 @@ static int run_stack(int argc, char **argv)
 		else
 			run.mapping_failed = true; /* reported; frames stay obfuscated */
 	}
+	hg_symbols_opts so = {.dirs = run.symbol_dirs, .n_dirs = (size_t)run.n_symbol_dirs};
+	if (run.n_symbol_dirs && hg_symbols_create(&run.ctx, &so, &run.symbols) != 0)
+		run.mapping_failed = true; /* said; native frames stay addresses */
 	/* The mappings loaded above said what they had to directly; from here
 	 * on the reader's diagnostics go with its reports. */
 	run.ctx.diag = hold_diag;
@@ -600,6 +616,16 @@ static int run_stack(int argc, char **argv)
 		run.failed_reports++;
 	}
 	hg_pipe_destroy(run.pipe);
+	if (run.symbols) {
+		hg_symbols_stats ss;
+		hg_symbols_get_stats(run.symbols, &ss);
+		fprintf(stderr, "symbols: %zu binaries indexed (%zu files seen), %zu images found, "
+			"%zu missing; %zu frames named (%zu inlined added), %zu not; %zu binaries "
+			"used, %zu queries in %zu batches\n", ss.binaries, ss.entries_seen,
+			ss.images_found, ss.images_missing, ss.frames_named, ss.inlined,
+			ss.frames_unnamed, ss.binaries_used, ss.queries, ss.batches);
+	}
+	hg_symbols_destroy(run.symbols);
 	hg_buf_release(&run.pending_diags);
 	undrawn_say(&run);
 	hg_buf_release(&run.first_undrawn);

@@ -201,7 +201,7 @@ int diff_flame_run(const struct diff_flame_opts *o)
 	hg_ctx_init(&run.ctx);
 	run.ctx.diag = cli_print_diag;
 	if (!cli_namer_create(&run.ctx, "diff", o->mapping, o->proguard, o->n_proguard,
-			      o->mapping_dir, &run.names))
+			      o->mapping_dir, NULL, 0, &run.names))
 		return EXIT_SOME_FAILED;
 	run.store = open_store_in(&run.ctx, store_path(o->db), HG_STORE_READ_ONLY);
 	if (!run.store) {

@@ -88,6 +88,16 @@ void render_threads_tree(hg_buf *out, const hg_report *rep, const struct render_
 void render_stats_tree(hg_buf *out, const hg_report *rep, const struct style *st);
 void render_threads_json(hg_buf *out, const hg_report *rep, const struct render_opts *opts);
 
+/* Native frames' images and symbols (render_images.c): " file:line" of a
+ * symbolicated frame; the table of the images the shown threads' frames
+ * lie in; a native frame's "image_index", "function", "source_file",
+ * "source_line", "inlined"; the report's "images" array. */
+void render_native_source(hg_buf *out, const hg_frame *f);
+void render_images_tree(hg_buf *out, const hg_report *rep, const struct render_opts *opts,
+			const struct style *st);
+void render_native_frame_json(hg_buf *out, const hg_frame *f);
+void render_images_json(hg_buf *out, const hg_report *rep);
+
 /* {"source","line"?,"report" — the identity fields every JSON line starts with. */
 void render_source_fields(hg_buf *out, const hg_report *rep);
 /* The line a failed report gives in the JSON formats: identity + "error". */

@@ -23,12 +23,13 @@ static void frame_text(hg_buf *out, const hg_frame *f)
 		hg_buf_printf(out, "pc 0x%016" PRIx64, f->pc);
 	if (f->image)
 		hg_buf_printf(out, "  %s", f->image);
-	if (f->symbol)
+	if (f->symbol && !f->symbolicated) /* else the function symbol files name */
 		hg_buf_printf(out, " (%s)", f->symbol);
 	else if (f->method)
 		hg_buf_printf(out, " (%s)", f->method);
 	else if (f->has_offset)
 		hg_buf_printf(out, " +0x%" PRIx64, f->offset);
+	render_native_source(out, f);
 	if (!f->has_pc && !f->image && !f->symbol && !f->method && f->text)
 		hg_buf_puts(out, f->text);
 }
@@ -141,6 +142,7 @@ void render_threads_tree(hg_buf *out, const hg_report *rep, const struct render_
 	if (shown < ts->n)
 		hg_buf_printf(out, "\n%s(%zu other thread%s; --all-threads shows them)%s\n", st->dim,
 			      ts->n - shown, ts->n - shown == 1 ? "" : "s", st->reset);
+	render_images_tree(out, rep, opts, st);
 }
 
 static const hg_stat *find_stat(const hg_report *rep, const char *group, const char *name)
@@ -228,6 +230,7 @@ static void frame_json(hg_buf *out, const hg_frame *f)
 		if (f->has_offset)
 			hg_buf_printf(out, ",\"offset\":\"0x%" PRIx64 "\"", f->offset);
 		json_str(out, "symbol", f->symbol ? f->symbol : f->method, true);
+		render_native_frame_json(out, f);
 	}
 	hg_buf_printf(out, ",\"repeat\":%ld,\"retraced\":%s,\"alternative\":%s", f->repeat,
 		      f->retraced ? "true" : "false", f->alternative ? "true" : "false");
@@ -319,7 +322,9 @@ void render_threads_json(hg_buf *out, const hg_report *rep, const struct render_
 		}
 		hg_buf_putc(out, ']');
 	}
-	hg_buf_puts(out, "],\"stats\":[");
+	hg_buf_putc(out, ']');
+	render_images_json(out, rep);
+	hg_buf_puts(out, ",\"stats\":[");
 	for (size_t i = 0; i < rep->n_stats; i++) {
 		hg_buf_puts(out, i ? ",{" : "{");
 		json_str(out, "group", rep->stats[i].group, false);
