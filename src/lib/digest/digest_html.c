@@ -68,10 +68,10 @@ static const char STYLE[] =
 
 static void head(hg_buf *b, const struct digest *d)
 {
-	hg_buf_puts(b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+	hg_buf_puts(b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"/>\n"
 		    "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
-		    "style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">\n"
-		    "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+		    "style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\"/>\n"
+		    "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>\n"
 		    "<title>hangar nightly digest");
 	if (d->run->finished) {
 		hg_buf_puts(b, ", ");
