@@ -155,7 +155,8 @@ int hg_store_resolve(hg_store *store, const char *prefix, char hash[33]);
 int hg_store_cluster(hg_store *store, const char *hash, hg_cluster_fn fn, void *user);
 
 /* How a cluster's reports spread over "version", "device" or "scene"
- * (value NULL for reports without one), most frequent first. */
+ * (value NULL for reports without one), most frequent first; or over "day"
+ * (UTC, "2026-11-29"; NULL for untimed reports first), in day order. */
 typedef int (*hg_count_fn)(void *user, const char *value, int64_t count);
 int hg_store_cluster_counts(hg_store *store, const char *hash, const char *by, hg_count_fn fn,
 			    void *user);
