@@ -164,10 +164,8 @@ void pr_generic_signature(struct pr *p, const sw_node *n)
 	unsigned counts = 0;
 	put(p, "<");
 	for (; counts < n->n && n->kids[counts]->kind == SW_DEPENDENT_GENERIC_PARAM_COUNT; counts++) {
-		if (counts) {
-			p->bad = true; /* several depths: see SW_DEPENDENT_GENERIC_PARAM_TYPE */
-			return;
-		}
+		if (counts)
+			put(p, "><");
 		uint64_t count = n->kids[counts]->index;
 		for (uint64_t i = 0; i < count; i++) {
 			if (i)
@@ -258,12 +256,10 @@ void pr_type_node(struct pr *p, const sw_node *n)
 		return;
 	}
 	case SW_DEPENDENT_GENERIC_PARAM_TYPE: {
-		/* A parameter of an inner generic context ("A1"): Swift's
-		 * printer names those by where the signature sits, which this
-		 * one does not follow; not understood rather than misnamed. */
+		/* Named by its own depth ("A1" for the first parameter of an
+		 * inner generic context), as Swift does: a generic method of a
+		 * generic type reads "f<A where A1: P>(A1)". */
 		const sw_node *d = kid(p, n, 0), *i = kid(p, n, 1);
-		if (!p->bad && d->index > 0)
-			p->bad = true;
 		if (!p->bad)
 			put_param_name(p, d->index, i->index);
 		return;
