@@ -17,6 +17,7 @@
 #include <stddef.h>
 
 #include "arena.h"
+#include "text.h"
 
 #define HG_DEMANGLE_MAX_SYMBOL 16384
 #define HG_DEMANGLE_MAX_OUTPUT 65536
@@ -41,5 +42,14 @@ void hg_demangler_destroy(hg_demangler *d);
  * lives as long as arena, not as the memo.  The memo holds at most a fixed
  * number of symbols and starts over when full.  0 or HG_ENOMEM. */
 int hg_demangler_get(hg_demangler *d, const char *symbol, hg_arena *arena, const char **readable);
+
+/* Copies text[0..len) to out with every mangled name in it replaced by its
+ * readable name, as c++filt does: a name is a run of letters, digits, '_'
+ * and '$' that starts with a mangling prefix after a byte that cannot be
+ * part of it.  A name not understood, or whose readable form holds a quote,
+ * a backslash or a control byte (it could break the JSON or the line it
+ * sits in), stays as written.  Uses d's memo.  0 or HG_ENOMEM (out->failed
+ * also tells). */
+int hg_demangle_text(hg_demangler *d, const char *text, size_t len, hg_buf *out);
 
 #endif

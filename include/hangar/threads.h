@@ -20,7 +20,8 @@ typedef struct hg_frame {
 	int candidate;          /* which candidate of an ambiguous retrace (1, 2, ...; a
 	                           candidate may be several inlined frames); 0 when not ambiguous */
 	const char *cls;        /* Java: dotted class name, e.g. "a.b.C$D"; else NULL */
-	const char *method;     /* Java method, or native symbol without "+offset"; may be NULL */
+	const char *method;     /* Java method, or native symbol without "+offset" (its readable
+	                           name when the symbol is mangled, see mangled); may be NULL */
 	const char *file;       /* Java source as written ("C.java", "Native Method",
 	                           "Unknown Source"); NULL when absent */
 	long line;              /* Java line, -1 when absent */
@@ -28,9 +29,12 @@ typedef struct hg_frame {
 	const char *image;      /* native: library path or binary image name; may be NULL */
 	uint64_t offset;        /* native: pc's offset in image or past the symbol (when has_offset) */
 	const char *symbol;     /* native: symbol as written, e.g. "art::Foo(int)+12"; may be NULL */
+	const char *mangled;    /* native: the mangled name method was demangled from (once a
+	                           report is read, hg_demangle), e.g. "_ZN3art3FooEi"; NULL when
+	                           the name was not mangled or not understood */
 	long repeat;            /* samples that saw this frame (iOS repeat_count); 1 */
 	const char *text;       /* the frame as written, trimmed */
-	/* The flags sit together so that a frame is 96 bytes, not 112: a
+	/* The flags sit together so that a frame is 104 bytes, not 120: a
 	 * million-frame report holds a million of them. */
 	bool has_pc;
 	bool has_offset;

@@ -11,6 +11,7 @@
 
 #include "hangar/demangle.h"
 #include "hangar/hangar.h"
+#include "hangar/text.h"
 #include "core/core.h"
 #include "demangle_internal.h"
 
@@ -132,4 +133,59 @@ int hg_demangler_get(hg_demangler *d, const char *symbol, hg_arena *arena, const
 	}
 	int rc = hg_demangle(symbol, strlen(symbol), arena, readable);
 	return rc ? rc : remember(d, symbol, *readable);
+}
+
+/* ---- names in text ---- */
+
+static bool name_byte(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       c == '_' || c == '$';
+}
+
+static bool prefix_at(const char *s, size_t n)
+{
+	return is_swift(s, n) || cxx_start(s, n) < n;
+}
+
+static bool safe_in_text(const char *s)
+{
+	for (; *s; s++)
+		if (*s == '"' || *s == '\\' || (unsigned char)*s < 0x20 || *s == 0x7f)
+			return false;
+	return true;
+}
+
+int hg_demangle_text(hg_demangler *d, const char *text, size_t len, hg_buf *out)
+{
+	hg_arena *arena = NULL;
+	size_t copied = 0;
+	for (size_t i = 0; i < len;) {
+		if (!name_byte(text[i])) {
+			i++;
+			continue;
+		}
+		size_t end = i;
+		while (end < len && name_byte(text[end]))
+			end++;
+		if (end - i <= HG_DEMANGLE_MAX_SYMBOL && prefix_at(text + i, end - i)) {
+			if (!arena && !(arena = hg_arena_create_sized(4096)))
+				return HG_ENOMEM;
+			char *sym = hg_arena_strndup(arena, text + i, end - i);
+			const char *readable = NULL;
+			if (!sym || hg_demangler_get(d, sym, arena, &readable) != 0) {
+				hg_arena_destroy(arena);
+				return HG_ENOMEM;
+			}
+			if (readable && safe_in_text(readable)) {
+				hg_buf_add(out, text + copied, i - copied);
+				hg_buf_puts(out, readable);
+				copied = end;
+			}
+		}
+		i = end;
+	}
+	hg_buf_add(out, text + copied, len - copied);
+	hg_arena_destroy(arena);
+	return out->failed ? HG_ENOMEM : 0;
 }
