@@ -311,6 +311,29 @@ static void test_memo(void **state)
 	hg_demangler_destroy(NULL);
 }
 
+static void test_text(void **state)
+{
+	(void)state;
+	hg_demangler *d = hg_demangler_create();
+	hg_buf out;
+	hg_buf_init(&out);
+	static const char in[] =
+		"  native: #00 pc 0004f0a8  /system/lib64/libart.so (_ZN3art6Thread4DumpEv+24)\n"
+		"{\"symbol_name\":\"$s4main3FooV3baryyF\",\"x\":\"_Zli2_xPKc\"} _Z $s x_ZN3FooD1Ev "
+		"__ZN3FooD1Ev _ZN3FooD1Ev";
+	assert_int_equal(hg_demangle_text(d, in, sizeof in - 1, &out), 0);
+	/* A name glued to a word is not one; operator"" would break the JSON. */
+	assert_string_equal(out.data,
+			    "  native: #00 pc 0004f0a8  /system/lib64/libart.so (art::Thread::Dump()+24)\n"
+			    "{\"symbol_name\":\"main.Foo.bar() -> ()\",\"x\":\"_Zli2_xPKc\"} _Z $s "
+			    "x_ZN3FooD1Ev Foo::~Foo() Foo::~Foo()");
+	hg_buf_reset(&out);
+	assert_int_equal(hg_demangle_text(d, "plain text", 10, &out), 0);
+	assert_string_equal(out.data, "plain text");
+	hg_buf_release(&out);
+	hg_demangler_destroy(d);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1)
@@ -324,6 +347,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_deep_and_huge),
 		cmocka_unit_test(test_random),
 		cmocka_unit_test(test_memo),
+		cmocka_unit_test(test_text),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
