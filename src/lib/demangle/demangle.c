@@ -2,8 +2,9 @@
  * symbols.  Telling which mangling a symbol uses, the bounds, and the memo
  * of answers (demangle.c, entry); C++ through libiberty (demangle_cxx.c,
  * the only file that sees libiberty); Swift written here: the reader
- * (demangle_swift.c, demangle_swift_ops.c, demangle_swift_entities.c) and
- * the printer (demangle_swift_print.c).
+ * (demangle_swift.c, demangle_swift_ops.c, demangle_swift_entities.c,
+ * demangle_swift_impl.c) and the printer (demangle_swift_print.c,
+ * demangle_swift_print_types.c).
  * Public header: demangle.h.
  * Uses: core. */
 #include <stdlib.h>

@@ -182,7 +182,18 @@ sw_node *sw_thunk_or_specialization(struct sw *p)
 	case 'B': return generic_specialization(p, SW_GENERIC_SPECIALIZATION_IN_RESILIENCE_DOMAIN);
 	case 'i': return generic_specialization(p, SW_INLINED_GENERIC_FUNCTION);
 	case 'f': return function_specialization(p);
-	default: return NULL; /* reabstraction thunks, key paths, autodiff, ... */
+	case 'R':
+	case 'r': {
+		/* "<from> <to> [signature] TR": printed from, then to. */
+		sw_node *thunk = sw_new(p, c == 'R' ? SW_REABSTRACTION_THUNK_HELPER
+						    : SW_REABSTRACTION_THUNK);
+		sw_node *sig = sw_pop_kind(p, SW_DEPENDENT_GENERIC_SIGNATURE);
+		sw_node *to = sw_pop_kind(p, SW_TYPE), *from = sw_pop_kind(p, SW_TYPE);
+		if (sig)
+			thunk = sw_add(p, thunk, sig);
+		return sw_add(p, sw_add(p, thunk, from), to);
+	}
+	default: return NULL; /* thunks with self, key paths, autodiff, ... */
 	}
 }
 

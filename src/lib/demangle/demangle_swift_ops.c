@@ -515,6 +515,7 @@ sw_node *sw_operator(struct sw *p)
 	case 'E': return extension_context(p);
 	case 'F': return plain_function(p);
 	case 'G': return bound_generic_type(p);
+	case 'I': return sw_impl_function_type(p);
 	case 'K': return sw_new(p, SW_THROWS_ANNOTATION);
 	case 'L': return sw_local_identifier(p);
 	case 'M': return sw_metatype(p);

@@ -86,5 +86,7 @@ sw_node *sw_function_entity(struct sw *p);
 sw_node *sw_subscript(struct sw *p);
 sw_node *sw_variable(struct sw *p);
 sw_node *sw_protocol_list(struct sw *p);
+/* SIL function types "I..." of reabstraction thunks (demangle_swift_impl.c). */
+sw_node *sw_impl_function_type(struct sw *p);
 
 #endif

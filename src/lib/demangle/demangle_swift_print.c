@@ -481,6 +481,23 @@ static const sw_node *print_node(struct pr *p, const sw_node *n, bool as_prefix)
 		put(p, " in ");
 		pr_print(p, kid(p, n, 2), false);
 		return NULL;
+	case SW_REABSTRACTION_THUNK:
+	case SW_REABSTRACTION_THUNK_HELPER: {
+		unsigned i = n->n == 3 ? 1 : 0;
+		if (n->n != i + 2)
+			return (void)(p->bad = true), NULL;
+		put(p, n->kind == SW_REABSTRACTION_THUNK ? "reabstraction thunk "
+							 : "reabstraction thunk helper ");
+		if (i) {
+			pr_print(p, n->kids[0], false);
+			put(p, " ");
+		}
+		put(p, "from ");
+		pr_print(p, n->kids[i], false);
+		put(p, " to ");
+		pr_print(p, n->kids[i + 1], false);
+		return NULL;
+	}
 	case SW_LAZY_PROTOCOL_WITNESS_TABLE_ACCESSOR:
 		put(p, "lazy protocol witness table accessor for type ");
 		pr_print(p, kid(p, n, 0), false);

@@ -4,6 +4,8 @@
 #include "hangar/demangle.h"
 #include "demangle_swift_print.h"
 
+static void impl_function_type(struct pr *p, const sw_node *n);
+
 /* 1 simple (no parentheses needed around it before '?' or ".Type"), 0
  * not; a kind this printer has not been taught either way fails. */
 static int simple_type(struct pr *p, const sw_node *n)
@@ -20,7 +22,8 @@ static int simple_type(struct pr *p, const sw_node *n)
 	case SW_PROTOCOL_LIST:
 		return n->n && n->kids[0]->n <= 1;
 	case SW_FUNCTION_TYPE: case SW_NO_ESCAPE_FUNCTION_TYPE: case SW_C_FUNCTION_POINTER:
-	case SW_OBJC_BLOCK: case SW_ESCAPING_OBJC_BLOCK: case SW_INOUT: case SW_SHARED:
+	case SW_OBJC_BLOCK: case SW_ESCAPING_OBJC_BLOCK: case SW_IMPL_FUNCTION_TYPE:
+	case SW_INOUT: case SW_SHARED:
 	case SW_OWNED: case SW_WEAK: case SW_UNOWNED: case SW_UNMANAGED:
 		return 0;
 	default:
@@ -269,6 +272,31 @@ void pr_type_node(struct pr *p, const sw_node *n)
 		put(p, ".");
 		pr_print(p, kid(p, n, 1), false);
 		return;
+	case SW_IMPL_FUNCTION_TYPE:
+		impl_function_type(p, n);
+		return;
+	case SW_IMPL_ESCAPING:
+		put(p, "@escaping");
+		return;
+	case SW_IMPL_CONVENTION:
+	case SW_IMPL_FUNCTION_ATTRIBUTE:
+		put_text(p, n);
+		return;
+	case SW_IMPL_FUNCTION_CONVENTION:
+		put(p, "@convention(");
+		put_text(p, n);
+		put(p, ")");
+		return;
+	case SW_IMPL_ERROR_RESULT:
+	case SW_IMPL_PARAMETER:
+	case SW_IMPL_RESULT:
+		if (n->n != 2)
+			return (void)(p->bad = true);
+		put(p, n->kind == SW_IMPL_ERROR_RESULT ? "@error " : "");
+		pr_print(p, n->kids[0], false);
+		put(p, " ");
+		pr_print(p, n->kids[1], false);
+		return;
 	case SW_DEPENDENT_ASSOCIATED_TYPE_REF:
 		if (n->n > 1) {
 			pr_print(p, n->kids[1], false);
@@ -308,4 +336,30 @@ void pr_requirement(struct pr *p, const sw_node *n)
 			return;
 		}
 	p->bad = true;
+}
+
+/* "@escaping @callee_guaranteed @Sendable (@in_guaranteed A) -> (@out B,
+ * @error @owned Swift.Error)": attributes, then parameters, then results. */
+static void impl_function_type(struct pr *p, const sw_node *n)
+{
+	enum { ATTRS, INPUTS, RESULTS } state = ATTRS;
+	for (unsigned i = 0; i < n->n && !p->bad; i++) {
+		const sw_node *k = n->kids[i];
+		if (k->kind == SW_IMPL_PARAMETER) {
+			put(p, state == INPUTS ? ", " : "(");
+			if (state == RESULTS)
+				p->bad = true; /* parameters after results: not a shape Swift makes */
+			state = INPUTS;
+		} else if (k->kind == SW_IMPL_RESULT || k->kind == SW_IMPL_ERROR_RESULT) {
+			put(p, state == RESULTS ? ", " : state == INPUTS ? ") -> (" : "() -> (");
+			state = RESULTS;
+		} else if (state != ATTRS) {
+			p->bad = true;
+			return;
+		}
+		pr_print(p, k, false);
+		if (state == ATTRS)
+			put(p, " ");
+	}
+	put(p, state == RESULTS ? ")" : state == INPUTS ? ") -> ()" : "() -> ()");
 }
