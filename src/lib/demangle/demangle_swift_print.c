@@ -334,6 +334,142 @@ static const sw_node *print_nominal_or_entity(struct pr *p, const sw_node *n, bo
 	}
 }
 
+/* Names: modules, identifiers, operators, local and private names, extensions, the unmangled suffix; false when n is not one of them. */
+static bool print_name(struct pr *p, const sw_node *n)
+{
+	switch (n->kind) {
+	case SW_SUFFIX:
+		put(p, " with unmangled suffix \"");
+		for (size_t i = 0; i < n->text_len; i++) {
+			char c = n->text[i];
+			if (c == '"' || c == '\\' || (unsigned char)c < 0x20 || c == 0x7f) {
+				p->bad = true; /* Swift escapes these; never in a real symbol */
+				return true;
+			}
+			hg_buf_putc(p->out, c);
+		}
+		put(p, "\"");
+		return true;
+	case SW_MODULE:
+	case SW_IDENTIFIER:
+	case SW_BUILTIN_TYPE_NAME:
+		put_text(p, n);
+		return true;
+	case SW_INFIX_OPERATOR:
+	case SW_PREFIX_OPERATOR:
+	case SW_POSTFIX_OPERATOR:
+		put_text(p, n);
+		put(p, n->kind == SW_INFIX_OPERATOR ? " infix"
+		       : n->kind == SW_PREFIX_OPERATOR ? " prefix" : " postfix");
+		return true;
+	case SW_LOCAL_DECL_NAME: {
+		const sw_node *i = kid(p, n, 0);
+		pr_print(p, kid(p, n, 1), false);
+		if (i) {
+			put(p, " #");
+			put_num(p, i->index + 1);
+		}
+		return true;
+	}
+	case SW_PRIVATE_DECL_NAME: {
+		const sw_node *d = kid(p, n, 0);
+		if (!d)
+			return true;
+		if (n->n > 1) {
+			put(p, "(");
+			pr_print(p, n->kids[1], false);
+			put(p, " in ");
+			put_text(p, d);
+			put(p, ")");
+		} else {
+			put(p, "(in ");
+			put_text(p, d);
+			put(p, ")");
+		}
+		return true;
+	}
+	case SW_EXTENSION:
+		if (n->n != 2 && n->n != 3)
+			return (void)(p->bad = true), true;
+		put(p, "(extension in ");
+		pr_print(p, n->kids[0], true);
+		put(p, "):");
+		pr_print(p, n->kids[1], false);
+		if (n->n == 3)
+			pr_print(p, n->kids[2], false);
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Thunks and what they refer to: partial applies, async partial functions, witnesses, reabstraction thunks; false when n is not one of them. */
+static bool print_thunk(struct pr *p, const sw_node *n)
+{
+	switch (n->kind) {
+	case SW_GENERIC_SPECIALIZATION_PARAM:
+		if (n->n != 1)
+			return (void)(p->bad = true), true;
+		pr_print(p, n->kids[0], false);
+		return true;
+	case SW_PARTIAL_APPLY_FORWARDER:
+	case SW_PARTIAL_APPLY_OBJC_FORWARDER:
+		put(p, n->kind == SW_PARTIAL_APPLY_FORWARDER ? "partial apply forwarder"
+							     : "partial apply ObjC forwarder");
+		if (n->n) {
+			put(p, " for ");
+			print_kids(p, n, NULL);
+		}
+		return true;
+	case SW_ASYNC_AWAIT_RESUME_PARTIAL_FUNCTION:
+	case SW_ASYNC_SUSPEND_RESUME_PARTIAL_FUNCTION:
+		put(p, "(");
+		put_num(p, kid(p, n, 0) ? n->kids[0]->index : 0);
+		put(p, n->kind == SW_ASYNC_AWAIT_RESUME_PARTIAL_FUNCTION
+		       ? ") await resume partial function for "
+		       : ") suspend resume partial function for ");
+		return true;
+	case SW_PROTOCOL_WITNESS:
+		put(p, "protocol witness for ");
+		pr_print(p, kid(p, n, 1), false);
+		put(p, " in conformance ");
+		pr_print(p, kid(p, n, 0), false);
+		return true;
+	case SW_PROTOCOL_CONFORMANCE:
+		pr_print(p, kid(p, n, 0), false);
+		put(p, " : ");
+		pr_print(p, kid(p, n, 1), false);
+		put(p, " in ");
+		pr_print(p, kid(p, n, 2), false);
+		return true;
+	case SW_REABSTRACTION_THUNK:
+	case SW_REABSTRACTION_THUNK_HELPER: {
+		unsigned i = n->n == 3 ? 1 : 0;
+		if (n->n != i + 2)
+			return (void)(p->bad = true), true;
+		put(p, n->kind == SW_REABSTRACTION_THUNK ? "reabstraction thunk "
+							 : "reabstraction thunk helper ");
+		if (i) {
+			pr_print(p, n->kids[0], false);
+			put(p, " ");
+		}
+		put(p, "from ");
+		pr_print(p, n->kids[i], false);
+		put(p, " to ");
+		pr_print(p, n->kids[i + 1], false);
+		return true;
+	}
+	case SW_LAZY_PROTOCOL_WITNESS_TABLE_ACCESSOR:
+		put(p, "lazy protocol witness table accessor for type ");
+		pr_print(p, kid(p, n, 0), false);
+		put(p, " and conformance ");
+		pr_print(p, kid(p, n, 1), false);
+		return true;
+	default:
+		return false;
+	}
+}
+
 static const sw_node *print_node(struct pr *p, const sw_node *n, bool as_prefix)
 {
 	const char *s;
@@ -353,6 +489,8 @@ static const sw_node *print_node(struct pr *p, const sw_node *n, bool as_prefix)
 			put(p, s);
 		return NULL;
 	}
+	if (print_name(p, n) || print_thunk(p, n))
+		return NULL;
 	switch (n->kind) {
 	case SW_GLOBAL:
 		print_kids(p, n, NULL);
@@ -372,66 +510,6 @@ static const sw_node *print_node(struct pr *p, const sw_node *n, bool as_prefix)
 		}
 		return NULL;
 	}
-	case SW_SUFFIX:
-		put(p, " with unmangled suffix \"");
-		for (size_t i = 0; i < n->text_len; i++) {
-			char c = n->text[i];
-			if (c == '"' || c == '\\' || (unsigned char)c < 0x20 || c == 0x7f) {
-				p->bad = true; /* Swift escapes these; never in a real symbol */
-				return NULL;
-			}
-			hg_buf_putc(p->out, c);
-		}
-		put(p, "\"");
-		return NULL;
-	case SW_MODULE:
-	case SW_IDENTIFIER:
-	case SW_BUILTIN_TYPE_NAME:
-		put_text(p, n);
-		return NULL;
-	case SW_INFIX_OPERATOR:
-	case SW_PREFIX_OPERATOR:
-	case SW_POSTFIX_OPERATOR:
-		put_text(p, n);
-		put(p, n->kind == SW_INFIX_OPERATOR ? " infix"
-		       : n->kind == SW_PREFIX_OPERATOR ? " prefix" : " postfix");
-		return NULL;
-	case SW_LOCAL_DECL_NAME: {
-		const sw_node *i = kid(p, n, 0);
-		pr_print(p, kid(p, n, 1), false);
-		if (i) {
-			put(p, " #");
-			put_num(p, i->index + 1);
-		}
-		return NULL;
-	}
-	case SW_PRIVATE_DECL_NAME: {
-		const sw_node *d = kid(p, n, 0);
-		if (!d)
-			return NULL;
-		if (n->n > 1) {
-			put(p, "(");
-			pr_print(p, n->kids[1], false);
-			put(p, " in ");
-			put_text(p, d);
-			put(p, ")");
-		} else {
-			put(p, "(in ");
-			put_text(p, d);
-			put(p, ")");
-		}
-		return NULL;
-	}
-	case SW_EXTENSION:
-		if (n->n != 2 && n->n != 3)
-			return (void)(p->bad = true), NULL;
-		put(p, "(extension in ");
-		pr_print(p, n->kids[0], true);
-		put(p, "):");
-		pr_print(p, n->kids[1], false);
-		if (n->n == 3)
-			pr_print(p, n->kids[2], false);
-		return NULL;
 	case SW_DEPENDENT_GENERIC_SIGNATURE:
 		pr_generic_signature(p, n);
 		return NULL;
@@ -445,64 +523,6 @@ static const sw_node *print_node(struct pr *p, const sw_node *n, bool as_prefix)
 		return NULL;
 	case SW_DYNAMIC_SELF:
 		put(p, "Self");
-		return NULL;
-	case SW_GENERIC_SPECIALIZATION_PARAM:
-		if (n->n != 1)
-			return (void)(p->bad = true), NULL;
-		pr_print(p, n->kids[0], false);
-		return NULL;
-	case SW_PARTIAL_APPLY_FORWARDER:
-	case SW_PARTIAL_APPLY_OBJC_FORWARDER:
-		put(p, n->kind == SW_PARTIAL_APPLY_FORWARDER ? "partial apply forwarder"
-							     : "partial apply ObjC forwarder");
-		if (n->n) {
-			put(p, " for ");
-			print_kids(p, n, NULL);
-		}
-		return NULL;
-	case SW_ASYNC_AWAIT_RESUME_PARTIAL_FUNCTION:
-	case SW_ASYNC_SUSPEND_RESUME_PARTIAL_FUNCTION:
-		put(p, "(");
-		put_num(p, kid(p, n, 0) ? n->kids[0]->index : 0);
-		put(p, n->kind == SW_ASYNC_AWAIT_RESUME_PARTIAL_FUNCTION
-		       ? ") await resume partial function for "
-		       : ") suspend resume partial function for ");
-		return NULL;
-	case SW_PROTOCOL_WITNESS:
-		put(p, "protocol witness for ");
-		pr_print(p, kid(p, n, 1), false);
-		put(p, " in conformance ");
-		pr_print(p, kid(p, n, 0), false);
-		return NULL;
-	case SW_PROTOCOL_CONFORMANCE:
-		pr_print(p, kid(p, n, 0), false);
-		put(p, " : ");
-		pr_print(p, kid(p, n, 1), false);
-		put(p, " in ");
-		pr_print(p, kid(p, n, 2), false);
-		return NULL;
-	case SW_REABSTRACTION_THUNK:
-	case SW_REABSTRACTION_THUNK_HELPER: {
-		unsigned i = n->n == 3 ? 1 : 0;
-		if (n->n != i + 2)
-			return (void)(p->bad = true), NULL;
-		put(p, n->kind == SW_REABSTRACTION_THUNK ? "reabstraction thunk "
-							 : "reabstraction thunk helper ");
-		if (i) {
-			pr_print(p, n->kids[0], false);
-			put(p, " ");
-		}
-		put(p, "from ");
-		pr_print(p, n->kids[i], false);
-		put(p, " to ");
-		pr_print(p, n->kids[i + 1], false);
-		return NULL;
-	}
-	case SW_LAZY_PROTOCOL_WITNESS_TABLE_ACCESSOR:
-		put(p, "lazy protocol witness table accessor for type ");
-		pr_print(p, kid(p, n, 0), false);
-		put(p, " and conformance ");
-		pr_print(p, kid(p, n, 1), false);
 		return NULL;
 	default:
 		break;

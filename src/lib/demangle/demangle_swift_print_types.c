@@ -187,8 +187,84 @@ void pr_generic_signature(struct pr *p, const sw_node *n)
 	put(p, ">");
 }
 
+/* Generic parameters, dependent and generic types; false when n is not one of them. */
+static bool generic_type(struct pr *p, const sw_node *n)
+{
+	switch (n->kind) {
+	case SW_DEPENDENT_GENERIC_TYPE: {
+		const sw_node *sig = kid(p, n, 0), *type = kid(p, n, 1);
+		if (p->bad)
+			return true;
+		pr_print(p, sig, false);
+		if (pr_need_space_before_type(type))
+			put(p, " ");
+		pr_print(p, type, false);
+		return true;
+	}
+	case SW_DEPENDENT_GENERIC_PARAM_TYPE: {
+		/* Named by its own depth ("A1" for the first parameter of an
+		 * inner generic context), as Swift does: a generic method of a
+		 * generic type reads "f<A where A1: P>(A1)". */
+		const sw_node *d = kid(p, n, 0), *i = kid(p, n, 1);
+		if (!p->bad)
+			put_param_name(p, d->index, i->index);
+		return true;
+	}
+	case SW_DEPENDENT_MEMBER_TYPE:
+		pr_print(p, kid(p, n, 0), false);
+		put(p, ".");
+		pr_print(p, kid(p, n, 1), false);
+		return true;
+	case SW_DEPENDENT_ASSOCIATED_TYPE_REF:
+		if (n->n > 1) {
+			pr_print(p, n->kids[1], false);
+			put(p, ".");
+		}
+		pr_print(p, kid(p, n, 0), false);
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* SIL function types and their parts; false when n is not one of them. */
+static bool impl_type(struct pr *p, const sw_node *n)
+{
+	switch (n->kind) {
+	case SW_IMPL_FUNCTION_TYPE:
+		impl_function_type(p, n);
+		return true;
+	case SW_IMPL_ESCAPING:
+		put(p, "@escaping");
+		return true;
+	case SW_IMPL_CONVENTION:
+	case SW_IMPL_FUNCTION_ATTRIBUTE:
+		put_text(p, n);
+		return true;
+	case SW_IMPL_FUNCTION_CONVENTION:
+		put(p, "@convention(");
+		put_text(p, n);
+		put(p, ")");
+		return true;
+	case SW_IMPL_ERROR_RESULT:
+	case SW_IMPL_PARAMETER:
+	case SW_IMPL_RESULT:
+		if (n->n != 2)
+			return p->bad = true;
+		put(p, n->kind == SW_IMPL_ERROR_RESULT ? "@error " : "");
+		pr_print(p, n->kids[0], false);
+		put(p, " ");
+		pr_print(p, n->kids[1], false);
+		return true;
+	default:
+		return false;
+	}
+}
+
 void pr_type_node(struct pr *p, const sw_node *n)
 {
+	if (generic_type(p, n) || impl_type(p, n))
+		return;
 	switch (n->kind) {
 	case SW_TUPLE:
 		put(p, "(");
@@ -248,62 +324,6 @@ void pr_type_node(struct pr *p, const sw_node *n)
 			print_kids(p, list, " & ");
 		return;
 	}
-	case SW_DEPENDENT_GENERIC_TYPE: {
-		const sw_node *sig = kid(p, n, 0), *type = kid(p, n, 1);
-		if (p->bad)
-			return;
-		pr_print(p, sig, false);
-		if (pr_need_space_before_type(type))
-			put(p, " ");
-		pr_print(p, type, false);
-		return;
-	}
-	case SW_DEPENDENT_GENERIC_PARAM_TYPE: {
-		/* Named by its own depth ("A1" for the first parameter of an
-		 * inner generic context), as Swift does: a generic method of a
-		 * generic type reads "f<A where A1: P>(A1)". */
-		const sw_node *d = kid(p, n, 0), *i = kid(p, n, 1);
-		if (!p->bad)
-			put_param_name(p, d->index, i->index);
-		return;
-	}
-	case SW_DEPENDENT_MEMBER_TYPE:
-		pr_print(p, kid(p, n, 0), false);
-		put(p, ".");
-		pr_print(p, kid(p, n, 1), false);
-		return;
-	case SW_IMPL_FUNCTION_TYPE:
-		impl_function_type(p, n);
-		return;
-	case SW_IMPL_ESCAPING:
-		put(p, "@escaping");
-		return;
-	case SW_IMPL_CONVENTION:
-	case SW_IMPL_FUNCTION_ATTRIBUTE:
-		put_text(p, n);
-		return;
-	case SW_IMPL_FUNCTION_CONVENTION:
-		put(p, "@convention(");
-		put_text(p, n);
-		put(p, ")");
-		return;
-	case SW_IMPL_ERROR_RESULT:
-	case SW_IMPL_PARAMETER:
-	case SW_IMPL_RESULT:
-		if (n->n != 2)
-			return (void)(p->bad = true);
-		put(p, n->kind == SW_IMPL_ERROR_RESULT ? "@error " : "");
-		pr_print(p, n->kids[0], false);
-		put(p, " ");
-		pr_print(p, n->kids[1], false);
-		return;
-	case SW_DEPENDENT_ASSOCIATED_TYPE_REF:
-		if (n->n > 1) {
-			pr_print(p, n->kids[1], false);
-			put(p, ".");
-		}
-		pr_print(p, kid(p, n, 0), false);
-		return;
 	default:
 		p->bad = true;
 		return;
