@@ -15,6 +15,8 @@
 #include <cmocka.h>
 
 #include "hangar/demangle.h"
+#include "hangar/hangar.h"
+#include "hangar/report.h"
 
 static const char *testdata = "testdata";
 
@@ -334,6 +336,66 @@ static void test_text(void **state)
 	hg_demangler_destroy(d);
 }
 
+static int keep(void *user, hg_report *rep)
+{
+	hg_report **out = user;
+	assert_null(*out);
+	*out = rep;
+	return 0;
+}
+
+/* Once read, a report's native frames carry the readable name in method
+ * and the mangled one beside it; the symbol stays as written; names that
+ * are not mangled are untouched; the same name twice in a frame list is
+ * demangled alike. */
+static void test_report_frames(void **state)
+{
+	(void)state;
+	char path[4096];
+	snprintf(path, sizeof path, "%s/demangle/kscrash-hang-swift-cxx.json", testdata);
+	FILE *f = fopen(path, "rb");
+	assert_non_null(f);
+	char buf[16384];
+	size_t n = fread(buf, 1, sizeof buf, f);
+	fclose(f);
+	hg_ctx ctx;
+	hg_ctx_init(&ctx);
+	hg_report *rep = NULL;
+	assert_int_equal(hg_reports_read(&ctx, path, buf, n, keep, &rep), 0);
+	assert_non_null(rep);
+	assert_null(rep->error);
+	const hg_thread *t = &rep->threads.items[0];
+	assert_true(t->n_frames == 8);
+	static const struct {
+		const char *symbol, *method;
+		bool mangled;
+	} want[] = {
+		{"__semwait_signal", "__semwait_signal", false},
+		{"_ZNSt3__111this_thread9sleep_forERKNS_6chrono8durationIxNS_5ratioILl1ELl1000000000EEEEE",
+		 "std::__1::this_thread::sleep_for(std::__1::chrono::duration<long long, "
+		 "std::__1::ratio<1l, 1000000000l> > const&)", true},
+		{"$s6Reader8FeedViewC13reloadStories4fromySaySSG_tF",
+		 "Reader.FeedView.reloadStories(from: [Swift.String]) -> ()", true},
+		{"$s6Reader8FeedViewC13reloadStories4fromySaySSG_tFTo",
+		 "@objc Reader.FeedView.reloadStories(from: [Swift.String]) -> ()", true},
+		{"-[UIApplication _run]", "-[UIApplication _run]", false},
+		{"$s7SwiftUI3AppPAAE4mainyyFZ", "static (extension in SwiftUI):SwiftUI.App.main() -> ()",
+		 true},
+		{"$s6Reader0A3AppV5$mainyyFZ", "static Reader.ReaderApp.$main() -> ()", true},
+		{"main", "main", false},
+	};
+	for (size_t i = 0; i < 8; i++) {
+		const hg_frame *fr = &t->frames[i];
+		assert_string_equal(fr->symbol, want[i].symbol);
+		assert_string_equal(fr->method, want[i].method);
+		if (want[i].mangled)
+			assert_string_equal(fr->mangled, want[i].symbol);
+		else
+			assert_null(fr->mangled);
+	}
+	hg_report_destroy(rep);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1)
@@ -348,6 +410,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_random),
 		cmocka_unit_test(test_memo),
 		cmocka_unit_test(test_text),
+		cmocka_unit_test(test_report_frames),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

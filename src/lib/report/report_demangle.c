@@ -3,6 +3,8 @@
  * so that every renderer, the signature and the store see the same names.
  * The memo belongs to the reading (one input), so a file of many reports
  * demangles each distinct symbol once. */
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "report_internal.h"
@@ -20,33 +22,55 @@ static bool looks_mangled(const char *s)
 	return s[1] == '_' && s[2] == 'Z';
 }
 
+/* The names already demangled in this report, by the reader's pointer:
+ * readers keep one copy of a repeated string (strcache), so most repeats
+ * cost neither a memo lookup nor another copy of the readable name in the
+ * arena.  Direct-mapped and bounded, as strcache is. */
+#define SEEN_SLOTS 4096
+
+struct seen {
+	const char *name;
+	const char *readable;   /* NULL: not mangled after all */
+};
+
+static size_t slot_of(const char *name)
+{
+	uintptr_t v = (uintptr_t)name;
+	return (size_t)((v >> 4) ^ (v >> 16)) & (SEEN_SLOTS - 1);
+}
+
 int report_demangle_frames(hg_report *rep, hg_demangler **names)
 {
-	for (size_t t = 0; t < rep->threads.n; t++) {
+	struct seen *seen = NULL;
+	int rc = 0;
+	for (size_t t = 0; t < rep->threads.n && rc == 0; t++) {
 		hg_thread *th = &rep->threads.items[t];
-		const char *last = NULL, *last_readable = NULL;
-		for (size_t i = 0; i < th->n_frames; i++) {
+		for (size_t i = 0; i < th->n_frames && rc == 0; i++) {
 			hg_frame *f = &th->frames[i];
 			const char *name = f->method ? f->method : f->symbol;
 			if (f->kind != HG_FRAME_NATIVE || f->mangled || !name || !looks_mangled(name))
 				continue;
-			/* Readers share one copy of a repeated string: the same
-			 * pointer as the frame before needs no lookup. */
-			const char *readable = last_readable;
-			if (name != last) {
-				if (!*names && !(*names = hg_demangler_create()))
-					return HG_ENOMEM;
-				int rc = hg_demangler_get(*names, name, rep->arena, &readable);
-				if (rc != 0)
-					return rc;
-				last = name;
-				last_readable = readable;
+			if (!seen && !(seen = calloc(SEEN_SLOTS, sizeof *seen))) {
+				rc = HG_ENOMEM;
+				break;
 			}
-			if (readable) {
+			struct seen *x = &seen[slot_of(name)];
+			if (x->name != name) {
+				if (!*names && !(*names = hg_demangler_create())) {
+					rc = HG_ENOMEM;
+					break;
+				}
+				const char *readable;
+				if ((rc = hg_demangler_get(*names, name, rep->arena, &readable)) != 0)
+					break;
+				*x = (struct seen){name, readable};
+			}
+			if (x->readable) {
 				f->mangled = name;
-				f->method = readable;
+				f->method = x->readable;
 			}
 		}
 	}
-	return 0;
+	free(seen);
+	return rc;
 }
