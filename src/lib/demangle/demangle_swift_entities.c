@@ -242,6 +242,7 @@ sw_node *sw_special_type(struct sw *p)
 	case 'w': kind = SW_WEAK; break;
 	case 'o': kind = SW_UNOWNED; break;
 	case 'u': kind = SW_UNMANAGED; break;
+	case 'p': kind = SW_EXISTENTIAL_METATYPE; break; /* "Any.Type" */
 	default: return NULL;
 	}
 	return sw_type(p, sw_with(p, kind, sw_pop_kind(p, SW_TYPE)));

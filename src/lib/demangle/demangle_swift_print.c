@@ -521,6 +521,8 @@ static const sw_node *print_node(struct pr *p, const sw_node *n, bool as_prefix)
 	case SW_OPAQUE_RETURN_TYPE:
 		put(p, "some");
 		return NULL;
+	case SW_LABEL_LIST:
+		return NULL; /* printed with the parameters (an initializer's "name") */
 	case SW_DYNAMIC_SELF:
 		put(p, "Self");
 		return NULL;

@@ -18,6 +18,7 @@ static int simple_type(struct pr *p, const sw_node *n)
 	case SW_DEPENDENT_GENERIC_TYPE: case SW_DEPENDENT_MEMBER_TYPE:
 	case SW_DEPENDENT_GENERIC_PARAM_TYPE: case SW_DYNAMIC_SELF: case SW_ENUM: case SW_METATYPE:
 	case SW_MODULE: case SW_TUPLE: case SW_PROTOCOL: case SW_STRUCTURE: case SW_TYPE_ALIAS:
+	case SW_EXISTENTIAL_METATYPE:
 		return 1;
 	case SW_PROTOCOL_LIST:
 		return n->n && n->kids[0]->n <= 1;
@@ -313,9 +314,14 @@ void pr_type_node(struct pr *p, const sw_node *n)
 		put(p, parens ? "(" : "");
 		pr_print(p, t, false);
 		put(p, parens ? ")" : "");
-		put(p, t->kind == SW_PROTOCOL_LIST ? ".Protocol" : ".Type");
+		put(p, t->kind == SW_PROTOCOL_LIST || t->kind == SW_EXISTENTIAL_METATYPE ? ".Protocol"
+										     : ".Type");
 		return;
 	}
+	case SW_EXISTENTIAL_METATYPE:
+		pr_print(p, kid(p, n, 0), false);
+		put(p, ".Type");
+		return;
 	case SW_PROTOCOL_LIST: {
 		const sw_node *list = kid(p, n, 0);
 		if (list && list->n == 0)
