@@ -150,6 +150,9 @@ static void test_not_mangled(void **state)
 	hg_arena *a = hg_arena_create();
 	for (size_t i = 0; i < sizeof plain / sizeof *plain; i++)
 		assert_null(demangle(a, plain[i], strlen(plain[i])));
+	/* Control bytes in an identifier: never a real name. */
+	assert_null(demangle(a, "$s1a3a\033bV", 10));
+	assert_string_equal(demangle(a, "$s1a3abcV", 9), "a.abc");
 	/* A NUL inside: not one symbol. */
 	assert_null(demangle(a, "$sSi\0SS", 7));
 	/* len bounds the symbol, no NUL needed. */

@@ -269,6 +269,12 @@ sw_node *sw_identifier(struct sw *p)
 			return NULL;
 		}
 		const char *s = p->s + p->pos;
+		for (long k = 0; k < n; k++)
+			if ((unsigned char)s[k] < 0x20 || s[k] == 0x7f) {
+				/* Never in a real name; kept out of the terminal. */
+				hg_buf_release(&id);
+				return NULL;
+			}
 		hg_buf_add(&id, s, (size_t)n);
 		add_words(p, s, (size_t)n);
 		p->pos += (size_t)n;
