@@ -21,7 +21,8 @@ typedef struct hg_frame {
 	                           candidate may be several inlined frames); 0 when not ambiguous */
 	const char *cls;        /* Java: dotted class name, e.g. "a.b.C$D"; else NULL */
 	const char *method;     /* Java method, or native symbol without "+offset" (the
-	                           function symbols named, when symbolicated); may be NULL */
+	                           function symbols named, when symbolicated; its readable name
+	                           when the symbol is mangled, see mangled); may be NULL */
 	const char *file;       /* Java source as written ("C.java", "Native Method",
 	                           "Unknown Source"); native: the source file symbols
 	                           named; NULL when absent */
@@ -30,10 +31,13 @@ typedef struct hg_frame {
 	const char *image;      /* native: library path or binary image name; may be NULL */
 	uint64_t offset;        /* native: pc's offset in image or past the symbol (when has_offset) */
 	const char *symbol;     /* native: symbol as written, e.g. "art::Foo(int)+12"; may be NULL */
+	const char *mangled;    /* native: the mangled name method was demangled from (once a
+	                           report is read, hg_demangle), e.g. "_ZN3art3FooEi"; NULL when
+	                           the name was not mangled or not understood */
 	long repeat;            /* samples that saw this frame (iOS repeat_count); 1 */
 	const char *text;       /* the frame as written, trimmed */
 	/* The flags sit together, as bits, beside the image index so that a
-	 * frame is 96 bytes, not 112: a million-frame report holds a million
+	 * frame is 104 bytes, not 120: a million-frame report holds a million
 	 * of them. */
 	bool has_pc : 1;
 	bool has_offset : 1;

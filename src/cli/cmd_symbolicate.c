@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "hangar/demangle.h"
 #include "hangar/mapping.h"
 #include "hangar/proguard.h"
 #include "hangar/symbols.h"
@@ -37,6 +38,8 @@ static void symbolicate_usage(FILE *out)
 		"    '<method>|'\n"
 		"  - with --symbols: native frames '#00 pc 000000000004f0a8  /.../libfoo.so\n"
 		"    (BuildId: ...)' get '  # function file:line' appended\n"
+		"  - mangled C++ and Swift names ('_ZN3art6Thread4DumpEv', '$s4main3FooV3baryyF')\n"
+		"    become readable ('art::Thread::Dump()', 'main.Foo.bar() -> ()')\n"
 		"\n"
 		"Options:\n"
 		"  -p, --proguard FILE   ProGuard/R8 mapping.txt; repeat for several (the first\n"
@@ -63,6 +66,8 @@ struct sym_run {
 	hg_proguard_stream *stream;
 	hg_symbols *symbols;   /* --symbols */
 	hg_buf line, retraced, out;
+	hg_demangler *names;   /* mangled native names made readable; NULL: ENOMEM at start */
+	hg_buf demangled;
 	bool failed;
 	bool passing;          /* inside an overlong line */
 	long line_no;
@@ -240,6 +245,11 @@ static void pass_ids(struct sym_run *run, const char *s, size_t n)
 static int one_line(struct sym_run *run, const char *s, size_t n)
 {
 	run->line_no++;
+	hg_buf_reset(&run->demangled);
+	if (hg_demangle_text(run->names, s, n, &run->demangled) != 0)
+		return HG_ENOMEM;
+	s = run->demangled.data ? run->demangled.data : s;
+	n = run->demangled.len;
 	if (run->stream) {
 		hg_buf_reset(&run->retraced);
 		if (hg_proguard_stream_line(run->stream, s, n, &run->retraced) != 0)
@@ -412,9 +422,6 @@ static int run_symbolicate(int argc, char **argv)
 	const char *env = getenv("HANGAR_MAPPING");
 	if (!ids_path && env && *env)
 		ids_path = env;
-	if (rc == 0 && !n_pg && !ids_path && !n_sym)
-		rc = cli_usage_error("symbolicate", "nothing to apply: give --proguard FILE, "
-						    "-m methodMapping.txt and/or --symbols DIR");
 	if (rc != 0) {
 		free(pg_paths);
 		free(sym_dirs);
@@ -426,7 +433,9 @@ static int run_symbolicate(int argc, char **argv)
 	hg_buf_init(&run.line);
 	hg_buf_init(&run.retraced);
 	hg_buf_init(&run.out);
-	int err = load_maps(&run, pg_paths, n_pg, ids_path);
+	hg_buf_init(&run.demangled);
+	run.names = hg_demangler_create();
+	int err = run.names ? load_maps(&run, pg_paths, n_pg, ids_path) : HG_ENOMEM;
 	if (err == 0 && optind >= argc)
 		err = filter(&run, "-");
 	for (int i = optind; err == 0 && i < argc; i++)
@@ -448,6 +457,8 @@ static int run_symbolicate(int argc, char **argv)
 	hg_buf_release(&run.line);
 	hg_buf_release(&run.retraced);
 	hg_buf_release(&run.out);
+	hg_buf_release(&run.demangled);
+	hg_demangler_destroy(run.names);
 	free(pg_paths);
 	return err || run.failed ? EXIT_SOME_FAILED : EXIT_FINE;
 }

@@ -7,6 +7,15 @@
 
 #include "render.h"
 
+/* A demangled frame: its readable name, with the "+offset" the symbol was
+ * written with ("_ZN3art3FooEv+24" reads "art::Foo()+24"). */
+static void readable_symbol(hg_buf *out, const hg_frame *f)
+{
+	size_t n = strlen(f->mangled);
+	const char *rest = f->symbol && strncmp(f->symbol, f->mangled, n) == 0 ? f->symbol + n : "";
+	hg_buf_printf(out, " (%s%s)", f->method, rest);
+}
+
 static void frame_text(hg_buf *out, const hg_frame *f)
 {
 	if (f->kind == HG_FRAME_JAVA) {
@@ -23,7 +32,9 @@ static void frame_text(hg_buf *out, const hg_frame *f)
 		hg_buf_printf(out, "pc 0x%016" PRIx64, f->pc);
 	if (f->image)
 		hg_buf_printf(out, "  %s", f->image);
-	if (f->symbol && !f->symbolicated) /* else the function symbol files name */
+	if (f->mangled && !f->symbolicated)
+		readable_symbol(out, f);
+	else if (f->symbol && !f->symbolicated) /* else the function symbol files name */
 		hg_buf_printf(out, " (%s)", f->symbol);
 	else if (f->method)
 		hg_buf_printf(out, " (%s)", f->method);
@@ -229,7 +240,10 @@ static void frame_json(hg_buf *out, const hg_frame *f)
 		json_str(out, "image", f->image, true);
 		if (f->has_offset)
 			hg_buf_printf(out, ",\"offset\":\"0x%" PRIx64 "\"", f->offset);
-		json_str(out, "symbol", f->symbol ? f->symbol : f->method, true);
+		json_str(out, "symbol", f->symbol ? f->symbol : f->mangled ? f->mangled : f->method, true);
+		/* The readable name beside the mangled one (hangar-formats(5)). */
+		json_str(out, "name", f->method, true);
+		json_str(out, "mangled", f->mangled, true);
 		render_native_frame_json(out, f);
 	}
 	hg_buf_printf(out, ",\"repeat\":%ld,\"retraced\":%s,\"alternative\":%s", f->repeat,

@@ -157,10 +157,13 @@ static bool dex_image(const char *image)
 	return false;
 }
 
-const char *sig_native_frame(hg_arena *arena, const hg_frame *f)
+/* A demangled frame signs with its mangled name (hg_frame.mangled): the
+ * same bytes as before hangar demangled, and unchanged when a later
+ * version demangles more, so clusters never split on an upgrade; the
+ * readable name is for titles (sig_native_title). */
+static const char *native_line(hg_arena *arena, const hg_frame *f, const char *sym)
 {
 	const char *image = f->image ? image_name(arena, f->image) : "???";
-	const char *sym = f->method ? f->method : f->symbol;
 	if (!image)
 		return NULL;
 	if (sym && dex_image(image) && strchr(sym, '.'))
@@ -170,6 +173,16 @@ const char *sig_native_frame(hg_arena *arena, const hg_frame *f)
 	if (f->has_offset)
 		return hg_arena_printf(arena, "%s+0x%" PRIx64, image, f->offset);
 	return image;
+}
+
+const char *sig_native_frame(hg_arena *arena, const hg_frame *f)
+{
+	return native_line(arena, f, f->mangled ? f->mangled : f->method ? f->method : f->symbol);
+}
+
+const char *sig_native_title(hg_arena *arena, const hg_frame *f)
+{
+	return native_line(arena, f, f->method ? f->method : f->symbol);
 }
 
 /* ---- whose a frame is ---- */

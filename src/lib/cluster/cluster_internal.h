@@ -61,6 +61,8 @@ const char *sig_method_symbol(hg_arena *arena, const char *sym);
 /* "image!symbol", "image+0xOFFSET" or "image": the image's file name,
  * with what is not a name (a dex entry's "]", a "(deleted)") taken off. */
 const char *sig_native_frame(hg_arena *arena, const hg_frame *f);
+/* The same frame for a person: its readable name when it was demangled. */
+const char *sig_native_title(hg_arena *arena, const hg_frame *f);
 /* A class's simple name, "a.b.Outer$Inner" -> "Outer$Inner". */
 const char *sig_simple_name(const char *cls);
 /* Whose the Java frame "cls.method" (match: that text) is. */

@@ -6,9 +6,10 @@
  * stack dumps (report_javastack*.c), KSCrash (report_kscrash*.c), bare
  * structured stacks and Matrix's printed blocks (report_bare_*.c); report
  * times (report_time.c, which the store also uses through report_time.h);
- * and here the report's lifetime, analysis and symbolication.
+ * native frames' readable names (report_demangle.c); and here the report's
+ * lifetime, analysis and symbolication.
  * Public header: report.h.
- * Uses: core, json, mapping, stack, threads. */
+ * Uses: core, demangle, json, mapping, stack, threads. */
 /* Report lifetime, kinds, analysis and symbolication. */
 #include <stdbool.h>
 #include <stdlib.h>

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hangar/demangle.h"
 #include "hangar/report.h"
 #include "json/json.h"
 #include "threads/threads_internal.h"
@@ -140,6 +141,13 @@ int report_from_apm(const hg_ctx *ctx, const hg_json_doc *doc, const hg_json *co
  * why.  A reader that converts a time itself (BlockCanary's year-less
  * times) sets time_written too, and is left alone.  0 or HG_ENOMEM. */
 int report_settle_time(hg_report *rep);
+
+/* Gives the native frames of rep's threads their readable names: a frame
+ * whose name (method, else symbol) is mangled C++ or Swift gets the
+ * demangled name in method and the mangled one in mangled; symbol stays as
+ * written.  *names is the memo of the reading at hand, created on first
+ * use (the caller destroys it).  0 or HG_ENOMEM. */
+int report_demangle_frames(hg_report *rep, hg_demangler **names);
 
 /* Rebuilds, trims and keys a raw buffer into rep (Matrix's AnalyseTask);
  * with want_times also rep->item_begin. */

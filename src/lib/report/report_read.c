@@ -41,6 +41,7 @@ struct reader {
 	size_t stopped_at;
 	bool after_value, after_array; /* see struct report_part */
 	struct report_array array; /* see report_internal.h */
+	hg_demangler *names;       /* memo of demangled frame names; NULL until needed */
 };
 
 /* What may come next in an open array (report_array.next). */
@@ -84,6 +85,8 @@ static int deliver(struct reader *r, hg_report *rep)
 	}
 	r->span = NULL;
 	int rc = report_settle_time(rep);
+	if (rc == 0 && !rep->error)
+		rc = report_demangle_frames(rep, &r->names);
 	if (rc != 0) {
 		hg_report_destroy(rep);
 		return rc;
@@ -599,40 +602,51 @@ int hg_reports_read(const hg_ctx *ctx, const char *source, const char *data, siz
 	return hg_reports_read_as(ctx, source, data, len, HG_FORMAT_AUTO, sink, user);
 }
 
+static int read_as(struct reader *r, enum hg_input_format format);
+
 int hg_reports_read_as(const hg_ctx *ctx, const char *source, const char *data, size_t len,
 		       enum hg_input_format format, hg_report_sink sink, void *user)
 {
 	struct reader r = {.ctx = ctx, .source = source, .text = data, .len = len, .sink = sink,
 			   .user = user, .format = format, .cur_line = 1, .line_base = 1,
 			   .col_base = 1};
+	int rc = read_as(&r, format);
+	hg_demangler_destroy(r.names);
+	return rc;
+}
+
+static int read_as(struct reader *r, enum hg_input_format format)
+{
+	const char *data = r->text;
+	size_t len = r->len;
 	size_t start = skip_space(data, 0, len);
 	bool json = start < len && (data[start] == '{' || data[start] == '[');
 	if (!json && start < len && (format == HG_FORMAT_AUTO || format == HG_FORMAT_MATRIX) &&
 	    memmem(data + start, len - start, "content[{", 9)) {
-		int rc = read_logcat(&r);
-		return rc != 0 ? rc : r.failed;
+		int rc = read_logcat(r);
+		return rc != 0 ? rc : r->failed;
 	}
 	if (format == HG_FORMAT_AUTO && !json && start < len) {
 		format = report_detect_text(data + start, len - start);
 		if (format == HG_FORMAT_AUTO) {
-			r.span = data + start; /* kept, so that the rejected input keeps its bytes */
-			r.span_len = len - start;
-			int rc = syntax_error(&r, 1, 1, start, "not a report hangar knows: expected JSON "
+			r->span = data + start; /* kept, so that the rejected input keeps its bytes */
+			r->span_len = len - start;
+			int rc = syntax_error(r, 1, 1, start, "not a report hangar knows: expected JSON "
 					      "(Matrix, KSCrash), an ANR trace, a BlockCanary log, a "
 					      "Java stack dump or a Matrix stack");
-			return rc != 0 ? rc : r.failed;
+			return rc != 0 ? rc : r->failed;
 		}
 	}
 	int rc;
 	if (format == HG_FORMAT_STACK)
-		rc = report_read_bare_stacks(ctx, source, data, len, bare_deliver, &r);
+		rc = report_read_bare_stacks(r->ctx, r->source, data, len, bare_deliver, r);
 	else if (format == HG_FORMAT_ANR_TRACES || format == HG_FORMAT_BLOCKCANARY ||
 	    format == HG_FORMAT_JAVA_STACK)
-		rc = start < len ? read_text(&r, start, format)
-				 : fail_report(&r, 1, 0, NO_OFFSET, "no report in the input (it is empty)");
+		rc = start < len ? read_text(r, start, format)
+				 : fail_report(r, 1, 0, NO_OFFSET, "no report in the input (it is empty)");
 	else
-		rc = read_values(&r, 0);
-	return rc != 0 ? rc : r.failed;
+		rc = read_values(r, 0);
+	return rc != 0 ? rc : r->failed;
 }
 
 int hg_reports_read_raw(const hg_ctx *ctx, const char *source, const unsigned char *data,
@@ -683,6 +697,7 @@ int report_read_json_part(const hg_ctx *ctx, const char *source, const char *dat
 			   .after_value = part->after_value, .after_array = part->after_array,
 			   .array = part->array};
 	int rc = read_values(&r, 0);
+	hg_demangler_destroy(r.names);
 	part->consumed = r.stopped_at;
 	part->after_value = r.after_value;
 	part->after_array = r.after_array;

@@ -374,6 +374,10 @@ static int fill_threads(struct pass *p, struct strcache *c)
 			for (size_t m = q->n; m-- > 0;) {
 				hg_frame g = f;
 				g.method = q->fn[m] ? copy(c, q->fn[m], &oom) : f.method;
+				/* The symbol files' name (llvm-symbolizer demangles it) replaces
+				 * the one the report's name was demangled from. */
+				if (q->fn[m])
+					g.mangled = NULL;
 				g.file = copy(c, q->file[m], &oom);
 				g.line = q->line[m];
 				g.symbolicated = true;
