@@ -1,4 +1,5 @@
 /* What every renderer needs to know about the stack it shows. */
+#include <stdio.h>
 #include <string.h>
 
 #include "render.h"
@@ -46,13 +47,14 @@ void render_error_json(hg_buf *out, const hg_report *rep)
 }
 
 static const struct style plain_unicode = {"", "", "", "", "", "├─ ", "└─ ", "│  ", "   ",
-					   "  ◀ StackKey", "×"};
+					   "  ◀ StackKey", "×", 0};
 static const struct style plain_ascii = {"", "", "", "", "", "|- ", "`- ", "|  ", "   ",
-					 "  <= StackKey", "x"};
+					 "  <= StackKey", "x", 0};
 
 struct style render_style(const struct render_opts *opts)
 {
 	struct style s = opts->ascii ? plain_ascii : plain_unicode;
+	s.width = opts->width;
 	if (opts->color) {
 		s.bold = "\033[1m";
 		s.dim = "\033[2m";
@@ -65,18 +67,45 @@ struct style render_style(const struct render_opts *opts)
 
 #define META_WIDTH 100 /* metadata values are cut to this in the header */
 
-void render_meta_line(hg_buf *out, const char *key, const char *value)
+/* Values read whole, however long, wrapped to the width: what the report
+ * is about and the report's own fields (other metadata can be any JSON). */
+static bool whole_value(const char *key)
+{
+	static const char *const keys[] = {"subject", "diagnosis", "time", "device", "process",
+					   "version", "scene"};
+	for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
+		if (!strcmp(key, keys[i]))
+			return true;
+	return false;
+}
+
+void render_meta_line(hg_buf *out, const char *key, const char *value, const struct style *st)
 {
 	size_t len = strcspn(value, "\r\n");
-	bool cut = len > META_WIDTH || value[len] != '\0';
-	if (len > META_WIDTH)
-		len = META_WIDTH;
+	if (whole_value(key) && value[len] == '\0') {
+		char first[32];
+		snprintf(first, sizeof first, "%-11s ", key);
+		render_wrap(out, first, "            ", value, len, st->width);
+		return;
+	}
+	size_t most = META_WIDTH;
+	if (st->width > 0) /* the key's 12 columns and " ..." */
+		most = st->width > 12 + 4 + RENDER_MIN_ROOM ? (size_t)st->width - 16 : RENDER_MIN_ROOM;
+	most = most < META_WIDTH ? most : META_WIDTH;
+	bool cut = render_cols(value, len) > most || value[len] != '\0';
+	if (render_cols(value, len) > most) {
+		size_t i = 0;
+		for (size_t c = 0; i < len && c < most; c++) /* `most` whole characters */
+			for (i++; i < len && ((unsigned char)value[i] & 0xc0) == 0x80; i++)
+				;
+		len = i;
+	}
 	hg_buf_printf(out, "%-11s ", key);
 	hg_buf_visible(out, value, len);
 	hg_buf_puts(out, cut ? " ...\n" : "\n");
 }
 
-void render_time_line(hg_buf *out, const hg_report *rep)
+void render_time_line(hg_buf *out, const hg_report *rep, const struct style *st)
 {
 	const char *w = rep->time_written;
 	hg_buf b;
@@ -90,7 +119,7 @@ void render_time_line(hg_buf *out, const hg_report *rep)
 		hg_buf_add(&b, w, strcspn(w, "\r\n"));
 		hg_buf_puts(&b, rep->time ? ")" : "\", which cannot be read)");
 	}
-	render_meta_line(out, "time", b.failed || !b.data ? "" : b.data);
+	render_meta_line(out, "time", b.failed || !b.data ? "" : b.data, st);
 	out->failed |= b.failed;
 	hg_buf_release(&b);
 }
@@ -104,23 +133,24 @@ void render_header(hg_buf *out, const hg_report *rep, const struct style *st)
 	const char *detail = rep->anr_type ? rep->anr_type : rep->detail;
 	hg_buf_printf(out, "%-11s %s%s%s%s\n", "kind", hg_report_kind_name(rep->kind),
 		      detail ? " (" : "", detail ? detail : "", detail ? ")" : "");
+	render_crash_lines(out, rep, st);
 	if (rep->scene)
-		render_meta_line(out, "scene", rep->scene);
+		render_meta_line(out, "scene", rep->scene, st);
 	if (rep->format != HG_FORMAT_MATRIX && rep->format != HG_FORMAT_RAW) {
 		/* Matrix's own fields show among the metadata below. */
 		if (rep->process)
-			render_meta_line(out, "process", rep->process);
+			render_meta_line(out, "process", rep->process, st);
 		if (rep->app_version)
-			render_meta_line(out, "version", rep->app_version);
+			render_meta_line(out, "version", rep->app_version, st);
 		if (rep->device)
-			render_meta_line(out, "device", rep->device);
+			render_meta_line(out, "device", rep->device, st);
 		if (rep->time || rep->time_written)
-			render_time_line(out, rep);
+			render_time_line(out, rep, st);
 	}
 	if (!rep->has_method_stack && rep->cost)
 		hg_buf_printf(out, "%-11s %lld ms\n", "cost", (long long)rep->cost);
 	if (rep->foreground >= 0)
-		render_meta_line(out, "foreground", rep->foreground ? "yes" : "no");
+		render_meta_line(out, "foreground", rep->foreground ? "yes" : "no", st);
 }
 
 /* Whether a metadata field is shown elsewhere: as a header line or among
@@ -148,8 +178,8 @@ void render_header_rest(hg_buf *out, const hg_report *rep, const struct style *s
 			continue;
 		/* Matrix's and APM's "time": in UTC, as the other formats' */
 		if (!strcmp(rep->meta[i].key, "time") && (rep->time || rep->time_written))
-			render_time_line(out, rep);
+			render_time_line(out, rep, st);
 		else
-			render_meta_line(out, rep->meta[i].key, rep->meta[i].text);
+			render_meta_line(out, rep->meta[i].key, rep->meta[i].text, st);
 	}
 }

@@ -225,15 +225,23 @@ static int lock_line(struct js *j, const struct line *ln)
 	const char *close = a ? memchr(a, ')', (size_t)(end - a)) : NULL;
 	if (!addr || (close && !(cls = hg_arena_strndup(arena, a + 3, (size_t)(close - a - 3)))))
 		return HG_ENOMEM;
-	if (held)
-		return hg_thread_add_held(t, arena, addr, cls) == 0 ? HANDLED : HG_ENOMEM;
-	t->waiting = (hg_lock){addr, cls};
+	long held_by = -1;
 	const char *by = find(gt, (size_t)(end - gt), "held by thread ");
 	const char *tid = find(gt, (size_t)(end - gt), "held by tid=");
 	if (by)
-		t->waiting_held_by = number(by + 15, (size_t)(end - by - 15));
+		held_by = number(by + 15, (size_t)(end - by - 15));
 	else if (tid)
-		t->waiting_held_by = number(tid + 12, (size_t)(end - tid - 12));
+		held_by = number(tid + 12, (size_t)(end - tid - 12));
+	/* kept under the frame it follows too, as the dump wrote it */
+	if (hg_thread_add_frame_lock(t, arena, held ? HG_LOCK_HELD : HG_LOCK_WAITING_TO_LOCK, addr,
+				     cls, held_by) != 0)
+		return HG_ENOMEM;
+	if (held)
+		return hg_thread_add_held(t, arena, addr, cls) == 0 ? HANDLED : HG_ENOMEM;
+	if (!t->waiting.addr) {
+		t->waiting = (hg_lock){addr, cls};
+		t->waiting_held_by = held_by;
+	}
 	return HANDLED;
 }
 

@@ -88,7 +88,14 @@ static int retrace_thread(hg_thread *t, hg_arena *arena, const hg_proguard *cons
 	struct rt_state st = {0};
 	const hg_frame *pending = NULL;
 	int rc = 0;
+	/* end[i]: the frames old frames 0..i became, to keep each lock line
+	 * under the frame it was written under */
+	size_t *end = t->n_locks ? calloc(t->n_frames ? t->n_frames : 1, sizeof *end) : NULL;
+	if (t->n_locks && !end)
+		return HG_ENOMEM;
 	for (size_t i = 0; i < t->n_frames && rc == 0; i++) {
+		if (end && i)
+			end[i - 1] = v.n;
 		const hg_frame *f = &t->frames[i];
 		if (f->kind != HG_FRAME_JAVA || !f->cls || !f->method) {
 			if (pending)
@@ -115,6 +122,9 @@ static int retrace_thread(hg_thread *t, hg_arena *arena, const hg_proguard *cons
 	}
 	if (rc == 0 && pending)
 		rc = flush_outline(maps, n_maps, pending, o2, &v, arena);
+	size_t n_old = t->n_frames;
+	if (end && n_old)
+		end[n_old - 1] = v.n;
 	if (rc == 0 && v.n) {
 		hg_frame *items = hg_arena_calloc(arena, v.n, sizeof *items);
 		if (!items)
@@ -127,6 +137,9 @@ static int retrace_thread(hg_thread *t, hg_arena *arena, const hg_proguard *cons
 	} else if (rc == 0) {
 		t->n_frames = 0;
 	}
+	if (rc == 0 && end)
+		hg_thread_remap_locks(t, end, n_old);
+	free(end);
 	free(v.items);
 	return rc;
 }
@@ -189,6 +202,8 @@ int hg_report_retrace(hg_report *rep, const hg_proguard *const *maps, size_t n_m
 			rc = rename_lock(&t->held[k], rep->arena, maps, n_maps);
 		if (rc == 0)
 			rc = rename_lock(&t->waiting, rep->arena, maps, n_maps);
+		for (size_t k = 0; k < t->n_locks && rc == 0; k++)
+			rc = rename_lock(&t->locks[k].lock, rep->arena, maps, n_maps);
 	}
 	pg_out_release(&o);
 	pg_out_release(&o2);
