@@ -170,9 +170,15 @@ static bool shown_elsewhere(const hg_report *rep, const char *key)
 
 void render_header_rest(hg_buf *out, const hg_report *rep, const struct style *st)
 {
-	for (size_t i = 0; i < rep->warnings.len; i++)
-		hg_buf_printf(out, "%s%-11s %s%s\n", st->warn, "warning", rep->warnings.items[i],
-			      st->reset);
+	for (size_t i = 0; i < rep->warnings.len; i++) {
+		const char *w = rep->warnings.items[i];
+		hg_buf_puts(out, st->warn);
+		render_wrap(out, "warning     ", "            ", w, strlen(w), st->width);
+		if (*st->reset) { /* the colour ends before the newline, as ever */
+			out->len--;
+			hg_buf_printf(out, "%s\n", st->reset);
+		}
+	}
 	for (size_t i = 0; i < rep->meta_len; i++) {
 		if (shown_elsewhere(rep, rep->meta[i].key))
 			continue;

@@ -174,7 +174,18 @@ void render_threads_json(hg_buf *out, const hg_report *rep, const struct render_
 		}
 		hg_buf_putc(out, ']');
 	}
-	hg_buf_puts(out, "],\"stats\":[");
+	hg_buf_puts(out, "],\"exceptions\":[");
+	for (size_t i = 0; i < rep->n_exceptions; i++) {
+		const hg_exception *e = &rep->exceptions[i];
+		hg_buf_puts(out, i ? ",{" : "{");
+		json_str(out, "type", e->type, false);
+		json_str(out, "message", e->message, true);
+		json_long(out, "thread", e->thread);
+		hg_buf_putc(out, '}');
+	}
+	hg_buf_putc(out, ']');
+	json_str(out, "reason", rep->reason, true);
+	hg_buf_puts(out, ",\"stats\":[");
 	for (size_t i = 0; i < rep->n_stats; i++) {
 		hg_buf_puts(out, i ? ",{" : "{");
 		json_str(out, "group", rep->stats[i].group, false);
