@@ -56,21 +56,44 @@ static void native_text(hg_buf *out, const hg_frame *f, int level)
 		hg_buf_puts(out, f->text);
 }
 
+/* ".method(File.java:12)", the file shortened when short_file is set. */
+static void java_tail(hg_buf *tail, const hg_frame *f, bool short_file)
+{
+	static const char r8[] = "r8-map-id-";
+	hg_buf_printf(tail, ".%s", f->method ? f->method : "?");
+	if (!f->file && f->line < 0)
+		return;
+	hg_buf_putc(tail, '(');
+	if (f->file && short_file && !strncmp(f->file, r8, sizeof r8 - 1) &&
+	    strlen(f->file) > sizeof r8 - 1 + 8)
+		hg_buf_printf(tail, "%.*s…", (int)(sizeof r8 - 1 + 8), f->file);
+	else if (f->file && short_file)
+		hg_buf_puts(tail, "…");
+	else if (f->file)
+		hg_buf_puts(tail, f->file);
+	if (f->line >= 0)
+		hg_buf_printf(tail, ":%ld", f->line);
+	hg_buf_putc(tail, ')');
+}
+
 /* One frame in avail columns (0: no limit), as short as it must be. */
 static void frame_text(hg_buf *out, const hg_frame *f, int avail)
 {
 	hg_buf tail;
 	hg_buf_init(&tail);
 	if (f->kind == HG_FRAME_JAVA) {
-		hg_buf_printf(&tail, ".%s", f->method ? f->method : "?");
-		if (f->file || f->line >= 0) {
-			hg_buf_printf(&tail, "(%s", f->file ? f->file : "");
-			if (f->line >= 0)
-				hg_buf_printf(&tail, ":%ld", f->line);
-			hg_buf_putc(&tail, ')');
-		}
 		const char *cls = f->cls ? f->cls : "?";
-		render_fit_name(out, "at ", cls, strlen(cls), tail.data ? tail.data : "", avail);
+		size_t start = out->len;
+		/* Last of all the source file goes: "r8-map-id-2ba4f78b…", "…". */
+		for (int short_file = 0; short_file < 2; short_file++) {
+			out->len = start;
+			hg_buf_reset(&tail);
+			java_tail(&tail, f, short_file);
+			render_fit_name(out, "at ", cls, strlen(cls), tail.data ? tail.data : "", avail);
+			if (avail <= 0 || !f->file ||
+			    render_cols(out->data + start, out->len - start) <= (size_t)avail)
+				break;
+		}
 	} else {
 		for (int level = 0; level <= 3; level++) {
 			hg_buf_reset(&tail);

@@ -189,12 +189,49 @@ static int rename_lock(hg_lock *l, hg_arena *arena, const hg_proguard *const *ma
 	return rc;
 }
 
+/* The R8 map id the report's frames name ("r8-map-id-<id>" as source
+ * file), or NULL: the first one. */
+static const char *report_map_id(const hg_report *rep)
+{
+	static const char tag[] = "r8-map-id-";
+	for (size_t i = 0; i < rep->threads.n; i++) {
+		const hg_thread *t = &rep->threads.items[i];
+		for (size_t k = 0; k < t->n_frames; k++) {
+			const char *file = t->frames[k].file;
+			if (file && strncmp(file, tag, sizeof tag - 1) == 0 && file[sizeof tag - 1])
+				return file + sizeof tag - 1;
+		}
+	}
+	return NULL;
+}
+
+/* A report built with another mapping than those given retraces into
+ * wrong names without a sign: say so, naming both ids. */
+static int check_map_id(hg_report *rep, const hg_proguard *const *maps, size_t n_maps)
+{
+	const char *id = report_map_id(rep);
+	const hg_proguard *other = NULL;
+	for (size_t i = 0; id && i < n_maps; i++) {
+		if (maps[i]->map_id && strcmp(maps[i]->map_id, id) == 0)
+			return 0;
+		if (maps[i]->map_id && !other)
+			other = maps[i];
+	}
+	if (!other)
+		return 0; /* no id to compare with: nothing to say */
+	return hg_strlist_addf(&rep->warnings, rep->arena, "the report's frames name R8 map id %.80s "
+			       "(r8-map-id-... source files), but %s has pg_map_id %.80s%s: the names "
+			       "may be wrong", id, other->name ? other->name : "the mapping",
+			       other->map_id, n_maps > 1 ? " (and no mapping given has the report's)"
+							 : "");
+}
+
 int hg_report_retrace(hg_report *rep, const hg_proguard *const *maps, size_t n_maps)
 {
 	if (!rep || !n_maps || rep->error)
 		return 0;
 	struct rt_out o = {0}, o2 = {0};
-	int rc = 0;
+	int rc = check_map_id(rep, maps, n_maps);
 	for (size_t i = 0; i < rep->threads.n && rc == 0; i++) {
 		hg_thread *t = &rep->threads.items[i];
 		rc = retrace_thread(t, rep->arena, maps, n_maps, &o, &o2);
