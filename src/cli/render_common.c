@@ -114,7 +114,9 @@ void render_time_line(hg_buf *out, const hg_report *rep, const struct style *st)
 		hg_buf_puts(&b, "unknown (written \"");
 	else
 		hg_buf_puts(&b, rep->time);
-	if (w && (!rep->time || strcmp(w, rep->time) != 0)) {
+	/* Seconds or microseconds since 1970 say nothing more than the time. */
+	bool epoch = rep->time && w && *w && strspn(w, "0123456789") == strlen(w);
+	if (w && !epoch && (!rep->time || strcmp(w, rep->time) != 0)) {
 		hg_buf_puts(&b, rep->time ? " (written " : "");
 		hg_buf_add(&b, w, strcspn(w, "\r\n"));
 		hg_buf_puts(&b, rep->time ? ")" : "\", which cannot be read)");
@@ -168,8 +170,18 @@ static bool shown_elsewhere(const hg_report *rep, const char *key)
 	return false;
 }
 
+/* A KSCrash report's objects (system, report, error) are read into the
+ * header's own lines; as JSON they stay whole in -f json. */
+static bool raw_object(const hg_report *rep, const hg_meta_field *m)
+{
+	return rep->format == HG_FORMAT_KSCRASH && (m->json[0] == '{' || m->json[0] == '[');
+}
+
 void render_header_rest(hg_buf *out, const hg_report *rep, const struct style *st)
 {
+	for (size_t i = 0; i < rep->n_stats; i++)
+		if (rep->stats[i].group && !strcmp(rep->stats[i].group, "header"))
+			render_meta_line(out, rep->stats[i].name, rep->stats[i].value, st);
 	for (size_t i = 0; i < rep->warnings.len; i++) {
 		const char *w = rep->warnings.items[i];
 		hg_buf_puts(out, st->warn);
@@ -180,7 +192,7 @@ void render_header_rest(hg_buf *out, const hg_report *rep, const struct style *s
 		}
 	}
 	for (size_t i = 0; i < rep->meta_len; i++) {
-		if (shown_elsewhere(rep, rep->meta[i].key))
+		if (shown_elsewhere(rep, rep->meta[i].key) || raw_object(rep, &rep->meta[i]))
 			continue;
 		/* Matrix's and APM's "time": in UTC, as the other formats' */
 		if (!strcmp(rep->meta[i].key, "time") && (rep->time || rep->time_written))

@@ -478,9 +478,13 @@ void render_stats_tree(hg_buf *out, const hg_report *rep, const struct style *st
 	if (fps_table(out, rep, st))
 		return;
 	const char *group = NULL;
-	hg_buf_putc(out, '\n');
+	size_t shown = 0;
 	for (size_t i = 0; i < rep->n_stats; i++) {
 		const hg_stat *s = &rep->stats[i];
+		if (s->group && !strcmp(s->group, "header"))
+			continue; /* in the header (render_header_rest) */
+		if (!shown++)
+			hg_buf_putc(out, '\n');
 		if (!group || !s->group || strcmp(group, s->group) != 0) {
 			group = s->group;
 			hg_buf_printf(out, "%s%s%s\n", st->bold, group ? group : "", st->reset);
