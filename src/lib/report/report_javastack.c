@@ -96,8 +96,8 @@ int js_add_exception(struct js *j, const char *s, size_t n, bool cause)
 	if (!type || (colon && colon + 2 < s + n && !msg) ||
 	    hg_report_add_exception(rep, type, msg, thread) != 0)
 		return HG_ENOMEM;
-	if (!cause)
-		j->chain_owner = j->owner;
+	if (!cause) /* the thread is known now, or when its first frame comes */
+		j->chain_owner = thread >= 0 ? t->name : NULL;
 	j->exc_pending = thread < 0 ? (long)rep->n_exceptions - 1 : -1;
 	return HANDLED;
 }
@@ -111,10 +111,13 @@ static int add_frame(struct js *j, const struct line *ln, const hg_frame *f)
 			return HG_ENOMEM;
 		if (!cause)
 			j->owner = t->name;
-		else
-			t->flags |= HG_THREAD_CAUSE;
-		if (j->exc_pending >= 0) /* the exception these frames are the trace of */
+		if (j->exc_pending >= 0) { /* the exception these frames are the trace of */
 			j->rep->exceptions[j->exc_pending].thread = j->cur;
+			if (cause)
+				t->flags |= HG_THREAD_CAUSE;
+			else
+				j->chain_owner = t->name;
+		}
 		j->exc_pending = -1;
 	}
 	if (j->frames >= j->ctx->limits.max_stack_lines) {
