@@ -82,15 +82,23 @@ static bool whole_value(const char *key)
 void render_meta_line(hg_buf *out, const char *key, const char *value, const struct style *st)
 {
 	size_t len = strcspn(value, "\r\n");
+	if (st->width > 0 && !strcmp(key, "scene") && !strchr(value, ' ') && value[len] == '\0') {
+		hg_buf_printf(out, "%-11s ", key); /* a class: shortened by its package */
+		render_fit_symbol(out, "", value, st->width > 12 + RENDER_MIN_ROOM ? st->width - 12
+										 : RENDER_MIN_ROOM);
+		hg_buf_putc(out, '\n');
+		return;
+	}
 	if (whole_value(key) && value[len] == '\0') {
 		char first[32];
 		snprintf(first, sizeof first, "%-11s ", key);
 		render_wrap(out, first, "            ", value, len, st->width);
 		return;
 	}
-	size_t most = META_WIDTH;
-	if (st->width > 0) /* the key's 12 columns and " ..." */
-		most = st->width > 12 + 4 + RENDER_MIN_ROOM ? (size_t)st->width - 16 : RENDER_MIN_ROOM;
+	size_t most = META_WIDTH, key_cols = strlen(key) < 11 ? 12 : strlen(key) + 1;
+	if (st->width > 0) /* the key's columns and " ..." */
+		most = (size_t)st->width > key_cols + 4 + RENDER_MIN_ROOM ? (size_t)st->width - key_cols - 4
+									  : RENDER_MIN_ROOM;
 	most = most < META_WIDTH ? most : META_WIDTH;
 	bool cut = render_cols(value, len) > most || value[len] != '\0';
 	if (render_cols(value, len) > most) {
@@ -131,7 +139,12 @@ void render_header(hg_buf *out, const hg_report *rep, const struct style *st)
 	hg_buf_printf(out, "%s== %s", st->bold, rep->source);
 	if (rep->line > 0)
 		hg_buf_printf(out, ":%ld", rep->line);
-	hg_buf_printf(out, " (report %ld) ==%s\n", rep->number, st->reset);
+	char number[48];
+	snprintf(number, sizeof number, " (report %ld) ==", rep->number);
+	/* narrow: the number under the path, which is never cut */
+	bool fits = st->width <= 0 || render_cols(rep->source, strlen(rep->source)) + 3 + 12 +
+					      strlen(number) <= (size_t)st->width;
+	hg_buf_printf(out, "%s%s%s\n", fits ? "" : "\n  ", number + !fits, st->reset);
 	const char *detail = rep->anr_type ? rep->anr_type : rep->detail;
 	hg_buf_printf(out, "%-11s %s%s%s%s\n", "kind", hg_report_kind_name(rep->kind),
 		      detail ? " (" : "", detail ? detail : "", detail ? ")" : "");

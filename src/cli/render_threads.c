@@ -95,11 +95,23 @@ static void frame_text(hg_buf *out, const hg_frame *f, int avail)
 				break;
 		}
 	} else {
-		for (int level = 0; level <= 3; level++) {
+		bool fits = false;
+		for (int level = 0; level <= 3 && !fits; level++) {
 			hg_buf_reset(&tail);
 			native_text(&tail, f, level);
-			if (avail <= 0 || tail.failed || render_cols(tail.data, tail.len) <= (size_t)avail)
-				break;
+			fits = avail <= 0 || tail.failed || render_cols(tail.data, tail.len) <= (size_t)avail;
+		}
+		if (!fits && f->symbol) { /* a JIT'd Java method: "a.b.C.m+12", by its package */
+			hg_frame bare = *f;
+			bare.symbol = bare.method = NULL;
+			bare.has_offset = false;
+			bare.text = NULL;
+			hg_buf_reset(&tail);
+			native_text(&tail, &bare, 3);
+			hg_buf_puts(&tail, " (");
+			int rest = avail - (int)render_cols(tail.data, tail.len) - 1;
+			render_fit_symbol(&tail, "", f->symbol, rest > RENDER_MIN_ROOM ? rest : RENDER_MIN_ROOM);
+			hg_buf_putc(&tail, ')');
 		}
 		hg_buf_add(out, tail.data, tail.len);
 	}
@@ -489,7 +501,20 @@ void render_stats_tree(hg_buf *out, const hg_report *rep, const struct style *st
 			group = s->group;
 			hg_buf_printf(out, "%s%s%s\n", st->bold, group ? group : "", st->reset);
 		}
-		hg_buf_printf(out, "  %-28s %12s\n", s->name, s->value);
+		size_t cols = 2 + 28 + 1 + 12;
+		size_t vc = render_cols(s->value, strlen(s->value)), nc = render_cols(s->name, strlen(s->name));
+		cols = (nc > 28 ? nc : 28) + (vc > 12 ? vc : 12) + 3;
+		if (st->width > 0 && cols > (size_t)st->width) { /* narrow: the value after the name */
+			hg_buf first;
+			hg_buf_init(&first);
+			hg_buf_printf(&first, "  %s  ", s->name);
+			render_wrap(out, first.data ? first.data : "", "    ", s->value, strlen(s->value),
+				    st->width);
+			out->failed |= first.failed;
+			hg_buf_release(&first);
+		} else {
+			hg_buf_printf(out, "  %-28s %12s\n", s->name, s->value);
+		}
 	}
 }
 

@@ -265,12 +265,29 @@ static void stack_header(hg_buf *out, const hg_report *rep, const struct view *v
 	if (v->key >= 0) {
 		const hg_method_item *k = &v->s->items[v->key];
 		const char *sym = item_symbol(rep, k);
-		hg_buf_printf(out, "%-11s %s", "StackKey", st->key);
-		if (sym)
-			hg_buf_printf(out, "%s  (#%d)", sym, k->id);
-		else
-			hg_buf_printf(out, "#%d", k->id);
-		hg_buf_printf(out, "%s  %d ms at depth %d\n", st->reset, k->cost, k->depth);
+		hg_buf b;
+		hg_buf_init(&b);
+		int avail = st->width > 12 + RENDER_MIN_ROOM ? st->width - 12 : st->width ? RENDER_MIN_ROOM : 0;
+		if (sym) {
+			render_fit_symbol(&b, "", sym, avail);
+			hg_buf_printf(&b, "  (#%d)", k->id);
+		} else {
+			hg_buf_printf(&b, "#%d", k->id);
+		}
+		size_t name_len = b.len;
+		hg_buf_printf(&b, "  %d ms at depth %d", k->cost, k->depth);
+		hg_buf line;
+		hg_buf_init(&line);
+		render_wrap(&line, "StackKey    ", "            ", b.data, b.len, st->width);
+		/* the key's colour over its name, as ever */
+		if (!line.failed && !b.failed && line.len > 12 + name_len) {
+			hg_buf_printf(out, "StackKey    %s%.*s%s%.*s", st->key, (int)name_len, line.data + 12,
+				      st->reset, (int)(line.len - 12 - name_len), line.data + 12 + name_len);
+		} else {
+			out->failed |= line.failed | b.failed;
+		}
+		hg_buf_release(&line);
+		hg_buf_release(&b);
 	} else {
 		hg_buf_printf(out, "%-11s (none: the stack is empty)\n", "StackKey");
 	}
