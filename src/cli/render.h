@@ -84,7 +84,7 @@ void render_threads_json(hg_buf *out, const hg_report *rep, const struct render_
 /* ---- fitting text to the width (render_width.c) ---- */
 
 #define RENDER_MAX_WIDTH 100000 /* wider is no limit */
-#define RENDER_MIN_ROOM 8       /* text columns a wrapped line keeps, however narrow */
+#define RENDER_MIN_ROOM 20      /* text columns a wrapped line keeps, however narrow */
 
 /* The width for fd: a terminal's (TIOCGWINSZ, else $COLUMNS, else 80);
  * 0 (no limit) when fd is no terminal, so that grep sees whole lines. */

@@ -159,7 +159,10 @@ void render_wrap(hg_buf *out, const char *first, const char *cont, const char *s
 		size_t n = break_at(s, len, line1 ? room1 : room, &blank);
 		if (!line1)
 			hg_buf_puts(out, cont);
-		hg_buf_visible(out, s, n);
+		size_t shown = n;
+		while (shown > 0 && s[shown - 1] == ' ')
+			shown--; /* no blanks at a line's end */
+		hg_buf_visible(out, s, shown);
 		hg_buf_putc(out, '\n');
 		s += n + blank;
 		len -= n + blank;
