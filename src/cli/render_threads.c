@@ -13,6 +13,8 @@
 const char *const render_flag_names[RENDER_N_FLAGS] = {"main", "blamed", "blocks main",
 						       "deadlocked", "idle", "reporter", "cause"};
 
+#define NATIVE_FULL_WIDTH 116 /* frame columns (a 120-column line) that show 16-digit pcs */
+
 /* What drawing one report's threads needs. */
 struct draw {
 	hg_buf *out;
@@ -35,16 +37,15 @@ static void image_text(hg_buf *out, const char *image, bool short_form)
 	}
 }
 
-/* A native frame, shortened by `level`: 1 the image's folders, 2 the pc's
- * leading zeros, 3 the "pc " word. */
-static void native_text(hg_buf *out, const hg_frame *f, int level)
+/* A native frame: the pc without its leading zeros when short_pc, the
+ * image without its folders when short_image. */
+static void native_text(hg_buf *out, const hg_frame *f, bool short_pc, bool short_image)
 {
 	if (f->has_pc)
-		hg_buf_printf(out, level >= 2 ? "%s0x%" PRIx64 : "%s0x%016" PRIx64,
-			      level >= 3 ? "" : "pc ", f->pc);
+		hg_buf_printf(out, short_pc ? "pc 0x%" PRIx64 : "pc 0x%016" PRIx64, f->pc);
 	if (f->image) {
 		hg_buf_puts(out, f->has_pc ? "  " : "");
-		image_text(out, f->image, level >= 1);
+		image_text(out, f->image, short_image);
 	}
 	if (f->symbol)
 		hg_buf_printf(out, " (%s)", f->symbol);
@@ -95,10 +96,12 @@ static void frame_text(hg_buf *out, const hg_frame *f, int avail)
 				break;
 		}
 	} else {
-		bool fits = false;
-		for (int level = 0; level <= 3 && !fits; level++) {
+		/* Narrower than a 16-digit pc reads well, every pc of the report
+		 * loses its zeros, so that frames stay in columns. */
+		bool short_pc = avail > 0 && avail < NATIVE_FULL_WIDTH, fits = false;
+		for (int level = 0; level <= 1 && !fits; level++) {
 			hg_buf_reset(&tail);
-			native_text(&tail, f, level);
+			native_text(&tail, f, short_pc, level == 1);
 			fits = avail <= 0 || tail.failed || render_cols(tail.data, tail.len) <= (size_t)avail;
 		}
 		if (!fits && f->symbol) { /* a JIT'd Java method: "a.b.C.m+12", by its package */
@@ -107,7 +110,7 @@ static void frame_text(hg_buf *out, const hg_frame *f, int avail)
 			bare.has_offset = false;
 			bare.text = NULL;
 			hg_buf_reset(&tail);
-			native_text(&tail, &bare, 3);
+			native_text(&tail, &bare, short_pc, true);
 			hg_buf_puts(&tail, " (");
 			int rest = avail - (int)render_cols(tail.data, tail.len) - 1;
 			render_fit_symbol(&tail, "", f->symbol, rest > RENDER_MIN_ROOM ? rest : RENDER_MIN_ROOM);
