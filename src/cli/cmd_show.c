@@ -199,7 +199,7 @@ static void on_node(void *user, const struct show_node *n)
 		/* the 31 columns of counts, the indent, then the name as fits */
 		int avail = s->width > 0 ? s->width - 31 - indent : 0;
 		render_fit_symbol(&name, "", n->symbol,
-				  s->width > 0 && avail < RENDER_MIN_ROOM ? RENDER_MIN_ROOM : avail);
+				  s->width > 0 && avail < RENDER_MIN_ROOM ? RENDER_MIN_ROOM : avail, "…");
 		printf("%8s %10s %8s %c %*s%.*s\n", reports, total, max, n->key ? '*' : ' ', indent, "",
 		       (int)name.len, name.data ? name.data : "");
 		hg_buf_release(&name);

@@ -52,6 +52,7 @@ struct style {
 	const char *bold, *dim, *key, *warn, *reset;
 	const char *tee, *elbow, *pipe, *blank, *key_tag, *times;
 	int width;         /* render_opts.width: 0 = no limit */
+	const char *ellipsis; /* what stands for text left out: "…", "..." with --ascii */
 };
 
 struct style render_style(const struct render_opts *opts);
@@ -96,12 +97,13 @@ bool render_parse_width(const char *s, int *out);
 size_t render_cols(const char *s, size_t len);
 /* lead + cls[0..cls_len) + tail, in avail columns if it can be done by
  * shortening cls's package ("com.example.ui.Foo" -> "c.e.ui.Foo" ->
- * "c.e.u.Foo" -> "…Foo"), then dropping lead; never the class or method
+ * "c.e.u.Foo" -> "…Foo", ellipsis standing for "…"), then dropping lead; never the class or method
  * name (avail <= 0: no limit). */
 void render_fit_name(hg_buf *out, const char *lead, const char *cls, size_t cls_len,
-		     const char *tail, int avail);
+		     const char *tail, int avail, const char *ellipsis);
 /* The same for a symbol "a.b.C.m(args)" (a method stack's frame). */
-void render_fit_symbol(hg_buf *out, const char *lead, const char *sym, int avail);
+void render_fit_symbol(hg_buf *out, const char *lead, const char *sym, int avail,
+		       const char *ellipsis);
 /* first + s[0..len) wrapped at blanks to width columns (0: one line), the
  * lines after the first starting with cont; each line ends with '\n'. */
 void render_wrap(hg_buf *out, const char *first, const char *cont, const char *s, size_t len,

@@ -47,14 +47,15 @@ void render_error_json(hg_buf *out, const hg_report *rep)
 }
 
 static const struct style plain_unicode = {"", "", "", "", "", "├─ ", "└─ ", "│  ", "   ",
-					   "  ◀ StackKey", "×", 0};
+					   "  ◀ StackKey", "×", 0, "…"};
 static const struct style plain_ascii = {"", "", "", "", "", "|- ", "`- ", "|  ", "   ",
-					 "  <= StackKey", "x", 0};
+					 "  <= StackKey", "x", 0, "..."};
 
 struct style render_style(const struct render_opts *opts)
 {
 	struct style s = opts->ascii ? plain_ascii : plain_unicode;
 	s.width = opts->width;
+	s.ellipsis = opts->ascii ? "..." : "…";
 	if (opts->color) {
 		s.bold = "\033[1m";
 		s.dim = "\033[2m";
@@ -84,8 +85,9 @@ void render_meta_line(hg_buf *out, const char *key, const char *value, const str
 	size_t len = strcspn(value, "\r\n");
 	if (st->width > 0 && !strcmp(key, "scene") && !strchr(value, ' ') && value[len] == '\0') {
 		hg_buf_printf(out, "%-11s ", key); /* a class: shortened by its package */
-		render_fit_symbol(out, "", value, st->width > 12 + RENDER_MIN_ROOM ? st->width - 12
-										 : RENDER_MIN_ROOM);
+		render_fit_symbol(out, "", value,
+				  st->width > 12 + RENDER_MIN_ROOM ? st->width - 12 : RENDER_MIN_ROOM,
+				  st->ellipsis);
 		hg_buf_putc(out, '\n');
 		return;
 	}

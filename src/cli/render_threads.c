@@ -26,11 +26,11 @@ struct draw {
 };
 
 /* An image path's last part, "…/libc.so", when short is set. */
-static void image_text(hg_buf *out, const char *image, bool short_form)
+static void image_text(hg_buf *out, const char *image, bool short_form, const char *ellipsis)
 {
 	const char *slash = short_form ? strrchr(image, '/') : NULL;
 	if (slash && slash[1] && slash != image) {
-		hg_buf_puts(out, "…");
+		hg_buf_puts(out, ellipsis);
 		hg_buf_puts(out, slash);
 	} else {
 		hg_buf_puts(out, image);
@@ -39,13 +39,14 @@ static void image_text(hg_buf *out, const char *image, bool short_form)
 
 /* A native frame: the pc without its leading zeros when short_pc, the
  * image without its folders when short_image. */
-static void native_text(hg_buf *out, const hg_frame *f, bool short_pc, bool short_image)
+static void native_text(hg_buf *out, const hg_frame *f, bool short_pc, bool short_image,
+			const char *ellipsis)
 {
 	if (f->has_pc)
 		hg_buf_printf(out, short_pc ? "pc 0x%" PRIx64 : "pc 0x%016" PRIx64, f->pc);
 	if (f->image) {
 		hg_buf_puts(out, f->has_pc ? "  " : "");
-		image_text(out, f->image, short_image);
+		image_text(out, f->image, short_image, ellipsis);
 	}
 	if (f->symbol)
 		hg_buf_printf(out, " (%s)", f->symbol);
@@ -58,7 +59,7 @@ static void native_text(hg_buf *out, const hg_frame *f, bool short_pc, bool shor
 }
 
 /* ".method(File.java:12)", the file shortened when short_file is set. */
-static void java_tail(hg_buf *tail, const hg_frame *f, bool short_file)
+static void java_tail(hg_buf *tail, const hg_frame *f, bool short_file, const char *ellipsis)
 {
 	static const char r8[] = "r8-map-id-";
 	hg_buf_printf(tail, ".%s", f->method ? f->method : "?");
@@ -67,9 +68,9 @@ static void java_tail(hg_buf *tail, const hg_frame *f, bool short_file)
 	hg_buf_putc(tail, '(');
 	if (f->file && short_file && !strncmp(f->file, r8, sizeof r8 - 1) &&
 	    strlen(f->file) > sizeof r8 - 1 + 8)
-		hg_buf_printf(tail, "%.*s…", (int)(sizeof r8 - 1 + 8), f->file);
+		hg_buf_printf(tail, "%.*s%s", (int)(sizeof r8 - 1 + 8), f->file, ellipsis);
 	else if (f->file && short_file)
-		hg_buf_puts(tail, "…");
+		hg_buf_puts(tail, ellipsis);
 	else if (f->file)
 		hg_buf_puts(tail, f->file);
 	if (f->line >= 0)
@@ -78,7 +79,7 @@ static void java_tail(hg_buf *tail, const hg_frame *f, bool short_file)
 }
 
 /* One frame in avail columns (0: no limit), as short as it must be. */
-static void frame_text(hg_buf *out, const hg_frame *f, int avail)
+static void frame_text(hg_buf *out, const hg_frame *f, int avail, const char *ellipsis)
 {
 	hg_buf tail;
 	hg_buf_init(&tail);
@@ -89,8 +90,9 @@ static void frame_text(hg_buf *out, const hg_frame *f, int avail)
 		for (int short_file = 0; short_file < 2; short_file++) {
 			out->len = start;
 			hg_buf_reset(&tail);
-			java_tail(&tail, f, short_file);
-			render_fit_name(out, "at ", cls, strlen(cls), tail.data ? tail.data : "", avail);
+			java_tail(&tail, f, short_file, ellipsis);
+			render_fit_name(out, "at ", cls, strlen(cls), tail.data ? tail.data : "", avail,
+					ellipsis);
 			if (avail <= 0 || !f->file ||
 			    render_cols(out->data + start, out->len - start) <= (size_t)avail)
 				break;
@@ -101,7 +103,7 @@ static void frame_text(hg_buf *out, const hg_frame *f, int avail)
 		bool short_pc = avail > 0 && avail < NATIVE_FULL_WIDTH, fits = false;
 		for (int level = 0; level <= 1 && !fits; level++) {
 			hg_buf_reset(&tail);
-			native_text(&tail, f, short_pc, level == 1);
+			native_text(&tail, f, short_pc, level == 1, ellipsis);
 			fits = avail <= 0 || tail.failed || render_cols(tail.data, tail.len) <= (size_t)avail;
 		}
 		if (!fits && f->symbol) { /* a JIT'd Java method: "a.b.C.m+12", by its package */
@@ -110,10 +112,11 @@ static void frame_text(hg_buf *out, const hg_frame *f, int avail)
 			bare.has_offset = false;
 			bare.text = NULL;
 			hg_buf_reset(&tail);
-			native_text(&tail, &bare, short_pc, true);
+			native_text(&tail, &bare, short_pc, true, ellipsis);
 			hg_buf_puts(&tail, " (");
 			int rest = avail - (int)render_cols(tail.data, tail.len) - 1;
-			render_fit_symbol(&tail, "", f->symbol, rest > RENDER_MIN_ROOM ? rest : RENDER_MIN_ROOM);
+			render_fit_symbol(&tail, "", f->symbol, rest > RENDER_MIN_ROOM ? rest : RENDER_MIN_ROOM,
+					  ellipsis);
 			hg_buf_putc(&tail, ')');
 		}
 		hg_buf_add(out, tail.data, tail.len);
@@ -124,7 +127,7 @@ static void frame_text(hg_buf *out, const hg_frame *f, int avail)
 
 /* "Class.method" of a frame (its class without the package), for the
  * line that says what a recursion repeats. */
-static void short_name(hg_buf *out, const hg_frame *f)
+static void short_name(hg_buf *out, const hg_frame *f, const char *ellipsis)
 {
 	if (f->kind == HG_FRAME_JAVA && f->cls) {
 		const char *dot = strrchr(f->cls, '.');
@@ -132,7 +135,7 @@ static void short_name(hg_buf *out, const hg_frame *f)
 	} else if (f->method || f->symbol) {
 		hg_buf_puts(out, f->method ? f->method : f->symbol);
 	} else if (f->image) {
-		image_text(out, f->image, true);
+		image_text(out, f->image, true, ellipsis);
 		if (f->has_offset)
 			hg_buf_printf(out, " +0x%" PRIx64, f->offset);
 	} else {
@@ -196,12 +199,12 @@ static void fold_line(const struct draw *d, const hg_thread *t, const struct fra
 	hg_buf b;
 	hg_buf_init(&b);
 	bool ascii = d->opts->ascii;
-	hg_buf_printf(&b, "%s %zu more time%s: ", ascii ? "..." : "…", fo->times,
+	hg_buf_printf(&b, "%s %zu more time%s: ", d->st->ellipsis, fo->times,
 		      fo->times == 1 ? "" : "s");
 	for (size_t k = fo->first - fo->period; k < fo->first; k++) {
 		if (k > fo->first - fo->period)
 			hg_buf_puts(&b, ascii ? " -> " : " → ");
-		short_name(&b, &t->frames[k]);
+		short_name(&b, &t->frames[k], d->st->ellipsis);
 	}
 	hg_buf_printf(&b, " (%zu frames)", fo->n);
 	wrapped(d, d->indent, b.data ? b.data : "", b.len, d->st->dim);
@@ -226,7 +229,7 @@ static void frame_line(const struct draw *d, const hg_thread *t, size_t i)
 			(int)render_cols(times, strlen(times));
 		avail = avail > RENDER_MIN_ROOM ? avail : RENDER_MIN_ROOM;
 	}
-	frame_text(d->out, f, avail);
+	frame_text(d->out, f, avail, d->st->ellipsis);
 	hg_buf_puts(d->out, times);
 	hg_buf_putc(d->out, '\n');
 	render_flush_point(d->out, d->opts);
@@ -449,7 +452,7 @@ void render_crash_lines(hg_buf *out, const hg_report *rep, const struct style *s
 			hg_buf_reset(&b);
 			int avail = st->width > 0 ? st->width - 14 : 0;
 			frame_text(&b, &rep->threads.items[ti].frames[0],
-				   avail > 0 && avail < RENDER_MIN_ROOM ? RENDER_MIN_ROOM : avail);
+				   avail > 0 && avail < RENDER_MIN_ROOM ? RENDER_MIN_ROOM : avail, st->ellipsis);
 			hg_buf_printf(out, "              %.*s\n", (int)b.len, b.data ? b.data : "");
 		}
 		out->failed |= b.failed;

@@ -183,7 +183,8 @@ static void frame_line(hg_buf *out, const hg_report *rep, const struct view *v, 
 		snprintf(calls, sizeof calls, " %s%d", st->times, it->count);
 	avail -= avail ? (int)render_cols(calls, strlen(calls)) : 0;
 	if (sym)
-		render_fit_symbol(out, "", sym, avail > RENDER_MIN_ROOM || !avail ? avail : RENDER_MIN_ROOM);
+		render_fit_symbol(out, "", sym, avail > RENDER_MIN_ROOM || !avail ? avail : RENDER_MIN_ROOM,
+				  st->ellipsis);
 	else
 		hg_buf_printf(out, "#%d", it->id);
 	hg_buf_puts(out, calls);
@@ -269,7 +270,7 @@ static void stack_header(hg_buf *out, const hg_report *rep, const struct view *v
 		hg_buf_init(&b);
 		int avail = st->width > 12 + RENDER_MIN_ROOM ? st->width - 12 : st->width ? RENDER_MIN_ROOM : 0;
 		if (sym) {
-			render_fit_symbol(&b, "", sym, avail);
+			render_fit_symbol(&b, "", sym, avail, st->ellipsis);
 			hg_buf_printf(&b, "  (#%d)", k->id);
 		} else {
 			hg_buf_printf(&b, "#%d", k->id);

@@ -44,7 +44,7 @@ size_t render_cols(const char *s, size_t len)
 /* lead + cls (its first `abbrev` package segments cut to their initial;
  * with `drop`, its whole package as "…") + tail. */
 static void build_name(hg_buf *b, const char *lead, const char *cls, size_t cls_len,
-		       const char *tail, size_t abbrev, bool drop)
+		       const char *tail, size_t abbrev, bool drop, const char *ellipsis)
 {
 	hg_buf_reset(b);
 	hg_buf_puts(b, lead);
@@ -53,7 +53,7 @@ static void build_name(hg_buf *b, const char *lead, const char *cls, size_t cls_
 		if (cls[i] == '.')
 			simple = cls + i + 1;
 	if (drop && simple > cls) {
-		hg_buf_puts(b, "…");
+		hg_buf_puts(b, ellipsis);
 	} else {
 		size_t seg = 0;
 		for (const char *p = cls; p < simple;) {
@@ -71,7 +71,7 @@ static void build_name(hg_buf *b, const char *lead, const char *cls, size_t cls_
 }
 
 void render_fit_name(hg_buf *out, const char *lead, const char *cls, size_t cls_len,
-		     const char *tail, int avail)
+		     const char *tail, int avail, const char *ellipsis)
 {
 	size_t full = render_cols(lead, strlen(lead)) + render_cols(cls, cls_len) +
 		      render_cols(tail, strlen(tail));
@@ -91,7 +91,7 @@ void render_fit_name(hg_buf *out, const char *lead, const char *cls, size_t cls_
 	bool fits = false;
 	for (size_t k = 1; k <= segs + 2 && !fits; k++) {
 		bool drop = k > segs;
-		build_name(&b, k == segs + 2 ? "" : lead, cls, cls_len, tail, k, drop);
+		build_name(&b, k == segs + 2 ? "" : lead, cls, cls_len, tail, k, drop, ellipsis);
 		fits = !b.failed && render_cols(b.data, b.len) <= (size_t)avail;
 	}
 	hg_buf_add(out, b.data, b.len);
@@ -99,7 +99,8 @@ void render_fit_name(hg_buf *out, const char *lead, const char *cls, size_t cls_
 	hg_buf_release(&b);
 }
 
-void render_fit_symbol(hg_buf *out, const char *lead, const char *sym, int avail)
+void render_fit_symbol(hg_buf *out, const char *lead, const char *sym, int avail,
+		       const char *ellipsis)
 {
 	/* "a.b.C.m(args)": the class ends at the last dot before the
 	 * arguments; a symbol with no dot there is shown whole. */
@@ -112,7 +113,7 @@ void render_fit_symbol(hg_buf *out, const char *lead, const char *sym, int avail
 		hg_buf_puts(out, sym);
 		return;
 	}
-	render_fit_name(out, lead, sym, dot - 1, sym + dot - 1, avail);
+	render_fit_name(out, lead, sym, dot - 1, sym + dot - 1, avail, ellipsis);
 }
 
 /* The length of the longest start of s[0..len) that fits in cols columns,

@@ -24,7 +24,7 @@ static char *fit(const char *lead, const char *cls, const char *tail, int avail)
 {
 	hg_buf b;
 	hg_buf_init(&b);
-	render_fit_name(&b, lead, cls, strlen(cls), tail, avail);
+	render_fit_name(&b, lead, cls, strlen(cls), tail, avail, "…");
 	hg_buf_putc(&b, '\0');
 	assert_false(b.failed);
 	return b.data;
@@ -54,17 +54,23 @@ static void test_names_lose_packages_first(void **state)
 	/* narrower still: the class and method are kept whole */
 	assert_fit(cls, tail, 1, "…Foo$Bar.onClick(Foo.kt:12)");
 	assert_fit("Foo", ".m()", 2, "Foo.m()");
+	hg_buf a; /* --ascii: "..." */
+	hg_buf_init(&a);
+	render_fit_name(&a, "at ", cls, strlen(cls), tail, 32, "...");
+	hg_buf_putc(&a, '\0');
+	assert_string_equal(a.data, "at ...Foo$Bar.onClick(Foo.kt:12)");
+	hg_buf_release(&a);
 	char *s = fit("", "", "", 3);
 	assert_string_equal(s, "");
 	free(s);
 	/* a method stack's symbol: the class ends before the last dot */
 	hg_buf b;
 	hg_buf_init(&b);
-	render_fit_symbol(&b, "", "sample.tencent.matrix.trace.TestTraceMainActivity.A()", 36);
+	render_fit_symbol(&b, "", "sample.tencent.matrix.trace.TestTraceMainActivity.A()", 36, "…");
 	hg_buf_putc(&b, '\0');
 	assert_string_equal(b.data, "s.t.m.t.TestTraceMainActivity.A()");
 	hg_buf_reset(&b);
-	render_fit_symbol(&b, "", "native_symbol_without_dots(int)", 5);
+	render_fit_symbol(&b, "", "native_symbol_without_dots(int)", 5, "…");
 	hg_buf_putc(&b, '\0');
 	assert_string_equal(b.data, "native_symbol_without_dots(int)");
 	hg_buf_release(&b);
