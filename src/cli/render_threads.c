@@ -170,7 +170,18 @@ static const char *holder_name(const hg_report *rep, long tid)
 }
 
 /* A lock line in ART's words, with the holder's name when it is known. */
-static void lock_text(const struct draw *d, enum hg_lock_kind kind, const hg_lock *l, long held_by)
+/* Whether t sleeps on l (Thread.sleep), rather than waits on it. */
+static bool sleeps_on(const hg_thread *t, const hg_lock *l)
+{
+	for (size_t i = 0; i < t->n_locks; i++)
+		if (t->locks[i].kind == HG_LOCK_SLEEPING_ON && t->locks[i].lock.addr && l->addr &&
+		    !strcmp(t->locks[i].lock.addr, l->addr))
+			return true;
+	return false;
+}
+
+static void lock_text(const struct draw *d, const hg_thread *t, enum hg_lock_kind kind,
+		      const hg_lock *l, long held_by)
 {
 	static const char *const words[] = {"locked", "waiting to lock", "waiting on", "sleeping on",
 					    "parking to wait for", "locked"};
@@ -180,7 +191,7 @@ static void lock_text(const struct draw *d, enum hg_lock_kind kind, const hg_loc
 	if (l->cls)
 		hg_buf_printf(&b, " (a %s)", l->cls);
 	if (kind == HG_LOCK_RELEASED)
-		hg_buf_puts(&b, ", let go while it waits");
+		hg_buf_puts(&b, sleeps_on(t, l) ? ", let go while it sleeps" : ", let go while it waits");
 	if (kind == HG_LOCK_WAITING_TO_LOCK && held_by >= 0) {
 		const char *holder = holder_name(d->rep, held_by);
 		hg_buf_printf(&b, " held by thread %ld", held_by);
@@ -258,9 +269,9 @@ static const hg_frame_lock **sorted_locks(const hg_thread *t)
 static void graph_locks(const struct draw *d, const hg_thread *t)
 {
 	for (size_t i = 0; i < t->n_held; i++)
-		lock_text(d, HG_LOCK_HELD, &t->held[i], -1);
+		lock_text(d, t, HG_LOCK_HELD, &t->held[i], -1);
 	if (t->waiting.addr)
-		lock_text(d, HG_LOCK_WAITING_TO_LOCK, &t->waiting, t->waiting_held_by);
+		lock_text(d, t, HG_LOCK_WAITING_TO_LOCK, &t->waiting, t->waiting_held_by);
 }
 
 static void thread_frames(const struct draw *d, const hg_thread *t)
@@ -270,7 +281,7 @@ static void thread_frames(const struct draw *d, const hg_thread *t)
 	const hg_frame_lock **locks = sorted_locks(t);
 	size_t n_locks = locks ? t->n_locks : 0;
 	for (; li < n_locks && locks[li]->frame == HG_LOCK_NO_FRAME; li++)
-		lock_text(d, locks[li]->kind, &locks[li]->lock, locks[li]->held_by);
+		lock_text(d, t, locks[li]->kind, &locks[li]->lock, locks[li]->held_by);
 	for (size_t i = 0; i < t->n_frames; i++) {
 		if (fi < n_folds && folds[fi].first == i) {
 			fold_line(d, t, &folds[fi]);
@@ -279,10 +290,10 @@ static void thread_frames(const struct draw *d, const hg_thread *t)
 		}
 		frame_line(d, t, i);
 		for (; li < n_locks && locks[li]->frame <= i; li++)
-			lock_text(d, locks[li]->kind, &locks[li]->lock, locks[li]->held_by);
+			lock_text(d, t, locks[li]->kind, &locks[li]->lock, locks[li]->held_by);
 	}
 	for (; li < n_locks; li++)
-		lock_text(d, locks[li]->kind, &locks[li]->lock, locks[li]->held_by);
+		lock_text(d, t, locks[li]->kind, &locks[li]->lock, locks[li]->held_by);
 	if (!t->n_locks)
 		graph_locks(d, t);
 	else if (!locks)
