@@ -216,11 +216,15 @@ static void on_hidden(void *user, const struct show_node *parent, long depth, in
 	(void)parent;
 	if (s->format != ROWS_TABLE)
 		return;
-	char reason[160];
+	char reason[160], line[256];
 	show_tree_why(&s->opts, s->tree.min_cost, why, reason, sizeof reason);
-	printf("%8s %10" PRId64 " %8s   %*s… %" PRId64 " more node%s, %s\n", "", cost, "",
-	       (int)(2 * (depth < guide_levels(s) ? depth : guide_levels(s))), "", nodes,
-	       nodes == 1 ? "" : "s", reason);
+	int indent = (int)(2 * (depth < guide_levels(s) ? depth : guide_levels(s)));
+	int n = snprintf(line, sizeof line, "… %" PRId64 " more node%s, %s", nodes,
+			 nodes == 1 ? "" : "s", reason);
+	/* narrow: the count without the reason (the options say it) */
+	if (s->width > 0 && 31 + indent + n - 2 > s->width)
+		snprintf(line, sizeof line, "… %" PRId64 " more", nodes);
+	printf("%8s %10" PRId64 " %8s   %*s%s\n", "", cost, "", indent, "", line);
 }
 
 /* The tree, pruned, in cost order; then (table, JSON) how much was shown. */
