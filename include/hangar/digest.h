@@ -7,7 +7,8 @@
  * that the digest fits on a screen or two, saying how many more the JSON
  * holds; the JSON lists are whole (up to HG_DIGEST_JSON_MAX rows each).
  * A run into a store that held no reports before is a baseline: nothing
- * is new or regressed. */
+ * is new or regressed.  The HTML digest holds the Markdown's rows and
+ * pictures of them. */
 #ifndef HANGAR_DIGEST_H
 #define HANGAR_DIGEST_H
 
@@ -38,12 +39,19 @@ typedef struct hg_digest_run {
 	int64_t min_count;
 	double min_rise;
 	double threshold;
+	/* Markdown: the HTML digest written beside it (its name as a link
+	 * relative to the Markdown's folder), said at the top; NULL: none. */
+	const char *html_name;
 } hg_digest_run;
 
 /* The most rows of each JSON list (its total is said all the same). */
 #define HG_DIGEST_JSON_MAX 10000
 
-enum hg_digest_format { HG_DIGEST_MARKDOWN, HG_DIGEST_JSON };
+/* HTML: one self-contained page (no script, style, font or picture from
+ * elsewhere; a Content-Security-Policy that forbids fetching any) with the
+ * Markdown's lists, each listed cluster's reports per day as a small chart
+ * and its merged call tree as a flame graph (hg_flame_write_svg). */
+enum hg_digest_format { HG_DIGEST_MARKDOWN, HG_DIGEST_JSON, HG_DIGEST_HTML };
 
 /* Appends the digest of run to out (caller-owned; on an error out may hold
  * part of it).  *new_clusters (may be NULL) gets the number of clusters all

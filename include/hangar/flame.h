@@ -39,6 +39,8 @@ typedef struct hg_flame_node {
 	int64_t reports;     /* merged trees: reports passing through it; 1 for one report */
 	int64_t begin;       /* method stacks from a buffer: first entry, ms after the
 			      * stack's first entry; -1 when unknown */
+	const char *file;    /* Java frames: the source file as written; else NULL */
+	long line;           /* Java frames: the line; else -1 */
 	bool key;            /* on the StackKey path (root to the StackKey, inclusive) */
 	/* Differential flames (hg_flame_diff) only: */
 	bool in_base;        /* the same path exists in the base tree */
@@ -58,16 +60,40 @@ typedef struct hg_flame {
 	int64_t base_reports; /* diff: the base tree's report count */
 } hg_flame;
 
-/* ---- builders (flame_build.c, flame_build_tree.c, flame_diff.c) ---- */
+/* ---- builders (flame_build.c, flame_build_tree.c, flame_diff.c) ----
+ *
+ * Every builder settles the widths the same way: a node is at least as
+ * wide as its children together.  Where the source says less (Matrix's
+ * costs are rounded per method, so children can add up to a millisecond or
+ * two more than their parent; a trimmed or merged tree can be off more),
+ * the node is widened to its children's sum and its self is 0, so that
+ * the selves always add up to the flame's total. */
 
 /* The flame of one report: its method stack (trimmed, or the whole rebuilt
- * stack when whole), else its blamed thread and the threads that block it,
- * else (BlockCanary) its samples.  HG_EINVAL for a report with neither a
- * method stack nor threads; 0 or HG_ENOMEM. */
+ * stack when whole; names from rep->symbols, "#id" when unmapped; begin
+ * times from rep->item_begin when the report has them), else its blamed
+ * thread and the threads that block it, each a root named after the
+ * thread ("main", "worker (blocks main)") above its frames from the
+ * outermost in, weighing 1 (HG_FLAME_THREADS), or for BlockCanary
+ * (rep->kind HG_KIND_BLOCK) its main thread's frames weighing the samples
+ * that held them (HG_FLAME_SAMPLES).  The other candidates of an ambiguous
+ * retrace are left out (the first one stays).  Everything is allocated in
+ * arena; names point into the report, which must outlive *out.
+ * HG_EINVAL for a report with neither a method stack nor threads; 0 or
+ * HG_ENOMEM. */
 int hg_flame_from_report(const hg_report *rep, bool whole, hg_arena *arena, hg_flame *out);
 
 /* The flame of a cluster's merged tree, from the rows hg_store_cluster_tree
- * gives (parents before children). */
+ * gives (parents before children), in milliseconds: each node as wide as
+ * its total_cost, with its reports and its place on the StackKey path.  A
+ * tree without costs (thread stacks: lag, ANR, hang clusters) weighs the
+ * reports through each node instead (HG_FLAME_THREADS: a report's thread
+ * each).
+ * The builder and everything it makes live in arena (nothing to destroy);
+ * create returns NULL on ENOMEM.  add copies the row's symbol; it returns
+ * HG_EPARSE for a row whose parent came before in no row, or HG_ENOMEM
+ * (and then keeps failing).  finish copies title (NULL: none); the flame
+ * holds the rows added, in their order. */
 typedef struct hg_flame_tree_builder hg_flame_tree_builder;
 hg_flame_tree_builder *hg_flame_tree_builder_create(hg_arena *arena);
 int hg_flame_tree_builder_add(void *builder, const hg_tree_row *row); /* an hg_tree_fn */
@@ -79,25 +105,73 @@ int hg_flame_tree_builder_finish(hg_flame_tree_builder *b, int64_t reports, cons
  * `base`, so a writer can colour where the cost per report grew or shrank,
  * as FlameGraph's difffolded.pl does. */
 int hg_flame_diff(const hg_flame *base, const hg_flame *after, hg_arena *arena, hg_flame *out);
+/* hg_flame_diff's widths are after's, its paths merged (siblings of one
+ * name are one node); a path only in base is not drawn.  base and after
+ * are borrowed; out's nodes and names live in arena.  0 or HG_ENOMEM. */
+
+/* Merging flames path by path (flame_merge.c): the nodes with the same
+ * frame names from the root become one, totals, self and calls added, a
+ * node's reports counted once per flame that passes through it; the
+ * StackKey is the one of the most reports.  This makes one flame of a set
+ * of reports (a cluster's reports in one version or time window).  The
+ * merger is heap-allocated (hg_flame_merger_destroy accepts NULL); the
+ * flames added are borrowed for the call (names are copied into arena),
+ * the finished flame lives in arena.  add and finish return 0 or
+ * HG_ENOMEM; finish may be called once. */
+typedef struct hg_flame_merger hg_flame_merger;
+hg_flame_merger *hg_flame_merger_create(hg_arena *arena);
+int hg_flame_merger_add(hg_flame_merger *m, const hg_flame *f);
+int hg_flame_merger_finish(hg_flame_merger *m, const char *title, hg_flame *out);
+void hg_flame_merger_destroy(hg_flame_merger *m);
 
 /* ---- writers (flame_folded.c, flame_speedscope.c, flame_chrome.c, flame_svg.c) ---- */
 
+/* Writers append to out (caller-owned; a failed append sets out->failed)
+ * and only read the flame. */
+
 /* Collapsed stacks, "root;child;leaf weight\n" per path with a self weight
  * (the weights add up to the flame's total); ';' and line breaks in names
- * are replaced so that every line splits back into the same frames. */
+ * are replaced so that every line splits back into the same frames.
+ * Nodes of self 0 get no line (FlameGraph draws them from the lines below
+ * them; a childless node of weight 0 would be drawn 0 wide anyway); an
+ * empty flame writes nothing.  In names ';' becomes ':', other control
+ * bytes (line breaks, tabs) a space, bytes that are not UTF-8 '?', and an
+ * empty name "?". */
 void hg_flame_write_folded(const hg_flame *f, hg_buf *out);
 
+/* How many bytes hg_flame_write_folded would write (SIZE_MAX when more
+ * than that): a path is written once per node of it with a self weight,
+ * so a deep chain of such nodes writes depth^2 frames.  O(n). */
+size_t hg_flame_folded_size(const hg_flame *f);
+
 /* The speedscope file format (its file-format-schema.json): an evented
- * profile for method stacks, a sampled one otherwise; the StackKey frame
- * named in the profile. */
+ * profile for method stacks (HG_FLAME_MS, unit "milliseconds"), a sampled
+ * one otherwise (one sample per path with a self weight, as folded; unit
+ * "none").  Frames are shared by name, file and line.  The profile is
+ * named after the title, followed by " | StackKey: " and the StackKey
+ * frame's name when there is one.  Events are at the nodes' begin times
+ * where known, else children follow one another from their parent's start
+ * in their stored order; a time that would overlap a sibling or leave the
+ * parent is moved to the nearest one that fits. */
 void hg_flame_write_speedscope(const hg_flame *f, hg_buf *out);
 
-/* Trace Event Format JSON: one complete ("X") event per node, ts/dur in
- * microseconds, properly nested, with cost, self and calls in args. */
+/* Trace Event Format JSON ({"traceEvents":[...],"displayTimeUnit":"ms"}):
+ * "M" events naming the process (the title) and thread(s), then one
+ * complete ("X") event per node, ts/dur in microseconds laid out as for
+ * speedscope, properly nested, args {cost_ms, self_ms, calls, reports,
+ * stack_key}.  Method stacks are one thread (tid 1); otherwise each root
+ * (a thread of a dump) is a thread of its own (tid 1, 2, ...), a sample
+ * or a thread weighing 1 ms, and the args say cost_samples / self_samples
+ * or cost_threads / self_threads. */
 void hg_flame_write_chrome(const hg_flame *f, hg_buf *out);
 
 /* A self-contained interactive SVG flame graph drawn as an icicle (root on
- * top); see flame_svg.c for what it shows and does. */
+ * top); see flame_svg.c for what it shows and does.  Appends to out (the
+ * caller's; a failed allocation sets out->failed); f and opts borrowed.
+ * A diff flame (f->diff) is coloured by the change of each path's cost per
+ * report: red grew, blue shrank, grey unchanged, hatched new.  id_prefix
+ * keeps only letters, digits, '-' and '_' (others become '_'); the root's
+ * id is PREFIX "svg", the StackKey frame's PREFIX "key". */
 typedef struct hg_flame_svg_opts {
 	int width;            /* px; <= 0: 1200 */
 	bool embedded;        /* written inside an HTML page: no XML prolog; ids made

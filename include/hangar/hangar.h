@@ -78,6 +78,10 @@ typedef struct hg_ctx {
 	int keep_text;         /* give each report its original text (hg_report.text) */
 	int skip_meta;         /* leave hg_report.meta empty: for callers that never show it
 				* (a big ingest spent a tenth of its reading on it) */
+	int want_times;        /* give method stacks rebuilt from a buffer their items'
+				* begin times (hg_report.item_begin): for a timeline
+				* (speedscope, Chrome trace); off, the rebuild does
+				* not pay for them */
 	int64_t file_time_ms;  /* the input's modification time (Unix ms), 0: unknown;
 				* hg_reports_read_path sets it for a regular file.
 				* A time written without its year (BlockCanary) is

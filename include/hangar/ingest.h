@@ -25,6 +25,7 @@
 #include "store.h"
 
 #define HG_INGEST_MAX_PROGUARD 16  /* --proguard files given for every report */
+#define HG_INGEST_MAX_SYMBOLS 16   /* --symbols folders */
 
 /* What a progress callback is told. */
 enum hg_ingest_phase {
@@ -56,6 +57,9 @@ typedef struct hg_ingest_opts {
 	const char *const *proguard;     /* n_proguard ProGuard/R8 mapping.txt for every report */
 	int n_proguard;                  /* at most HG_INGEST_MAX_PROGUARD */
 	const char *mapping_dir;         /* DIR/<version>/{methodMapping,mapping}.txt, or NULL */
+	const char *const *symbol_dirs;  /* n_symbol_dirs folders of .so files and dSYMs that
+	                                    name native frames (symbols.h), indexed once */
+	int n_symbol_dirs;               /* at most HG_INGEST_MAX_SYMBOLS */
 	const char *app_version;         /* of reports that name none, or NULL */
 	const char *app;                 /* the app of reports that name none, or NULL */
 	const char *rules;               /* grouping rules file (hangar-formats(5)), or NULL */
@@ -151,6 +155,11 @@ void hg_namer_destroy(hg_namer *n);  /* accepts NULL */
 /* Names rep's frames.  version is the default when the report names none
  * (may be NULL); path is where the report came from (may be NULL). */
 void hg_namer_name(hg_namer *n, hg_report *rep, const char *version, const char *path);
+/* Names native frames too, from n_dirs folders of .so files and dSYMs
+ * (symbols.h; dirs borrowed for the call), indexed now; once per namer.
+ * 0, or hg_symbols_create's error (said through the namer's ctx), or
+ * HG_EINVAL (more than HG_INGEST_MAX_SYMBOLS, or called twice). */
+int hg_namer_add_symbols(hg_namer *n, const char *const *dirs, int n_dirs);
 /* Mappings found in mapping_dir or beside reports that did not load. */
 int hg_namer_bad_mappings(const hg_namer *n);
 

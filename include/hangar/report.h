@@ -46,9 +46,10 @@ enum hg_input_format {
 	HG_FORMAT_BLOCKCANARY,  /* BlockCanary log */
 	HG_FORMAT_JAVA_STACK,   /* plain Java stack dump (WatchDog, logcat) */
 	HG_FORMAT_RAW,          /* bare AppMethodBeat buffer */
+	HG_FORMAT_STACK,        /* bare depth,id,count,cost lines, Matrix's printed stack blocks */
 };
 
-/* "matrix", "kscrash", "anr", "blockcanary", "java", "raw" ("auto"). */
+/* "matrix", "kscrash", "anr", "blockcanary", "java", "raw", "stack" ("auto"). */
 const char *hg_input_format_name(enum hg_input_format format);
 /* The format named (as above); -1 when unknown. */
 int hg_input_format_from_name(const char *name);
@@ -128,6 +129,11 @@ typedef struct hg_report {
 	hg_method_stack trimmed; /* what Matrix reports (same as full for a structured stack) */
 	int64_t stack_cost;      /* max(cost, largest trimmed cost) */
 	long key_index;          /* StackKey item within trimmed, -1 when empty */
+	const int64_t *item_begin; /* with ctx->want_times, a stack rebuilt from a
+	                              buffer: item_begin[i] is when full.items[i]
+	                              (first) began, ms after the stack's first
+	                              entry; else NULL (a structured stack has
+	                              no times) */
 	bool has_device_key;
 	const char *device_key;  /* the stackKey the device sent, verbatim */
 

@@ -47,6 +47,14 @@ typedef struct hg_rebuild_opts {
 int hg_stack_rebuild(const int64_t *words, size_t n, const hg_rebuild_opts *opts,
 		     hg_arena *arena, hg_method_stack *out, hg_strlist *warnings);
 
+/* The same, and when begin is not NULL, *begin receives an arena array
+ * indexed like out->items: each item's first entry time (of its first call
+ * when Matrix merged repeats), in ms after the earliest of them; NULL for
+ * an empty stack.  hg_stack_rebuild does not pay for it. */
+int hg_stack_rebuild_timed(const int64_t *words, size_t n, const hg_rebuild_opts *opts,
+			   hg_arena *arena, hg_method_stack *out, int64_t **begin,
+			   hg_strlist *warnings);
+
 /* The latest timestamp in the buffer (the default end_time); 0 if none. */
 int64_t hg_stack_latest_time(const int64_t *words, size_t n);
 

@@ -155,7 +155,8 @@ int hg_store_resolve(hg_store *store, const char *prefix, char hash[33]);
 int hg_store_cluster(hg_store *store, const char *hash, hg_cluster_fn fn, void *user);
 
 /* How a cluster's reports spread over "version", "device" or "scene"
- * (value NULL for reports without one), most frequent first. */
+ * (value NULL for reports without one), most frequent first; or over "day"
+ * (UTC, "2026-11-29"; NULL for untimed reports first), in day order. */
 typedef int (*hg_count_fn)(void *user, const char *value, int64_t count);
 int hg_store_cluster_counts(hg_store *store, const char *hash, const char *by, hg_count_fn fn,
 			    void *user);
@@ -364,6 +365,15 @@ typedef struct hg_regroup_item {
  * is (counted as kept); a negative value stops the regroup (rolled back). */
 typedef int (*hg_regroup_fn)(void *user, const hg_regroup_item *item, hg_report **rep,
 			     hg_signature *sig);
+
+/* Each stored report of the cluster hash (the full hash), oldest first,
+ * with its text (all borrowed, valid during the call; text NUL-terminated
+ * at text[len]) and its time in the store's form (NULL: unknown), for
+ * reading them again (hangar diff --flame).  One pass over the cluster's
+ * reports, however many; fn must not use the store.  0, a negative error,
+ * or fn's non-zero value. */
+typedef int (*hg_item_fn)(void *user, const hg_regroup_item *item, const char *time);
+int hg_store_cluster_items(hg_store *store, const char *hash, hg_item_fn fn, void *user);
 
 typedef struct hg_regroup_stats {
 	int64_t reports;           /* stored reports (the same before and after) */

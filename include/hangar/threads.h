@@ -20,23 +20,50 @@ typedef struct hg_frame {
 	int candidate;          /* which candidate of an ambiguous retrace (1, 2, ...; a
 	                           candidate may be several inlined frames); 0 when not ambiguous */
 	const char *cls;        /* Java: dotted class name, e.g. "a.b.C$D"; else NULL */
-	const char *method;     /* Java method, or native symbol without "+offset"; may be NULL */
+	const char *method;     /* Java method, or native symbol without "+offset" (the
+	                           function symbols named, when symbolicated); may be NULL */
 	const char *file;       /* Java source as written ("C.java", "Native Method",
-	                           "Unknown Source"); NULL when absent */
-	long line;              /* Java line, -1 when absent */
+	                           "Unknown Source"); native: the source file symbols
+	                           named; NULL when absent */
+	long line;              /* Java line, or the native line symbols named; -1 when absent */
 	uint64_t pc;            /* native: program counter, read exactly (when has_pc) */
 	const char *image;      /* native: library path or binary image name; may be NULL */
 	uint64_t offset;        /* native: pc's offset in image or past the symbol (when has_offset) */
 	const char *symbol;     /* native: symbol as written, e.g. "art::Foo(int)+12"; may be NULL */
 	long repeat;            /* samples that saw this frame (iOS repeat_count); 1 */
 	const char *text;       /* the frame as written, trimmed */
-	/* The flags sit together so that a frame is 96 bytes, not 112: a
-	 * million-frame report holds a million of them. */
-	bool has_pc;
-	bool has_offset;
-	bool retraced;          /* names come from a ProGuard/R8 mapping */
-	bool alternative;       /* one of several candidates of an ambiguous retrace */
+	/* The flags sit together, as bits, beside the image index so that a
+	 * frame is 96 bytes, not 112: a million-frame report holds a million
+	 * of them. */
+	bool has_pc : 1;
+	bool has_offset : 1;
+	bool retraced : 1;      /* names come from a ProGuard/R8 mapping */
+	bool alternative : 1;   /* one of several candidates of an ambiguous retrace */
+	bool symbolicated : 1;  /* native: method/file/line come from symbol files (symbols.h) */
+	bool inlined : 1;       /* native: a function inlined into the next frame, at the same pc */
+	uint32_t image_ref;     /* native: 1 + the index in hg_threads.images of the image
+	                           that holds pc (placed by address); 0 when not placed */
 } hg_frame;
+
+enum hg_image_kind {
+	HG_IMAGE_MACHO,         /* iOS: id is the LC_UUID, as "DFBF7BE2-4616-3213-8910-B341DA781E25" */
+	HG_IMAGE_ELF,           /* Android: id is the GNU Build ID, lowercase hex */
+};
+
+/* One binary image of the process a report describes, for placing frames
+ * and for symbolicating them (by hand or with symbols.h).  Only images
+ * some frame lies in are kept.  Strings live in the report's arena. */
+typedef struct hg_image {
+	enum hg_image_kind kind;
+	const char *name;       /* basename: "UIKitCore", "libfoo.so" */
+	const char *path;       /* as the report wrote it (may be the same as name) */
+	const char *id;         /* UUID or Build ID as above; NULL when the report gives none */
+	uint64_t load_addr;     /* iOS: where it was loaded (image_addr); Android: 0, since
+	                           the pc of "#00 pc ..." is already relative to the ELF */
+	uint64_t vmaddr;        /* iOS: its __TEXT vmaddr as the report says (image_vmaddr); 0 */
+	uint64_t size;          /* bytes mapped; 0 when unknown */
+	bool has_load_addr;     /* false for Android: frames' pcs are file addresses */
+} hg_image;
 
 enum hg_thread_flag {
 	HG_THREAD_MAIN = 1u << 0,        /* the app's main (UI) thread */
@@ -110,6 +137,8 @@ typedef struct hg_threads {
 	size_t n_chain;
 	hg_lock_cycle *cycles;
 	size_t n_cycles;
+	hg_image *images;       /* the images frames lie in (hg_frame.image_ref) */
+	size_t n_images, cap_images;
 } hg_threads;
 
 /* Appends a thread (tid, sys_tid, priority -1; no frames); NULL on ENOMEM.
@@ -122,6 +151,13 @@ hg_frame *hg_thread_add_frame(hg_thread *t, hg_arena *arena);
  * frames follow keeps one array instead of a trail of doubled ones in the
  * arena.  0 or HG_ENOMEM (also when n is absurdly large). */
 int hg_thread_reserve_frames(hg_thread *t, hg_arena *arena, size_t n);
+/* Appends a copy of *img (its strings borrowed: they must live in arena) to
+ * ts->images and sets *ref to the hg_frame.image_ref that names it (1 +
+ * its index).  0, or HG_ENOMEM (also past 2^32 - 2 images). */
+int hg_threads_add_image(hg_threads *ts, hg_arena *arena, const hg_image *img, uint32_t *ref);
+/* The image f lies in (borrowed from ts: valid until the next
+ * hg_threads_add_image), or NULL when f is not placed (or ref is stale). */
+const hg_image *hg_frame_image(const hg_threads *ts, const hg_frame *f);
 /* Records a lock t holds; 0 or HG_ENOMEM. */
 int hg_thread_add_held(hg_thread *t, hg_arena *arena, const char *addr, const char *cls);
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "diff_flame.h"
 #include "regress_opts.h"
 #include "store_cli.h"
 
@@ -33,6 +34,18 @@ static void diff_usage(FILE *out)
 		"      --fail-on-new      exit 3 when there is a new cluster\n"
 		"  -f, --format F         table (default), json (one object per line) or csv\n"
 		"  -h, --help             show this help\n"
+		"\n"
+		"One cluster's differential flame graph, between the same two sets (two\n"
+		"versions, or before and from --since):\n"
+		"      --flame HASH       an SVG of the cluster (a hash prefix) instead of the\n"
+		"                         table: widths from the new set's reports, red where a\n"
+		"                         call path's cost per report grew, blue where it\n"
+		"                         shrank, hatched where it is new\n"
+		"  -o, --output FILE      write the SVG there (default: stdout)\n"
+		"      --width PX         its width (default 1200)\n"
+		"  -m, --mapping FILE     name frames as ingest did: methodMapping.txt,\n"
+		"      --proguard FILE    ProGuard/R8 mapping.txt (repeatable),\n"
+		"      --mapping-dir DIR  or DIR/<version>/ per app version\n"
 		"\n"
 		"Without --since or versions, the new set is the last ingest run's reports,\n"
 		"the old set everything before it, and counts are compared with the run\n"
@@ -123,6 +136,12 @@ static const struct option long_options[] = {
 	{"limit", required_argument, NULL, 'l'},
 	{"fail-on-new", no_argument, NULL, 'n'},
 	{"format", required_argument, NULL, 'f'},
+	{"flame", required_argument, NULL, 'F'},
+	{"output", required_argument, NULL, 'o'},
+	{"width", required_argument, NULL, 'w'},
+	{"mapping", required_argument, NULL, 'm'},
+	{"proguard", required_argument, NULL, 'P'},
+	{"mapping-dir", required_argument, NULL, 'M'},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
@@ -138,6 +157,48 @@ static int check_sets(const hg_diff_query *q)
 	return EXIT_FINE;
 }
 
+/* --flame and the options that go with it. */
+static int flame_option(struct diff_flame_opts *fl, int c, const char *arg)
+{
+	int64_t v;
+	switch (c) {
+	case 'F': fl->cluster = arg; break;
+	case 'o': fl->output = arg; break;
+	case 'm': fl->mapping = arg; break;
+	case 'M': fl->mapping_dir = arg; break;
+	case 'P':
+		if (fl->n_proguard == DIFF_FLAME_MAX_PROGUARD)
+			return cli_usage_error("diff", "at most %d --proguard files",
+					       DIFF_FLAME_MAX_PROGUARD);
+		fl->proguard[fl->n_proguard++] = arg;
+		break;
+	case 'w':
+		if (!cli_parse_int64(arg, &v) || v < 300 || v > 100000)
+			return cli_usage_error("diff", "--width wants pixels, 300 to 100000, not '%s'", arg);
+		fl->width = (int)v;
+		break;
+	}
+	return EXIT_FINE;
+}
+
+/* --flame: the two sets must be named (a picture of "the last ingest run"
+ * would change under the reader's feet), and the table's options do not
+ * apply. */
+static int run_flame(struct diff_flame_opts *fl, const hg_diff_query *q, const struct store_cmd *sc)
+{
+	if (!q->version && !q->since)
+		return cli_usage_error("diff", "--flame needs the two sets: --baseline-version A "
+				       "--version B, or --since T");
+	if (sc->format != ROWS_TABLE)
+		return cli_usage_error("diff", "--flame writes an SVG; -f does not go with it");
+	fl->db = sc->db;
+	fl->baseline_version = q->baseline_version;
+	fl->version = q->version;
+	fl->since = q->since;
+	fl->until = q->until;
+	return diff_flame_run(fl);
+}
+
 static int run_diff(int argc, char **argv)
 {
 	hg_diff_query q = {0};
@@ -149,8 +210,18 @@ static int run_diff(int argc, char **argv)
 	int64_t v;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":f:h", long_options, NULL)) != -1) {
+	struct diff_flame_opts fl = {0};
+	while ((c = getopt_long(argc, argv, ":f:ho:m:", long_options, NULL)) != -1) {
 		switch (c) {
+		case 'F':
+		case 'o':
+		case 'm':
+		case 'M':
+		case 'P':
+		case 'w':
+			if ((bad = flame_option(&fl, c, optarg)) != EXIT_FINE)
+				return bad;
+			break;
 		case 'S': q.since = optarg; break;
 		case 'U': q.until = optarg; break;
 		case 'B': q.baseline_version = optarg; break;
@@ -183,6 +254,10 @@ static int run_diff(int argc, char **argv)
 	int status = check_sets(&q);
 	if (status != EXIT_FINE)
 		return status;
+	if (fl.cluster)
+		return run_flame(&fl, &q, &sc);
+	if (fl.output || fl.width || fl.mapping || fl.mapping_dir || fl.n_proguard)
+		return cli_usage_error("diff", "-o, --width and the mapping options go with --flame");
 	if (d.limit < 0) /* a person reads the table; scripts get every row */
 		d.limit = d.format == ROWS_TABLE ? TABLE_LIMIT : 0;
 	q.min_count = rules.min_count;

@@ -155,7 +155,8 @@ static int run_merge(int argc, char **argv)
 	hg_rules *rules = NULL;
 	hg_store *store = NULL;
 	if ((o.rules && hg_rules_load(&ctx, o.rules, &rules) != 0) ||
-	    !cli_namer_create(&ctx, "merge", o.mapping, o.proguard, o.n_pg, mapping_dir, &names) ||
+	    !cli_namer_create(&ctx, "merge", o.mapping, o.proguard, o.n_pg, mapping_dir, NULL, 0,
+				  &names) ||
 	    hg_store_open(&ctx, o.into, &store) != 0) {
 		hg_rules_destroy(rules);
 		hg_namer_destroy(names);

@@ -1,7 +1,8 @@
 /* hangar nightly: ingest what is new in the sources, then write the digest
- * a team reads in the morning (Markdown for people, JSON for machines):
- * totals, top clusters, new and regressed ones, failed fetches, rejected
- * inputs.  One command for a cron job or a scheduler. */
+ * a team reads in the morning (Markdown for people, JSON for machines, an
+ * HTML page with charts and flame graphs for people who would rather
+ * look): totals, top clusters, new and regressed ones, failed fetches,
+ * rejected inputs.  One command for a cron job or a scheduler. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 #include "store_cli.h"
 
 #define MAX_SOURCES 64
+#define MAX_OUTS 3       /* one file per format */
 
 static void nightly_usage(FILE *out)
 {
@@ -30,9 +32,12 @@ static void nightly_usage(FILE *out)
 		"Options:\n"
 		"      --source URL       s3://bucket/prefix/, an http(s):// folder or manifest,\n"
 		"                         or a local path (repeatable; INPUTs count too)\n"
-		"      --out FILE         the digest: FILE.md Markdown, FILE.json JSON\n"
-		"                         (default: Markdown on stdout)\n"
-		"  -f, --format F         md or json (default: from --out, else md)\n"
+		"      --out FILE         the digest: FILE.md Markdown, FILE.json JSON,\n"
+		"                         FILE.html one page with charts and flame graphs\n"
+		"                         (repeatable, one per format; the Markdown then\n"
+		"                         links the HTML; default: Markdown on stdout)\n"
+		"  -f, --format F         md, json or html (default: from --out, else md;\n"
+		"                         with one --out at most)\n"
 		"      --top N            clusters in the top list (default 10)\n"
 		"      --limit N          Markdown: rows of each list (default 5; the JSON\n"
 		"                         digest has them all)\n"
@@ -70,12 +75,58 @@ static const struct option long_options[] = {
 struct nightly {
 	char *sources[MAX_SOURCES];
 	int n_sources;
-	const char *out;
-	int format;              /* -1: from --out */
+	const char *outs[MAX_OUTS]; /* none: stdout */
+	int formats[MAX_OUTS];
+	int n_outs;
+	int format;              /* -f; -1: from each --out's extension */
 	int top, limit;
 	struct regress_opts rules;
 	bool fail_on_new;
 };
+
+static const char *format_label(int format)
+{
+	return format == HG_DIGEST_JSON ? "JSON" : format == HG_DIGEST_HTML ? "HTML" : "Markdown";
+}
+
+/* The format -f names; -1 when none. */
+static int format_named(const char *name)
+{
+	return !strcmp(name, "md") || !strcmp(name, "markdown") ? HG_DIGEST_MARKDOWN
+	     : !strcmp(name, "json") ? HG_DIGEST_JSON
+	     : !strcmp(name, "html") ? HG_DIGEST_HTML : -1;
+}
+
+/* The format of an --out file by its extension (Markdown when it has no
+ * known one, as before HTML existed). */
+static int format_of_path(const char *path)
+{
+	return hg_str_ends_with(path, ".json") ? HG_DIGEST_JSON
+	     : hg_str_ends_with(path, ".html") || hg_str_ends_with(path, ".htm") ? HG_DIGEST_HTML
+	     : HG_DIGEST_MARKDOWN;
+}
+
+/* Each output's format: -f for the one output (or stdout), else each
+ * file's extension; two files of one format are a usage error. */
+static int choose_formats(struct nightly *n)
+{
+	if (n->format >= 0 && n->n_outs > 1)
+		return cli_usage_error("nightly", "--format goes with one --out at most; with "
+				       "several, each file's extension names its format");
+	if (!n->n_outs) {
+		n->formats[0] = n->format >= 0 ? n->format : HG_DIGEST_MARKDOWN;
+		return EXIT_FINE;
+	}
+	for (int i = 0; i < n->n_outs; i++) {
+		n->formats[i] = n->format >= 0 ? n->format : format_of_path(n->outs[i]);
+		for (int k = 0; k < i; k++)
+			if (n->formats[k] == n->formats[i])
+				return cli_usage_error("nightly", "--out %s and --out %s are both %s: "
+						       "give one file per format", n->outs[k],
+						       n->outs[i], format_label(n->formats[i]));
+	}
+	return EXIT_FINE;
+}
 
 static int parse(int argc, char **argv, struct nightly *n, struct ingest_cli *in)
 {
@@ -90,14 +141,16 @@ static int parse(int argc, char **argv, struct nightly *n, struct ingest_cli *in
 				return cli_usage_error("nightly", "at most %d sources", MAX_SOURCES);
 			n->sources[n->n_sources++] = optarg;
 			break;
-		case OPT_OUT: n->out = optarg; break;
+		case OPT_OUT:
+			if (n->n_outs == MAX_OUTS)
+				return cli_usage_error("nightly", "at most %d --out files, one per format",
+						       MAX_OUTS);
+			n->outs[n->n_outs++] = optarg;
+			break;
 		case 'f':
-			if (!strcmp(optarg, "md") || !strcmp(optarg, "markdown"))
-				n->format = HG_DIGEST_MARKDOWN;
-			else if (!strcmp(optarg, "json"))
-				n->format = HG_DIGEST_JSON;
-			else
-				return cli_usage_error("nightly", "--format wants md or json, not '%s'", optarg);
+			if ((n->format = format_named(optarg)) < 0)
+				return cli_usage_error("nightly", "--format wants md, json or html, not '%s'",
+						       optarg);
 			break;
 		case OPT_TOP:
 			if (!cli_parse_int64(optarg, &v) || v < 1 || v > 1000)
@@ -136,9 +189,7 @@ static int parse(int argc, char **argv, struct nightly *n, struct ingest_cli *in
 	}
 	if (!n->n_sources)
 		return cli_usage_error("nightly", "no source: give --source URL");
-	if (n->format < 0)
-		n->format = n->out && hg_str_ends_with(n->out, ".json") ? HG_DIGEST_JSON : HG_DIGEST_MARKDOWN;
-	return EXIT_FINE;
+	return choose_formats(n);
 }
 
 /* Now in the store's time form. */
@@ -188,12 +239,56 @@ static int64_t compare_after(hg_store *store, int64_t first)
 	return strtoll(previous, NULL, 10);
 }
 
+/* The HTML file's name as the Markdown file links it: its base name when
+ * both are in one folder, else its path as given. */
+static const char *html_link(const struct nightly *n, char *buf, size_t size)
+{
+	const char *md = NULL, *html = NULL;
+	for (int i = 0; i < n->n_outs; i++) {
+		if (n->formats[i] == HG_DIGEST_MARKDOWN)
+			md = n->outs[i];
+		if (n->formats[i] == HG_DIGEST_HTML)
+			html = n->outs[i];
+	}
+	if (!md || !html)
+		return NULL;
+	const char *md_base = strrchr(md, '/'), *html_base = strrchr(html, '/');
+	size_t md_dir = md_base ? (size_t)(md_base - md) : 0;
+	size_t html_dir = html_base ? (size_t)(html_base - html) : 0;
+	if (md_dir == html_dir && strncmp(md, html, md_dir) == 0)
+		return html_base ? html_base + 1 : html;
+	snprintf(buf, size, "%s", html);
+	return buf;
+}
+
+/* Writes one digest in format to path (NULL: stdout); *new_clusters as
+ * hg_digest_write gives it.  0, or -1 after saying why. */
+static int write_digest(hg_store *store, const hg_digest_run *run, int format, const char *path,
+			int64_t *new_clusters)
+{
+	hg_buf b;
+	hg_buf_init(&b);
+	int rc = hg_digest_write(store, run, format, &b, new_clusters);
+	int ret = 0;
+	if (rc != 0 || b.failed) {
+		fprintf(stderr, "hangar nightly: cannot write the %s digest: %s\n", format_label(format),
+			hg_strerror(rc ? rc : HG_ENOMEM));
+		ret = -1;
+	} else if (write_out(path, &b) != 0) {
+		fprintf(stderr, "hangar nightly: %s: cannot write: %s\n", path ? path : "stdout",
+			strerror(errno));
+		ret = -1;
+	}
+	hg_buf_release(&b);
+	return ret;
+}
+
 static int digest(struct ingest_cli *in, const struct nightly *n, hg_digest_run *run)
 {
 	hg_store *store = NULL;
 	if (hg_store_open(&in->ctx, in->opts.store_path, &store) != 0)
 		return EXIT_SOME_FAILED;
-	char finished[32];
+	char finished[32], link[4200];
 	now_time(store, finished);
 	run->finished = finished;
 	run->compare_after_id = compare_after(store, run->first_report_id);
@@ -206,30 +301,26 @@ static int digest(struct ingest_cli *in, const struct nightly *n, hg_digest_run 
 	run->objects_fetched = (int64_t)s->objects.fetched;
 	run->objects_skipped = (int64_t)s->objects.skipped;
 	run->objects_failed = (int64_t)s->objects.failed;
-	hg_buf b;
-	hg_buf_init(&b);
+	run->html_name = html_link(n, link, sizeof link);
 	int64_t new_clusters = 0;
-	int rc = hg_digest_write(store, run, n->format, &b, &new_clusters);
+	bool failed = false;
+	for (int i = 0; i < (n->n_outs ? n->n_outs : 1); i++)
+		failed |= write_digest(store, run, n->formats[i], n->n_outs ? n->outs[i] : NULL,
+				       &new_clusters) != 0;
 	hg_store_close(store);
-	int status = EXIT_FINE;
-	if (rc != 0 || b.failed) {
-		fprintf(stderr, "hangar nightly: cannot write the digest: %s\n", hg_strerror(rc ? rc : HG_ENOMEM));
-		status = EXIT_SOME_FAILED;
-	} else if (write_out(n->out, &b) != 0) {
-		fprintf(stderr, "hangar nightly: %s: cannot write: %s\n", n->out, strerror(errno));
-		status = EXIT_SOME_FAILED;
-	} else if (n->fail_on_new && new_clusters > 0) {
-		status = EXIT_NEW_CLUSTERS;
+	if (failed)
+		return EXIT_SOME_FAILED;
+	if (n->n_outs) {
+		fprintf(stderr, "nightly: digest in ");
+		for (int i = 0; i < n->n_outs; i++)
+			fprintf(stderr, "%s%s", i ? ", " : "", n->outs[i]);
+		/* An empty store before the run: the digest is a baseline. */
+		if (run->first_report_id == 0)
+			fprintf(stderr, " (baseline: nothing to compare with yet)\n");
+		else
+			fprintf(stderr, " (%lld new clusters)\n", (long long)new_clusters);
 	}
-	/* An empty store before the run: the digest is a baseline. */
-	if (n->out && status != EXIT_SOME_FAILED && run->first_report_id == 0)
-		fprintf(stderr, "nightly: digest in %s (baseline: nothing to compare with yet)\n",
-			n->out);
-	else if (n->out && status != EXIT_SOME_FAILED)
-		fprintf(stderr, "nightly: digest in %s (%lld new clusters)\n", n->out,
-			(long long)new_clusters);
-	hg_buf_release(&b);
-	return status;
+	return n->fail_on_new && new_clusters > 0 ? EXIT_NEW_CLUSTERS : EXIT_FINE;
 }
 
 static int run_nightly(int argc, char **argv)

@@ -27,6 +27,8 @@ static void regroup_usage(FILE *out)
 		"      --proguard FILE    ProGuard/R8 mapping.txt for every report (repeatable)\n"
 		"      --mapping-dir DIR  per app version: DIR/<version>/methodMapping.txt and\n"
 		"                         DIR/<version>/mapping.txt\n"
+		"      --symbols DIR      .so files and dSYMs that name native frames, matched by\n"
+		"                         Build ID / UUID (repeatable): clusters re-signed\n"
 		"      --rules FILE       grouping rules (see hangar-formats(5))\n"
 		"      --input-format F   read stored texts as matrix, kscrash, anr, blockcanary\n"
 		"                         or java (default: detect, as ingest did)\n"
@@ -41,6 +43,8 @@ struct regroup {
 	hg_rules *rules;
 	hg_namer *names; /* -m, --proguard, --mapping-dir, as ingest */
 	const char *mapping_dir;
+	const char *symbol_dirs[HG_INGEST_MAX_SYMBOLS];
+	int n_symbol_dirs;
 	enum hg_input_format format;
 };
 
@@ -49,6 +53,7 @@ static const struct option long_options[] = {
 	{"mapping", required_argument, NULL, 'm'},
 	{"proguard", required_argument, NULL, 'P'},
 	{"mapping-dir", required_argument, NULL, 'M'},
+	{"symbols", required_argument, NULL, 'Y'},
 	{"rules", required_argument, NULL, 'r'},
 	{"input-format", required_argument, NULL, 'i'},
 	{"stack-dir", required_argument, NULL, 's'},
@@ -70,7 +75,7 @@ static bool load(struct regroup *g, const char *rules, const char *mapping,
 	if (rules && hg_rules_load(&g->ctx, rules, &g->rules) != 0)
 		return false;
 	return cli_namer_create(&g->ctx, "regroup", mapping, proguard, n_pg, g->mapping_dir,
-				&g->names);
+				g->symbol_dirs, g->n_symbol_dirs, &g->names);
 }
 
 static void not_read(void *user, const hg_regroup_item *item, const char *why)
@@ -98,6 +103,12 @@ static int run_regroup(int argc, char **argv)
 			proguard[n_pg++] = optarg;
 			break;
 		case 'M': g.mapping_dir = optarg; break;
+		case 'Y':
+			if (g.n_symbol_dirs == HG_INGEST_MAX_SYMBOLS)
+				return cli_usage_error("regroup", "at most %d --symbols folders",
+						       HG_INGEST_MAX_SYMBOLS);
+			g.symbol_dirs[g.n_symbol_dirs++] = optarg;
+			break;
 		case 'r': rules = optarg; break;
 		case 'i': {
 			int f = hg_input_format_from_name(optarg);

@@ -3,9 +3,9 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-
 #include <unistd.h>
 
+#include "hangar/flame.h"
 #include "render.h"
 #include "show_tree.h"
 #include "store_cli.h"
@@ -38,7 +38,10 @@ static void show_usage(FILE *out)
 		"      --max-depth N   tree: at most N levels (default 0: all)\n"
 		"      --limit N       tree: at most N nodes, the costliest (default 30; 0: all)\n"
 		"  -a, --all           tree: every node (--min-cost 0 --limit 0 --max-depth 0)\n"
-		"  -f, --format F      table (default), json (one object) or csv (the tree)\n"
+		"  -f, --format F      table (default), json (one object), csv (the tree), or\n"
+		"                      the whole merged tree as a flame graph: folded\n"
+		"                      (FlameGraph), speedscope, chrome (Perfetto UI) or svg\n"
+		"                      (an interactive flame graph for a browser)\n"
 		"      --width N       fit the table to N columns (0: no limit; default: the\n"
 		"                      terminal's width, no limit when not a terminal)\n"
 		"  -h, --help          show this help\n");
@@ -46,6 +49,8 @@ static void show_usage(FILE *out)
 
 struct show {
 	enum row_format format;
+	bool flame;             /* -f folded, speedscope, chrome: flame_format */
+	enum output_format flame_format;
 	hg_buf json;            /* the JSON object being built */
 	bool first;
 	int64_t no_device;      /* reports that name no device */
@@ -335,6 +340,15 @@ static int parse_options(int argc, char **argv, struct show *s, const char **db)
 						       "not '%s'", optarg);
 			s->width_set = true;
 			break;
+		case 'f':
+			if ((s->flame = flame_format_from_name(optarg, &s->flame_format)))
+				break;
+			if (strcmp(optarg, "table") && strcmp(optarg, "json") && strcmp(optarg, "csv"))
+				return cli_usage_error("show", "unknown format '%s' (table, json, csv, folded, "
+						       "speedscope, chrome, svg)", optarg);
+			if (store_cmd_option(&sc, c, argv) != STORE_CMD_NEXT)
+				return EXIT_USAGE; /* not reached: the name is one it knows */
+			break;
 		default: {
 			int rc = store_cmd_option(&sc, c, argv);
 			if (rc != STORE_CMD_NEXT)
@@ -359,6 +373,52 @@ static int count_no_device(void *user, const char *value, int64_t count)
 	return 0;
 }
 
+/* The cluster's report count and title, for the flame. */
+struct flame_info {
+	int64_t count;
+	char *title;
+};
+
+static int on_flame_cluster(void *user, const hg_cluster_row *c)
+{
+	struct flame_info *fi = user;
+	fi->count = c->count;
+	free(fi->title);
+	size_t len = strlen(c->kind) + strlen(c->title) + sizeof " cluster 12345678: ";
+	if (!(fi->title = malloc(len)))
+		return HG_ENOMEM;
+	snprintf(fi->title, len, "%s cluster %.8s: %s", c->kind, c->hash, c->title);
+	return 0;
+}
+
+/* -f folded / speedscope / chrome: the whole merged tree as a flame
+ * graph, nothing else. */
+static int show_flame(hg_store *store, const char *hash, enum output_format format)
+{
+	struct flame_info fi = {0, NULL};
+	hg_arena *arena = hg_arena_create();
+	hg_flame_tree_builder *b = arena ? hg_flame_tree_builder_create(arena) : NULL;
+	int rc = b ? hg_store_cluster(store, hash, on_flame_cluster, &fi) : HG_ENOMEM;
+	if (rc == 0)
+		rc = hg_store_cluster_tree(store, hash, hg_flame_tree_builder_add, b);
+	hg_flame f;
+	if (rc == 0)
+		rc = hg_flame_tree_builder_finish(b, fi.count, fi.title, &f);
+	if (rc == 0) {
+		hg_buf out;
+		hg_buf_init(&out);
+		flame_write(&out, &f, format);
+		if (out.failed)
+			rc = HG_ENOMEM;
+		else if (out.len)
+			fwrite(out.data, 1, out.len, stdout);
+		hg_buf_release(&out);
+	}
+	free(fi.title);
+	hg_arena_destroy(arena);
+	return rc;
+}
+
 static int run_show(int argc, char **argv)
 {
 	struct show s;
@@ -378,6 +438,11 @@ static int run_show(int argc, char **argv)
 			rc == HG_EPARSE ? "more than one" : "no", argv[optind]);
 		hg_store_close(store);
 		return EXIT_SOME_FAILED;
+	}
+	if (s.flame) {
+		rc = show_flame(store, hash, s.flame_format);
+		hg_store_close(store);
+		return rc ? cli_store_failed("show", rc) : EXIT_FINE;
 	}
 	hg_buf_init(&s.json);
 	show_tree_init(&s.tree);

@@ -10,6 +10,7 @@
 #include "hangar/input.h"
 #include "hangar/mapping.h"
 #include "hangar/proguard.h"
+#include "hangar/symbols.h"
 #include "hangar/report.h"
 #include "render.h"
 #include "stack_pipeline.h"
@@ -32,13 +33,20 @@ static void stack_usage(FILE *out)
 		"                        $HANGAR_MAPPING)\n"
 		"      --proguard FILE   ProGuard/R8 mapping.txt to deobfuscate Java frames with\n"
 		"                        (repeatable; the first that knows a class wins)\n"
-		"  -f, --format FORMAT   tree (default), json (one object per line) or matrix\n"
-		"                        (Matrix's own stack/stackKey/cost fields)\n"
+		"      --symbols DIR     name native frames from the .so files and dSYMs in DIR,\n"
+		"                        matched by Build ID / UUID (repeatable; llvm-symbolizer)\n"
+		"  -f, --format FORMAT   tree (default), json (one object per line), matrix\n"
+		"                        (Matrix's own stack/stackKey/cost fields), or a flame\n"
+		"                        graph: folded (FlameGraph's collapsed stacks, every\n"
+		"                        report's lines), speedscope or chrome (Trace Event\n"
+		"                        Format, for Perfetto UI), svg (an interactive flame\n"
+		"                        graph for a browser): these three take one report\n"
 		"      --no-trim         show the whole rebuilt stack, not Matrix's 30 items\n"
 		"      --all-threads     show every thread of a thread dump, not only the blamed\n"
 		"                        thread and those that block it\n"
-		"      --input-format F  read inputs as F: matrix, kscrash, anr, blockcanary, java\n"
-		"                        or raw (default: detected from the content)\n"
+		"      --input-format F  read inputs as F: matrix, kscrash, anr, blockcanary, java,\n"
+		"                        stack (bare depth,id,count,cost lines, Matrix's logged\n"
+		"                        blocks) or raw (default: detected from the content)\n"
 		"      --stack-dir DIR   where APM reports' stack_file files are (default: beside\n"
 		"                        the report)\n"
 		"      --max-depth N     fold frames deeper than N levels (tree)\n"
@@ -79,6 +87,9 @@ struct stack_run {
 	const char *proguard_paths[MAX_PROGUARD];
 	hg_proguard *proguard[MAX_PROGUARD]; /* the ones that loaded */
 	int n_proguard, n_loaded;
+	const char *symbol_dirs[MAX_PROGUARD];
+	int n_symbol_dirs;
+	hg_symbols *symbols;         /* --symbols, when given */
 	hg_raw_opts raw_opts;
 	const hg_mapping *current;   /* the mapping for the file being read */
 	hg_buf out;
@@ -90,7 +101,20 @@ struct stack_run {
 	hg_pipe *pipe;
 	int n_inputs;
 	char **inputs;
+	/* Flame formats: reports drawn, and those with nothing to draw (an FPS
+	 * or startup report of a bucket: said once at the end, by kind). */
+	long drawn, undrawn;
+	long undrawn_by_kind[HG_KIND_THREAD_DUMP + 1];
+	hg_buf first_undrawn;     /* "path:line: report N" of the first */
+	/* -f speedscope / chrome: one report's file, held until the end */
+	long flames;
+	hg_buf first_flame;       /* "path:line (report N)" of the one written */
+	bool flame_refused;       /* a second report came: nothing is written */
 };
+
+/* Folded text over this is refused (a deep chain of frames each with a
+ * self cost writes its path once per frame: depth^2). */
+#define MAX_FOLDED_BYTES ((size_t)4 << 30)
 
 static const struct option long_options[] = {
 	{"mapping", required_argument, NULL, 'm'},
@@ -98,6 +122,7 @@ static const struct option long_options[] = {
 	{"no-trim", no_argument, NULL, 'T'},
 	{"all-threads", no_argument, NULL, 'a'},
 	{"proguard", required_argument, NULL, 'P'},
+	{"symbols", required_argument, NULL, 'Y'},
 	{"input-format", required_argument, NULL, 'i'},
 	{"stack-dir", required_argument, NULL, 'd'},
 	{"max-depth", required_argument, NULL, 'D'},
@@ -132,7 +157,9 @@ static int parse_options(struct stack_run *run, int argc, char **argv, bool *raw
 			if (!strcmp(optarg, "tree")) run->format = FORMAT_TREE;
 			else if (!strcmp(optarg, "json")) run->format = FORMAT_JSON;
 			else if (!strcmp(optarg, "matrix")) run->format = FORMAT_MATRIX;
-			else return cli_usage_error("stack", "unknown format '%s' (tree, json, matrix)", optarg);
+			else if (!flame_format_from_name(optarg, &run->format))
+				return cli_usage_error("stack", "unknown format '%s' (tree, json, matrix, "
+						       "folded, speedscope, chrome, svg)", optarg);
 			break;
 		case 'T': run->render.no_trim = true; break;
 		case 'a': run->render.all_threads = true; break;
@@ -141,11 +168,16 @@ static int parse_options(struct stack_run *run, int argc, char **argv, bool *raw
 				return cli_usage_error("stack", "at most %d --proguard files", MAX_PROGUARD);
 			run->proguard_paths[run->n_proguard++] = optarg;
 			break;
+		case 'Y':
+			if (run->n_symbol_dirs == MAX_PROGUARD)
+				return cli_usage_error("stack", "at most %d --symbols folders", MAX_PROGUARD);
+			run->symbol_dirs[run->n_symbol_dirs++] = optarg;
+			break;
 		case 'i': {
 			int f = hg_input_format_from_name(optarg);
 			if (f < 0)
 				return cli_usage_error("stack", "unknown input format '%s' (matrix, kscrash, anr, "
-						       "blockcanary, java, raw)", optarg);
+						       "blockcanary, java, stack, raw)", optarg);
 			run->input_format = (enum hg_input_format)f;
 			run->raw = f == HG_FORMAT_RAW;
 			break;
@@ -215,6 +247,7 @@ static int parse_options(struct stack_run *run, int argc, char **argv, bool *raw
 	run->render.color = cli_use_color(color, stdout) && run->format == FORMAT_TREE;
 	if (!width_set)
 		run->render.width = render_default_width(STDOUT_FILENO);
+	run->ctx.want_times = flame_format_timed(run->format);
 	return 0;
 }
 
@@ -253,9 +286,102 @@ static int on_report(void *user, hg_report *rep)
 	if (!rep->error &&
 	    (hg_report_symbolicate(rep, run->current) != 0 ||
 	     (run->n_loaded && hg_report_retrace(rep, (const hg_proguard *const *)run->proguard,
-						 (size_t)run->n_loaded) != 0)))
+						 (size_t)run->n_loaded) != 0) ||
+	     hg_symbols_apply(run->symbols, rep) != 0))
 		item.out_of_memory = true;
 	return queue_item(run, &item);
+}
+
+static void say_report(FILE *to, const hg_report *rep)
+{
+	fprintf(to, "%s", rep->source);
+	if (rep->line > 0)
+		fprintf(to, ":%ld", rep->line);
+	fprintf(to, ": error: report %ld: ", rep->number);
+}
+
+/* A report as a flame graph.  A failed report was told already; one with
+ * nothing to draw is counted (undrawn_say tells at the end); a second
+ * report for a one-report format stops the run with nothing written. */
+static int print_flame(struct stack_run *run, const hg_report *rep)
+{
+	if (rep->error)
+		return 0;
+	bool single = flame_format_single(run->format);
+	if (single && run->flames > 0) {
+		fflush(stdout);
+		say_report(stderr, rep);
+		const char *name = run->format == FORMAT_SPEEDSCOPE ? "speedscope"
+				   : run->format == FORMAT_SVG ? "svg" : "chrome";
+		fprintf(stderr, "-f %s writes one report's profile, and the input holds more (the "
+			"first: %s); give it one report (of NDJSON, a line: sed -n %ldp %s | hangar "
+			"stack -f %s -)\n", name, run->first_flame.data, rep->line > 0 ? rep->line : 1,
+			rep->source, name);
+		run->flame_refused = true;
+		run->failed_reports++;
+		return 1;
+	}
+	int rc = render_flame(&run->out, rep, &run->render, run->format, MAX_FOLDED_BYTES);
+	if (rc == HG_EINVAL) {
+		if (run->undrawn++ == 0)
+			hg_buf_printf(&run->first_undrawn, "%s:%ld: report %ld", rep->source,
+				      rep->line > 0 ? rep->line : 1, rep->number);
+		if ((unsigned)rep->kind <= HG_KIND_THREAD_DUMP)
+			run->undrawn_by_kind[rep->kind]++;
+		return 0;
+	}
+	if (rc == HG_ELIMIT) {
+		fflush(stdout);
+		say_report(stderr, rep);
+		fprintf(stderr, "its folded stacks would be over %zu GiB (a path is written once "
+			"per frame with a self cost); try -f speedscope\n", MAX_FOLDED_BYTES >> 30);
+		run->failed_reports++;
+		return 0;
+	}
+	if (rc == HG_ENOMEM) {
+		run->out.failed = 1;
+		return 0;
+	}
+	run->drawn++;
+	if (single && run->flames++ == 0)
+		hg_buf_printf(&run->first_flame, "%s:%ld (report %ld)", rep->source, rep->line,
+			      rep->number);
+	return 0;
+}
+
+/* The reports with nothing to draw, said once: when nothing at all was
+ * drawn it is an error (exit 1), else a note that they were left out (a
+ * bucket's FPS and startup reports are no failure of its stacks). */
+static void undrawn_say(struct stack_run *run)
+{
+	if (!run->undrawn)
+		return;
+	fflush(stdout);
+	const char *first = run->first_undrawn.data ? run->first_undrawn.data : "?";
+	if (!run->drawn)
+		run->failed_reports++;
+	if (run->undrawn == 1 && !run->drawn) {
+		/* "path:line: error: report N: ...", as for any one report */
+		const char *colon = strrchr(first, ':');
+		int head = colon ? (int)(colon - first) : 0;
+		for (int k = 0; k <= HG_KIND_THREAD_DUMP; k++)
+			if (run->undrawn_by_kind[k])
+				fprintf(stderr, "%.*s: error:%s: no method stack and no threads to draw "
+					"(kind %s)\n", head, first, colon ? colon + 1 : first,
+					hg_report_kind_name(k));
+		return;
+	}
+	fprintf(stderr, "hangar stack: %s%ld report%s with no method stack and no threads to draw (",
+		run->drawn ? "left out " : "error: nothing to draw: ", run->undrawn,
+		run->undrawn == 1 ? "" : "s");
+	bool more = false;
+	for (int k = 0; k <= HG_KIND_THREAD_DUMP; k++)
+		if (run->undrawn_by_kind[k]) {
+			fprintf(stderr, "%s%s %ld", more ? ", " : "", hg_report_kind_name(k),
+				run->undrawn_by_kind[k]);
+			more = true;
+		}
+	fprintf(stderr, "; the first: %s)\n", first);
 }
 
 /* Main thread: one report rendered and written. */
@@ -265,16 +391,21 @@ static int print_report(struct stack_run *run, hg_report *rep, bool out_of_memor
 		run->failed_reports++;
 	if (out_of_memory)
 		run->out.failed = 1;
+	int stop = 0;
 	switch (run->format) {
 	case FORMAT_TREE: render_tree(&run->out, rep, &run->render); break;
 	case FORMAT_JSON: render_json(&run->out, rep, &run->render); break;
 	case FORMAT_MATRIX: render_matrix(&run->out, rep, &run->render); break;
+	default: stop = print_flame(run, rep); break;
 	}
 	if (run->out.failed) {
 		fprintf(stderr, "hangar stack: out of memory\n");
 		return HG_ENOMEM;
 	}
-	flush_out(run);
+	if (stop)
+		return 1;
+	if (!flame_format_single(run->format)) /* else written whole at the end */
+		flush_out(run);
 	return 0;
 }
 
@@ -347,7 +478,7 @@ static const hg_mapping *mapping_for(struct stack_run *run, const char *path)
 static void input_failed(struct stack_run *run, const char *path)
 {
 	struct stack_item item = {.failed_input = true};
-	if (run->format != FORMAT_TREE) {
+	if (run->format == FORMAT_JSON || run->format == FORMAT_MATRIX) {
 		hg_buf_puts(&item.text, "{\"source\":");
 		hg_buf_json_string(&item.text, path, strlen(path));
 		hg_buf_puts(&item.text, ",\"report\":0,\"error\":");
@@ -457,6 +588,8 @@ static int run_stack(int argc, char **argv)
 	run.render.flush = write_buf; /* a big report's text goes out as it is made */
 	run.raw_opts.strict = true;
 	hg_buf_init(&run.out);
+	hg_buf_init(&run.first_flame);
+	hg_buf_init(&run.first_undrawn);
 	bool raw_only_used = false;
 	int rc = parse_options(&run, argc, argv, &raw_only_used);
 	if (rc != 0)
@@ -475,6 +608,9 @@ static int run_stack(int argc, char **argv)
 		else
 			run.mapping_failed = true; /* reported; frames stay obfuscated */
 	}
+	hg_symbols_opts so = {.dirs = run.symbol_dirs, .n_dirs = (size_t)run.n_symbol_dirs};
+	if (run.n_symbol_dirs && hg_symbols_create(&run.ctx, &so, &run.symbols) != 0)
+		run.mapping_failed = true; /* said; native frames stay addresses */
 	/* The mappings loaded above said what they had to directly; from here
 	 * on the reader's diagnostics go with its reports. */
 	run.ctx.diag = hold_diag;
@@ -493,7 +629,22 @@ static int run_stack(int argc, char **argv)
 		run.failed_reports++;
 	}
 	hg_pipe_destroy(run.pipe);
+	if (run.symbols) {
+		hg_symbols_stats ss;
+		hg_symbols_get_stats(run.symbols, &ss);
+		fprintf(stderr, "symbols: %zu binaries indexed (%zu files seen), %zu images found, "
+			"%zu missing; %zu frames named (%zu inlined added), %zu not; %zu binaries "
+			"used, %zu queries in %zu batches\n", ss.binaries, ss.entries_seen,
+			ss.images_found, ss.images_missing, ss.frames_named, ss.inlined,
+			ss.frames_unnamed, ss.binaries_used, ss.queries, ss.batches);
+	}
+	hg_symbols_destroy(run.symbols);
 	hg_buf_release(&run.pending_diags);
+	undrawn_say(&run);
+	hg_buf_release(&run.first_undrawn);
+	if (!run.flame_refused)
+		flush_out(&run); /* a one-report format's file */
+	hg_buf_release(&run.first_flame);
 	fflush(stdout);
 	hg_mapping_destroy(run.fixed_mapping);
 	for (int i = 0; i < run.n_loaded; i++)

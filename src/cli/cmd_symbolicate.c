@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "hangar/mapping.h"
 #include "hangar/proguard.h"
+#include "hangar/symbols.h"
 #include "hangar/text.h"
 
 #define MAX_LINE ((size_t)16 << 20) /* longer lines pass through unchanged */
@@ -20,7 +21,7 @@
 static void symbolicate_usage(FILE *out)
 {
 	fprintf(out,
-		"usage: hangar symbolicate [--proguard FILE]... [-m FILE] [INPUT...]\n"
+		"usage: hangar symbolicate [--proguard FILE]... [-m FILE] [--symbols DIR]... [INPUT...]\n"
 		"\n"
 		"Copy text (INPUT files, or standard input) to standard output with obfuscated\n"
 		"names and method ids replaced, keeping every other byte: drops into a pipeline.\n"
@@ -34,6 +35,8 @@ static void symbolicate_usage(FILE *out)
 		"    their numbers and get '  # <method>' appended; StackKeys '<id>|' (alone on\n"
 		"    a line, or after a stackKey label, as in \"stackKey\":\"<id>|\") become\n"
 		"    '<method>|'\n"
+		"  - with --symbols: native frames '#00 pc 000000000004f0a8  /.../libfoo.so\n"
+		"    (BuildId: ...)' get '  # function file:line' appended\n"
 		"\n"
 		"Options:\n"
 		"  -p, --proguard FILE   ProGuard/R8 mapping.txt; repeat for several (the first\n"
@@ -41,6 +44,8 @@ static void symbolicate_usage(FILE *out)
 		"                        names as its r8-map-id source file goes first)\n"
 		"  -m, --mapping FILE    methodMapping.txt for Matrix ids (default:\n"
 		"                        $HANGAR_MAPPING)\n"
+		"      --symbols DIR     .so files that name native frames, matched by Build ID\n"
+		"                        (repeatable; llvm-symbolizer, one question per line)\n"
 		"      --max-mapping BYTES  largest mapping file (default and most 4294967294)\n"
 		"  -h, --help            show this help\n"
 		"\n"
@@ -56,6 +61,7 @@ struct sym_run {
 	size_t n_maps;
 	hg_mapping *ids;
 	hg_proguard_stream *stream;
+	hg_symbols *symbols;   /* --symbols */
 	hg_buf line, retraced, out;
 	bool failed;
 	bool passing;          /* inside an overlong line */
@@ -65,6 +71,7 @@ struct sym_run {
 static const struct option long_options[] = {
 	{"proguard", required_argument, NULL, 'p'},
 	{"mapping", required_argument, NULL, 'm'},
+	{"symbols", required_argument, NULL, 'Y'},
 	{"max-mapping", required_argument, NULL, 'M'},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
@@ -212,14 +219,20 @@ static int flush_out(struct sym_run *run, bool force)
 /* Sends retraced text on, naming ids line by line. */
 static void pass_ids(struct sym_run *run, const char *s, size_t n)
 {
-	if (!run->ids) {
+	if (!run->ids && !run->symbols) {
 		hg_buf_add(&run->out, s, n);
 		return;
 	}
 	for (size_t p = 0; p < n;) {
 		const char *nl = memchr(s + p, '\n', n - p);
 		size_t e = nl ? (size_t)(nl - s) + 1 : n;
-		name_ids(run, s + p, e - p);
+		int named = run->symbols ? hg_symbols_text_line(run->symbols, s + p, e - p, &run->out) : 0;
+		if (named < 0)
+			run->out.failed = 1;
+		else if (named == 0 && run->ids)
+			name_ids(run, s + p, e - p);
+		else if (named == 0)
+			hg_buf_add(&run->out, s + p, e - p);
 		p = e;
 	}
 }
@@ -360,18 +373,23 @@ static int run_symbolicate(int argc, char **argv)
 	run.ctx.diag = cli_print_diag;
 	run.ctx.diag_user = &run.diags;
 	char **pg_paths = calloc((size_t)argc, sizeof *pg_paths);
-	size_t n_pg = 0;
+	size_t n_pg = 0, n_sym = 0;
+	const char **sym_dirs = calloc((size_t)argc, sizeof *sym_dirs);
 	const char *ids_path = NULL;
 	int64_t v;
 	int c, rc = 0;
 	optind = 1;
 	opterr = 0;
-	if (!pg_paths)
+	if (!pg_paths || !sym_dirs) {
+		free(pg_paths);
+		free(sym_dirs);
 		return EXIT_SOME_FAILED;
+	}
 	while (rc == 0 && (c = getopt_long(argc, argv, ":p:m:h", long_options, NULL)) != -1) {
 		switch (c) {
 		case 'p': pg_paths[n_pg++] = optarg; break;
 		case 'm': ids_path = optarg; break;
+		case 'Y': sym_dirs[n_sym++] = optarg; break;
 		case 'M':
 			if (!cli_parse_int64(optarg, &v) || v <= 0)
 				rc = cli_usage_error("symbolicate", "--max-mapping wants a byte count > 0, not '%s'",
@@ -379,7 +397,11 @@ static int run_symbolicate(int argc, char **argv)
 			else
 				run.ctx.limits.max_mapping_bytes = (size_t)v;
 			break;
-		case 'h': symbolicate_usage(stdout); free(pg_paths); return EXIT_FINE;
+		case 'h':
+			symbolicate_usage(stdout);
+			free(pg_paths);
+			free(sym_dirs);
+			return EXIT_FINE;
 		case ':':
 			rc = cli_usage_error("symbolicate", "option '%s' needs a value", argv[optind - 1]);
 			break;
@@ -390,13 +412,17 @@ static int run_symbolicate(int argc, char **argv)
 	const char *env = getenv("HANGAR_MAPPING");
 	if (!ids_path && env && *env)
 		ids_path = env;
-	if (rc == 0 && !n_pg && !ids_path)
-		rc = cli_usage_error("symbolicate", "nothing to apply: give --proguard FILE and/or "
-						    "-m methodMapping.txt");
+	if (rc == 0 && !n_pg && !ids_path && !n_sym)
+		rc = cli_usage_error("symbolicate", "nothing to apply: give --proguard FILE, "
+						    "-m methodMapping.txt and/or --symbols DIR");
 	if (rc != 0) {
 		free(pg_paths);
+		free(sym_dirs);
 		return rc;
 	}
+	hg_symbols_opts so = {.dirs = sym_dirs, .n_dirs = n_sym};
+	if (n_sym && hg_symbols_create(&run.ctx, &so, &run.symbols) != 0)
+		run.failed = true; /* said; native frames pass unchanged */
 	hg_buf_init(&run.line);
 	hg_buf_init(&run.retraced);
 	hg_buf_init(&run.out);
@@ -417,6 +443,8 @@ static int run_symbolicate(int argc, char **argv)
 		hg_proguard_destroy((hg_proguard *)run.maps[i]);
 	free(run.maps);
 	hg_mapping_destroy(run.ids);
+	hg_symbols_destroy(run.symbols);
+	free(sym_dirs);
 	hg_buf_release(&run.line);
 	hg_buf_release(&run.retraced);
 	hg_buf_release(&run.out);

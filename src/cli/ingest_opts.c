@@ -15,6 +15,7 @@ void ingest_cli_init(struct ingest_cli *in)
 	*in = (struct ingest_cli){0};
 	hg_ingest_opts_init(&in->opts);
 	in->opts.proguard = in->proguard;
+	in->opts.symbol_dirs = in->symbol_dirs;
 	hg_ctx_init(&in->ctx);
 	in->ctx.diag = cli_print_diag;
 }
@@ -31,6 +32,11 @@ int ingest_option(struct ingest_cli *in, const char *cmd, int code, const char *
 		in->proguard[o->n_proguard++] = arg;
 		return EXIT_FINE;
 	case OPT_MAPPING_DIR: o->mapping_dir = arg; return EXIT_FINE;
+	case OPT_SYMBOLS:
+		if (o->n_symbol_dirs == HG_INGEST_MAX_SYMBOLS)
+			return cli_usage_error(cmd, "at most %d --symbols folders", HG_INGEST_MAX_SYMBOLS);
+		in->symbol_dirs[o->n_symbol_dirs++] = arg;
+		return EXIT_FINE;
 	case OPT_APP_VERSION: o->app_version = arg; return EXIT_FINE;
 	case OPT_RULES: o->rules = arg; return EXIT_FINE;
 	case OPT_APP:

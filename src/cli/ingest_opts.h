@@ -16,6 +16,7 @@ struct ingest_cli {
 	hg_ctx ctx;                          /* diagnostics on stderr, --max-input, --stack-dir */
 	const char *db_option;
 	const char *proguard[HG_INGEST_MAX_PROGUARD];
+	const char *symbol_dirs[HG_INGEST_MAX_SYMBOLS];
 	int summary_format;                  /* enum row_format: table on stderr, json/csv on stdout */
 	bool tty;                            /* stderr is a terminal: progress lines */
 	hg_ingest_summary sum;               /* after ingest_cli_run */
@@ -25,12 +26,13 @@ struct ingest_cli {
  * table (macros, as C cannot join two arrays statically), parsed by
  * ingest_option.  -m is 'm'; the rest have codes of their own. */
 enum { OPT_DB = 900, OPT_PROGUARD, OPT_MAPPING_DIR, OPT_APP_VERSION, OPT_RULES,
-       OPT_INPUT_FORMAT, OPT_STACK_DIR, OPT_SUMMARY_FORMAT, OPT_MAX_INPUT, OPT_APP };
+       OPT_INPUT_FORMAT, OPT_STACK_DIR, OPT_SUMMARY_FORMAT, OPT_MAX_INPUT, OPT_APP, OPT_SYMBOLS };
 #define INGEST_READ_OPTIONS                                                    \
 	{"db", required_argument, NULL, OPT_DB},                               \
 	{"mapping", required_argument, NULL, 'm'},                             \
 	{"proguard", required_argument, NULL, OPT_PROGUARD},                   \
 	{"mapping-dir", required_argument, NULL, OPT_MAPPING_DIR},             \
+	{"symbols", required_argument, NULL, OPT_SYMBOLS},                     \
 	{"app-version", required_argument, NULL, OPT_APP_VERSION},             \
 	{"app", required_argument, NULL, OPT_APP},                             \
 	{"rules", required_argument, NULL, OPT_RULES},                         \
@@ -43,6 +45,8 @@ enum { OPT_DB = 900, OPT_PROGUARD, OPT_MAPPING_DIR, OPT_APP_VERSION, OPT_RULES,
 	"      --proguard FILE    ProGuard/R8 mapping.txt for every report (repeatable)\n"   \
 	"      --mapping-dir DIR  per app version: DIR/<version>/methodMapping.txt and\n"    \
 	"                         DIR/<version>/mapping.txt\n"                               \
+	"      --symbols DIR      .so files and dSYMs that name native frames, matched by\n" \
+	"                         Build ID / UUID (repeatable; llvm-symbolizer)\n"          \
 	"      --app-version V    the version of reports that do not say\n"                  \
 	"      --app NAME         the app (package, bundle id) of reports that do not say\n" \
 	"      --rules FILE       grouping rules (see hangar-formats(5))\n"                  \

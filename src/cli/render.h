@@ -11,7 +11,8 @@
 #include "hangar/report.h"
 #include "hangar/text.h"
 
-enum output_format { FORMAT_TREE, FORMAT_JSON, FORMAT_MATRIX };
+enum output_format { FORMAT_TREE, FORMAT_JSON, FORMAT_MATRIX, FORMAT_FOLDED, FORMAT_SPEEDSCOPE,
+		     FORMAT_CHROME, FORMAT_SVG };
 
 struct render_opts {
 	bool no_trim;      /* show the whole rebuilt stack */
@@ -38,6 +39,23 @@ void render_flush_point(hg_buf *out, const struct render_opts *opts);
 void render_tree(hg_buf *out, const hg_report *rep, const struct render_opts *opts);
 void render_json(hg_buf *out, const hg_report *rep, const struct render_opts *opts);
 void render_matrix(hg_buf *out, const hg_report *rep, const struct render_opts *opts);
+
+/* Flame graph exports (render_flame.c), the same for a report (stack) and
+ * a cluster (show).  The format named name, when it is one: *out set. */
+bool flame_format_from_name(const char *name, enum output_format *out);
+/* Whether a format's file holds one flame only (speedscope, chrome), so
+ * that stack refuses a second report rather than write two documents. */
+bool flame_format_single(enum output_format format);
+/* Whether a format wants the items' begin times (hg_ctx.want_times). */
+bool flame_format_timed(enum output_format format);
+/* Writes flame f as format (one of the flame formats) to out. */
+struct hg_flame;
+void flame_write(hg_buf *out, const struct hg_flame *f, enum output_format format);
+/* Builds the report's flame in a scratch arena and writes it as format:
+ * 0, HG_EINVAL when the report has nothing to draw (no stack, no threads),
+ * HG_ELIMIT when the output would be over max_bytes, or HG_ENOMEM. */
+int render_flame(hg_buf *out, const hg_report *rep, const struct render_opts *opts,
+		 enum output_format format, size_t max_bytes);
 
 /* The stack a renderer shows (trimmed, or whole with --no-trim) and the
  * index of the StackKey within it (-1 when none). */
@@ -125,6 +143,16 @@ struct frame_fold {
  * *n 0 when none or out of memory).  A frame that a lock line follows, or
  * one of several candidates of a retrace, is never folded away. */
 struct frame_fold *render_find_folds(const hg_thread *t, size_t *n);
+
+/* Native frames' images and symbols (render_images.c): " file:line" of a
+ * symbolicated frame; the table of the images the shown threads' frames
+ * lie in; a native frame's "image_index", "function", "source_file",
+ * "source_line", "inlined"; the report's "images" array. */
+void render_native_source(hg_buf *out, const hg_frame *f);
+void render_images_tree(hg_buf *out, const hg_report *rep, const struct render_opts *opts,
+			const struct style *st);
+void render_native_frame_json(hg_buf *out, const hg_frame *f);
+void render_images_json(hg_buf *out, const hg_report *rep);
 
 /* {"source","line"?,"report" — the identity fields every JSON line starts with. */
 void render_source_fields(hg_buf *out, const hg_report *rep);

@@ -48,12 +48,13 @@ static void native_text(hg_buf *out, const hg_frame *f, bool short_pc, bool shor
 		hg_buf_puts(out, f->has_pc ? "  " : "");
 		image_text(out, f->image, short_image, ellipsis);
 	}
-	if (f->symbol)
+	if (f->symbol && !f->symbolicated) /* else the function symbol files name */
 		hg_buf_printf(out, " (%s)", f->symbol);
 	else if (f->method)
 		hg_buf_printf(out, " (%s)", f->method);
 	else if (f->has_offset)
 		hg_buf_printf(out, " +0x%" PRIx64, f->offset);
+	render_native_source(out, f);
 	if (!f->has_pc && !f->image && !f->symbol && !f->method && f->text)
 		hg_buf_puts(out, f->text);
 }
@@ -106,7 +107,7 @@ static void frame_text(hg_buf *out, const hg_frame *f, int avail, const char *el
 			native_text(&tail, f, short_pc, level == 1, ellipsis);
 			fits = avail <= 0 || tail.failed || render_cols(tail.data, tail.len) <= (size_t)avail;
 		}
-		if (!fits && f->symbol) { /* a JIT'd Java method: "a.b.C.m+12", by its package */
+		if (!fits && f->symbol && !f->symbolicated) { /* a JIT'd Java method: "a.b.C.m+12", by its package */
 			hg_frame bare = *f;
 			bare.symbol = bare.method = NULL;
 			bare.has_offset = false;
@@ -442,6 +443,7 @@ void render_threads_tree(hg_buf *out, const hg_report *rep, const struct render_
 	if (shown < ts->n)
 		hg_buf_printf(out, "\n%s(%zu other thread%s; --all-threads shows them)%s\n", st->dim,
 			      ts->n - shown, ts->n - shown == 1 ? "" : "s", st->reset);
+	render_images_tree(out, rep, opts, st);
 }
 
 void render_crash_lines(hg_buf *out, const hg_report *rep, const struct style *st)

@@ -45,6 +45,7 @@ static void frame_json(hg_buf *out, const hg_frame *f)
 		if (f->has_offset)
 			hg_buf_printf(out, ",\"offset\":\"0x%" PRIx64 "\"", f->offset);
 		json_str(out, "symbol", f->symbol ? f->symbol : f->method, true);
+		render_native_frame_json(out, f);
 	}
 	hg_buf_printf(out, ",\"repeat\":%ld,\"retraced\":%s,\"alternative\":%s", f->repeat,
 		      f->retraced ? "true" : "false", f->alternative ? "true" : "false");
@@ -174,7 +175,9 @@ void render_threads_json(hg_buf *out, const hg_report *rep, const struct render_
 		}
 		hg_buf_putc(out, ']');
 	}
-	hg_buf_puts(out, "],\"exceptions\":[");
+	hg_buf_putc(out, ']');
+	render_images_json(out, rep);
+	hg_buf_puts(out, ",\"exceptions\":[");
 	for (size_t i = 0; i < rep->n_exceptions; i++) {
 		const hg_exception *e = &rep->exceptions[i];
 		hg_buf_puts(out, i ? ",{" : "{");

@@ -248,10 +248,15 @@ int cli_store_window(hg_store *store, const char *cmd, const char **since, const
 
 bool cli_namer_create(const hg_ctx *ctx, const char *cmd, const char *mapping,
 		      const char *const *proguard, int n_proguard, const char *mapping_dir,
-		      hg_namer **out)
+		      const char *const *symbol_dirs, int n_symbol_dirs, hg_namer **out)
 {
 	hg_namer_opts o = {mapping, proguard, n_proguard, mapping_dir};
 	int rc = hg_namer_create(ctx, &o, out);
+	if (rc == 0 && n_symbol_dirs && hg_namer_add_symbols(*out, symbol_dirs, n_symbol_dirs) != 0) {
+		hg_namer_destroy(*out);
+		*out = NULL;
+		return false;
+	}
 	if (rc == HG_ENOENT)
 		fprintf(stderr, "hangar %s: %s: not a folder\n", cmd, mapping_dir);
 	return rc == 0;

@@ -14,12 +14,13 @@
 
 enum row_format { ROWS_TABLE, ROWS_JSON, ROWS_CSV };
 
-/* The mappings of regroup and merge (-m, --proguard, --mapping-dir) as
- * an hg_namer in *out: false when one fails (said through ctx, or on
- * stderr as "hangar CMD: DIR: not a folder").  ctx must outlive it. */
+/* The mappings of regroup and merge (-m, --proguard, --mapping-dir,
+ * --symbols) as an hg_namer in *out: false when one fails (said through
+ * ctx, or on stderr as "hangar CMD: DIR: not a folder").  ctx must outlive
+ * it. */
 bool cli_namer_create(const hg_ctx *ctx, const char *cmd, const char *mapping,
 		      const char *const *proguard, int n_proguard, const char *mapping_dir,
-		      hg_namer **out);
+		      const char *const *symbol_dirs, int n_symbol_dirs, hg_namer **out);
 
 /* --db FILE, else $HANGAR_DB, else ./hangar.db. */
 const char *store_path(const char *option);

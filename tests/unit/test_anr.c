@@ -572,6 +572,61 @@ static void test_native_pc_widths(void **state)
 	run_release(&r);
 }
 
+/* The image identity of native frames: path and GNU Build ID, one
+ * hg_image per distinct pair; the pc stays the file-relative rel_pc. */
+static void test_native_build_ids(void **state)
+{
+	(void)state;
+	struct run r;
+	const hg_report *rep = read_string(&r,
+		"----- pid 7 at 2024-01-01 00:00:00 -----\n"
+		"Cmd line: x\n"
+		"\"main\" prio=5 tid=1 Native\n"
+		"  native: #00 pc 000000000004f0a8  /data/app/x/lib/arm64/libfoo.so (f+8) (BuildId: 5E8A00ff)\n"
+		"  native: #01 pc 0000000000001000  /data/app/x/lib/arm64/libfoo.so (BuildId: 5e8a00ff)\n"
+		"  native: #02 pc 0000000000002000  /data/app/x/lib/arm64/libfoo.so (BuildId: 0011)\n"
+		"  native: #03 pc 0000000000003000  /system/lib64/libbar.so (g)\n"
+		"  native: #04 pc 0000000000004000  /system/lib64/libbaz.so (BuildId: xyz)\n"
+		"  native: #05 pc 0000000000005000  /system/lib64/libq.so (BuildId: abc)\n"
+		"  native: #06 pc 0000000000006000\n"
+		"\n----- end 7 -----\n");
+	const hg_thread *m = &rep->threads.items[0];
+	assert_int_equal(m->n_frames, 7);
+	const hg_threads *ts = &rep->threads;
+	const hg_image *foo = hg_frame_image(ts, &m->frames[0]);
+	assert_non_null(foo);
+	assert_int_equal(foo->kind, HG_IMAGE_ELF);
+	assert_string_equal(foo->name, "libfoo.so");
+	assert_string_equal(foo->path, "/data/app/x/lib/arm64/libfoo.so");
+	assert_string_equal(foo->id, "5e8a00ff"); /* lowercased */
+	assert_false(foo->has_load_addr);
+	assert_int_equal(m->frames[0].pc, 0x4f0a8);
+	assert_ptr_equal(hg_frame_image(ts, &m->frames[1]), foo); /* same path and id: one image */
+	const hg_image *other = hg_frame_image(ts, &m->frames[2]);
+	assert_ptr_not_equal(other, foo); /* same path, another build */
+	assert_string_equal(other->id, "0011");
+	assert_null(hg_frame_image(ts, &m->frames[3])->id);
+	assert_null(hg_frame_image(ts, &m->frames[4])->id); /* not hex */
+	assert_null(hg_frame_image(ts, &m->frames[5])->id); /* an odd number of digits */
+	assert_null(hg_frame_image(ts, &m->frames[6]));
+	assert_int_equal(ts->n_images, 5);
+	run_release(&r);
+	/* Every native frame of a real dump is placed; libc's id as written. */
+	rep = read_file(&r, "android13-emu-native-only-waiting-channels.txt", false);
+	size_t placed = 0, native = 0;
+	for (size_t i = 0; i < rep->threads.n; i++)
+		for (size_t j = 0; j < rep->threads.items[i].n_frames; j++) {
+			const hg_frame *f = &rep->threads.items[i].frames[j];
+			native += f->kind == HG_FRAME_NATIVE && f->image;
+			placed += hg_frame_image(&rep->threads, f) != NULL;
+		}
+	assert_true(native > 800);
+	assert_int_equal(placed, native);
+	const hg_image *libc = hg_frame_image(&rep->threads, &rep->threads.items[0].frames[0]);
+	assert_string_equal(libc->id, "ba489d4985c0cf173209da67405662f9");
+	run_release(&r);
+}
+
 /* ---- the analysis on real-looking dumps ---- */
 
 static void test_deadlock_fixture(void **state)
@@ -1089,6 +1144,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_native_only_dump),
 		cmocka_unit_test(test_native_symbol_with_space_before_offset),
 		cmocka_unit_test(test_native_pc_widths),
+		cmocka_unit_test(test_native_build_ids),
 		cmocka_unit_test(test_deadlock_fixture),
 		cmocka_unit_test(test_idle_fixture),
 		cmocka_unit_test(test_injected_notes_skipped_with_warning),

@@ -168,10 +168,39 @@ static void test_hang_3_7(void **state)
 	assert_string_equal(t->state, "TH_STATE_WAITING");
 	assert_int_equal(t->n_frames, 56);
 	assert_frame(t, 0, 4311924304, "__semwait_signal", "libsystem_kernel.dylib", true, 15952, 1);
-	assert_frame(t, 1, 6444231116, "GCC_except_table763", "libobjc.A.dylib", true, 1321420, 1);
-	assert_frame(t, 2, 6460320676, "GCC_except_table763", "libobjc.A.dylib", true, 17410980, 1);
+	/* The report says "libobjc.A.dylib (GCC_except_table763)" at
+	 * 0x142ccc into libobjc; binary_images places the address in
+	 * libsystem_c.dylib (0x180141000, 512708 bytes), and Foundation: the
+	 * report's names are not used, and one warning counts them all. */
+	assert_frame(t, 1, 6444231116, NULL, "libsystem_c.dylib", true, 0x1801b29cc - 0x180141000, 1);
+	assert_frame(t, 2, 6460320676, NULL, "Foundation", true, 0x18110aba4 - 0x18085f000, 1);
+	const hg_image *im = hg_frame_image(&r->threads, &t->frames[1]);
+	assert_non_null(im);
+	assert_int_equal(im->kind, HG_IMAGE_MACHO);
+	assert_string_equal(im->name, "libsystem_c.dylib");
+	assert_string_equal(im->id, "4BE317CE-E19B-36B1-809A-B1FBF17587A8");
+	assert_true(im->has_load_addr);
+	assert_int_equal(im->load_addr, 0x180141000);
+	assert_int_equal(im->vmaddr, 0x180141000);
+	assert_int_equal(im->size, 512708);
+	assert_true(strstr(im->path, "/usr/lib/system/libsystem_c.dylib") != NULL);
+	/* Frame 0's names agree with its image: kept, and placed too. */
+	assert_string_equal(hg_frame_image(&r->threads, &t->frames[0])->name, "libsystem_kernel.dylib");
+	bool warned = false;
+	for (size_t i = 0; i < r->warnings.len; i++)
+		warned |= strncmp(r->warnings.items[i], "59 frames name another image", 28) == 0 &&
+			  strstr(r->warnings.items[i], "crash.threads[0].backtrace.contents[1]: "
+				 "0x1801b29cc is libsystem_c.dylib +0x719cc, the report says "
+				 "libobjc.A.dylib (GCC_except_table763)") != NULL;
+	assert_true(warned);
+	/* Only the images some frame lies in are kept, each once. */
+	assert_true(r->threads.n_images > 5 && r->threads.n_images < 100);
+	for (size_t i = 0; i < r->threads.n_images; i++)
+		for (size_t j = i + 1; j < r->threads.n_images; j++)
+			assert_ptr_not_equal(r->threads.images[i].path, r->threads.images[j].path);
 	/* No symbol and no image holds it among the 792. */
 	assert_frame(t, 54, 4309750736, NULL, NULL, false, 0, 1);
+	assert_int_equal(t->frames[54].image_ref, 0);
 	assert_string_equal(t->frames[54].text, "??? 0x0000000100e193d0");
 	assert_string_equal(r->threads.items[5].name, "com.kscrash.hang.watchdog.thread");
 	assert_frame(&r->threads.items[5], 0, 0, NULL, NULL, false, 0, 1);
@@ -187,8 +216,7 @@ static void test_watchdog_8badf00d(void **state)
 	assert_roles(r, 0, 0, 1u << 5);
 	assert_frame(&r->threads.items[0], 0, 4368694864, "__semwait_signal", "libsystem_kernel.dylib",
 		     true, 15952, 1);
-	assert_frame(&r->threads.items[0], 1, 6444231116, "GCC_except_table763", "libobjc.A.dylib",
-		     true, 1321420, 1);
+	assert_frame(&r->threads.items[0], 1, 6444231116, NULL, "libsystem_c.dylib", true, 0x719cc, 1);
 	assert_string_equal(r->threads.items[9].name, "com.apple.uikit.eventfetch-thread");
 }
 
@@ -347,6 +375,56 @@ static void test_u64_addresses(void **state)
 /* ---- small reports made here ---- */
 
 #define SYS "\"report\":{\"timestamp\":1},"
+
+/* Each frame placed by its address: the report's names kept when they
+ * agree with the image, dropped (and counted) when the object name, its
+ * address or the symbol's address says otherwise. */
+static void test_frames_placed_by_binary_images(void **state)
+{
+	struct fixture *f = *state;
+#define IMG(addr, size, name, uuid) "{\"image_addr\":" addr ",\"image_size\":" size \
+	",\"image_vmaddr\":4096,\"name\":\"/x/" name "\",\"uuid\":\"" uuid "\"}"
+#define FR(pc, rest) "{\"instruction_addr\":" pc rest "}"
+	const hg_report *r = one_good(f, "{" SYS "\"crash\":{\"error\":{\"type\":\"hang\"},"
+		"\"threads\":[{\"index\":0,\"crashed\":true,\"backtrace\":{\"contents\":["
+		FR("4100", ",\"object_name\":\"A\",\"object_addr\":4096,\"symbol_name\":\"a1\","
+		   "\"symbol_addr\":4098")                                   /* agrees */
+		"," FR("8200", ",\"object_name\":\"A\",\"object_addr\":4096,\"symbol_name\":\"x\"") /* in B */
+		"," FR("4100", ",\"object_name\":\"A\",\"object_addr\":9999,\"symbol_name\":\"y\"") /* addr */
+		"," FR("4100", ",\"object_name\":\"A\",\"symbol_name\":\"z\",\"symbol_addr\":4200") /* above pc */
+		"," FR("99999", ",\"object_name\":\"C\",\"object_addr\":99000,\"symbol_name\":\"c\"") /* no image */
+		"," FR("8195", "")
+		"]}}]},\"binary_images\":["
+		IMG("4096", "4096", "A", "AAAAAAAA-0000-0000-0000-000000000001") ","
+		IMG("8192", "4096", "B", "BBBBBBBB-0000-0000-0000-000000000002") ","
+		IMG("65536", "4096", "Unused", "CCCCCCCC-0000-0000-0000-000000000003") "]}");
+#undef IMG
+#undef FR
+	const hg_thread *t = &r->threads.items[0];
+	assert_frame(t, 0, 4100, "a1", "A", true, 4, 1);
+	assert_frame(t, 1, 8200, NULL, "B", true, 8, 1);
+	assert_frame(t, 2, 4100, NULL, "A", true, 4, 1);
+	assert_frame(t, 3, 4100, NULL, "A", true, 4, 1);
+	assert_frame(t, 4, 99999, "c", "C", true, 999, 1);
+	assert_int_equal(t->frames[4].image_ref, 0);
+	assert_frame(t, 5, 8195, NULL, "B", true, 3, 1);
+	assert_int_equal(r->threads.n_images, 2); /* "Unused" holds no frame */
+	const hg_image *a = hg_frame_image(&r->threads, &t->frames[0]);
+	const hg_image *b = hg_frame_image(&r->threads, &t->frames[1]);
+	assert_ptr_equal(a, hg_frame_image(&r->threads, &t->frames[3]));
+	assert_ptr_equal(b, hg_frame_image(&r->threads, &t->frames[5]));
+	assert_string_equal(a->id, "AAAAAAAA-0000-0000-0000-000000000001");
+	assert_string_equal(b->path, "/x/B");
+	assert_int_equal(b->load_addr, 8192);
+	assert_int_equal(b->vmaddr, 4096);
+	bool warned = false;
+	for (size_t i = 0; i < r->warnings.len; i++)
+		warned |= strcmp(r->warnings.items[i], "3 frames name another image or symbol than "
+				 "binary_images places them in; the report's object_name and "
+				 "symbol_name are not used for them (e.g. crash.threads[0].backtrace"
+				 ".contents[1]: 0x2008 is B +0x8, the report says A (x))") == 0;
+	assert_true(warned);
+}
 
 static void test_user_dump_without_handled_thread(void **state)
 {
@@ -850,6 +928,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_matrix_lag_dump, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_matrix_array, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_u64_addresses, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_frames_placed_by_binary_images, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_user_dump_without_handled_thread, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_repeat_counts_mark_the_representative_stack, setup,
 						teardown),

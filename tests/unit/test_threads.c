@@ -530,10 +530,36 @@ static void test_big_thread_grows_in_place(void **state)
 	}
 }
 
+/* A million-frame report holds a million frames: the image index and the
+ * symbolication flags must not make one bigger (LP64). */
+static void test_frame_size_and_images(void **state)
+{
+	(void)state;
+	if (sizeof(void *) == 8)
+		assert_int_equal(sizeof(hg_frame), 96);
+	hg_arena *arena = hg_arena_create();
+	assert_non_null(arena);
+	hg_threads ts = {0};
+	uint32_t ref[20];
+	for (uint32_t i = 0; i < 20; i++) {
+		hg_image im = {.kind = HG_IMAGE_ELF, .name = "libx.so", .load_addr = i};
+		assert_int_equal(hg_threads_add_image(&ts, arena, &im, &ref[i]), 0);
+		assert_int_equal(ref[i], i + 1);
+	}
+	hg_frame f = {.image_ref = 7};
+	assert_int_equal(hg_frame_image(&ts, &f)->load_addr, 6); /* grown, copied */
+	f.image_ref = 21;
+	assert_null(hg_frame_image(&ts, &f));
+	f.image_ref = 0;
+	assert_null(hg_frame_image(&ts, &f));
+	hg_arena_destroy(arena);
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 	const struct CMUnitTest tests[] = {
+		T(test_frame_size_and_images),
 		T(test_chain_by_held_by),
 		T(test_chain_by_held_locks),
 		T(test_held_by_wins_over_stale_held),

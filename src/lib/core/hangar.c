@@ -29,11 +29,9 @@ const char *hg_strerror(int err)
 
 void hg_ctx_init(hg_ctx *ctx)
 {
-	ctx->diag = NULL;
-	ctx->diag_user = NULL;
-	ctx->stack_dir = NULL;
-	ctx->keep_text = 0;
-	ctx->skip_meta = 0;
+	/* Every field zero first, so that one added later (file_time_ms was
+	 * left as the stack held it) starts known. */
+	*ctx = (hg_ctx){0};
 	ctx->limits.max_input_bytes = HG_DEFAULT_MAX_INPUT_BYTES;
 	ctx->limits.max_buffer_words = HG_DEFAULT_MAX_BUFFER_WORDS;
 	ctx->limits.max_stack_lines = HG_DEFAULT_MAX_STACK_LINES;

@@ -1,11 +1,12 @@
 /* Module digest (src/lib/digest/): the nightly digest of one ingest run,
- * gathered from the store (digest.c) and written as Markdown (digest_md.c)
- * or JSON (digest_json.c).
+ * gathered from the store (digest.c) and written as Markdown (digest_md.c),
+ * JSON (digest_json.c) or one HTML page with charts and flame graphs
+ * (digest_html.c, digest_html_chart.c).
  * Public header: digest.h.
- * Uses: core, store. */
+ * Uses: core, flame, store. */
 /* The nightly digest: gathers what it shows from the store (the run's
  * reports are those with id > first_report_id), then hands it to the
- * Markdown or JSON writer. */
+ * Markdown, JSON or HTML writer. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,7 +50,7 @@ struct load {
 	/* the on-key-path nodes of the tree, in id order */
 	struct key_node { int64_t id, parent, reports, total; const char *symbol; } *nodes;
 	size_t n_nodes, cap_nodes;
-	size_t cap_versions;
+	size_t cap_versions, cap_days;
 };
 
 static int on_row(void *user, const hg_cluster_row *r)
@@ -92,6 +93,89 @@ static int on_version(void *user, const char *value, int64_t count)
 	v->version = dup(l->d->arena, name, &l->err);
 	v->count = count;
 	return l->err;
+}
+
+/* ---- days (HTML) ---- */
+
+/* Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's
+ * days_from_civil): exact for every year, no time zone involved. */
+static int64_t days_from_civil(int64_t y, int64_t m, int64_t d)
+{
+	y -= m <= 2;
+	int64_t era = (y >= 0 ? y : y - 399) / 400;
+	int64_t yoe = y - era * 400;
+	int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + doe - 719468;
+}
+
+int64_t digest_day_number(const char *s)
+{
+	if (!s)
+		return INT64_MIN;
+	for (int i = 0; i < 10; i++)
+		if (i == 4 || i == 7 ? s[i] != '-' : !(s[i] >= '0' && s[i] <= '9'))
+			return INT64_MIN;
+	int64_t y = (s[0] - '0') * 1000 + (s[1] - '0') * 100 + (s[2] - '0') * 10 + (s[3] - '0');
+	int64_t m = (s[5] - '0') * 10 + (s[6] - '0'), d = (s[8] - '0') * 10 + (s[9] - '0');
+	if (m < 1 || m > 12 || d < 1 || d > 31)
+		return INT64_MIN;
+	return days_from_civil(y, m, d);
+}
+
+void digest_day_text(int64_t day, char buf[11])
+{
+	int64_t z = day + 719468;
+	int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+	int64_t doe = z - era * 146097;
+	int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+	int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+	int64_t mp = (5 * doy + 2) / 153;
+	int64_t d = doy - (153 * mp + 2) / 5 + 1, m = mp < 10 ? mp + 3 : mp - 9;
+	int64_t y = yoe + era * 400 + (m <= 2);
+	/* By hand: years past 9999 are not dates a report has (their last
+	 * four digits are written), and snprintf cannot be shown to fit. */
+	unsigned yy = (unsigned)(((y % 10000) + 10000) % 10000);
+	const unsigned parts[3] = {yy, (unsigned)m, (unsigned)d}, widths[3] = {4, 2, 2};
+	char *p = buf;
+	for (int k = 0; k < 3; k++) {
+		for (unsigned w = widths[k], v = parts[k]; w > 0; w--, v /= 10)
+			p[w - 1] = (char)('0' + v % 10);
+		p += widths[k];
+		*p++ = k < 2 ? '-' : '\0';
+	}
+}
+
+static int on_day(void *user, const char *value, int64_t count)
+{
+	struct load *l = user;
+	struct dg_cluster *c = l->c;
+	int64_t day = digest_day_number(value);
+	if (day == INT64_MIN) {
+		c->untimed += count;
+		return 0;
+	}
+	if ((l->err = reserve(l->d->arena, (void **)&c->days, c->n_days, &l->cap_days,
+			      sizeof *c->days)))
+		return l->err;
+	c->days[c->n_days++] = (struct dg_day){day, count};
+	return 0;
+}
+
+/* The days and the flame graph of a cluster, for the HTML digest. */
+static int load_pictures(struct load *l, hg_store *store, const char *hash)
+{
+	struct dg_cluster *c = l->c;
+	int err = hg_store_cluster_counts(store, hash, "day", on_day, l);
+	if (err || l->err)
+		return l->err ? l->err : err;
+	hg_flame_tree_builder *b = hg_flame_tree_builder_create(l->d->arena);
+	if (!b)
+		return HG_ENOMEM;
+	err = hg_store_cluster_tree(store, hash, hg_flame_tree_builder_add, b);
+	if (!err)
+		err = hg_flame_tree_builder_finish(b, c->count, c->title, &c->flame);
+	return err;
 }
 
 /* Trees can be big; the path needs only the key-path nodes, and a few
@@ -169,6 +253,8 @@ static int load_cluster(struct digest *d, hg_store *store, const char *hash, str
 		err = hg_store_cluster_tree(store, hash, on_node, &l);
 	if (!err)
 		err = build_path(&l);
+	if (!err && !l.err && d->pictures)
+		err = load_pictures(&l, store, hash);
 	return l.err ? l.err : err;
 }
 
@@ -356,19 +442,22 @@ int hg_digest_write(hg_store *store, const hg_digest_run *run, enum hg_digest_fo
 	if (!store || !run || !out || run->first_report_id < 0 ||
 	    !(run->threshold >= 0 && run->threshold <= 1e9) ||
 	    !(run->min_rise >= 0 && run->min_rise <= 1e9) ||
-	    (fmt != HG_DIGEST_MARKDOWN && fmt != HG_DIGEST_JSON))
+	    (fmt != HG_DIGEST_MARKDOWN && fmt != HG_DIGEST_JSON && fmt != HG_DIGEST_HTML))
 		return HG_EINVAL;
 	struct digest d = {.run = run, .top_limit = run->top > 0 ? run->top : 10,
 			   .limit = run->limit > 0 ? run->limit : DIGEST_LIMIT};
 	d.list_max = fmt == HG_DIGEST_JSON ? HG_DIGEST_JSON_MAX : (size_t)d.limit;
+	d.pictures = fmt == HG_DIGEST_HTML;
 	if (!(d.arena = hg_arena_create()))
 		return HG_ENOMEM;
 	int err = gather(&d, store);
 	if (!err) {
 		if (fmt == HG_DIGEST_MARKDOWN)
 			digest_markdown(&d, out);
-		else
+		else if (fmt == HG_DIGEST_JSON)
 			digest_json(&d, out);
+		else
+			digest_html(&d, out);
 		if (out->failed)
 			err = HG_ENOMEM;
 	}

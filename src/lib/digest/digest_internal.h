@@ -10,6 +10,7 @@
 
 #include "hangar/arena.h"
 #include "hangar/digest.h"
+#include "hangar/flame.h"
 
 #define DIGEST_LIMIT 5        /* Markdown rows of each list, by default (hg_digest_run.limit) */
 #define DIGEST_VERSIONS 10    /* versions shown per cluster */
@@ -22,6 +23,12 @@
 struct dg_node {
 	const char *symbol;
 	int64_t depth, reports, total_cost;
+};
+
+/* Reports of a cluster on one UTC day. */
+struct dg_day {
+	int64_t day;          /* days since 1970-01-01 */
+	int64_t count;
 };
 
 struct dg_version {
@@ -41,6 +48,11 @@ struct dg_cluster {
 	int64_t path_depth;         /* nodes on the whole path */
 	bool key_at_end;            /* the last node is the StackKey symbol */
 	int64_t old_count, new_count, old_p90, new_p90; /* regressed clusters */
+	/* Gathered for the HTML digest only: */
+	struct dg_day *days;        /* in day order */
+	size_t n_days;
+	int64_t untimed;            /* reports without a time */
+	hg_flame flame;             /* the merged call tree; n == 0 when none */
 };
 
 struct dg_list {
@@ -68,7 +80,8 @@ struct digest {
 	hg_arena *arena;
 	const hg_digest_run *run;
 	int top_limit;
-	int limit;                  /* Markdown rows of each list */
+	int limit;                  /* Markdown and HTML rows of each list */
+	bool pictures;              /* gather days and flames (HTML) */
 	size_t list_max;            /* rows gathered of each list: limit, or HG_DIGEST_JSON_MAX */
 	hg_diff_totals diff;        /* diff.baseline: nothing before the run to compare with */
 	struct dg_kind *kinds;
@@ -85,5 +98,12 @@ struct digest {
 
 void digest_markdown(const struct digest *d, hg_buf *out);
 void digest_json(const struct digest *d, hg_buf *out);
+void digest_html(const struct digest *d, hg_buf *out);
+
+/* Days since 1970-01-01 of "YYYY-MM-DD..." (the store's time form), or
+ * INT64_MIN when s does not start with a date (digest.c). */
+int64_t digest_day_number(const char *s);
+/* "YYYY-MM-DD" of a day number into buf (11 bytes). */
+void digest_day_text(int64_t day, char buf[11]);
 
 #endif

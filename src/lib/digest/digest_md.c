@@ -65,6 +65,20 @@ static void md_code(hg_buf *b, const char *s)
 	}
 }
 
+/* Appends a relative link target: bytes that would end or break a
+ * Markdown link (space, parentheses, <, >, control bytes) and non-ASCII
+ * bytes percent-encoded. */
+static void md_link(hg_buf *b, const char *s)
+{
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c <= 0x20 || c >= 0x7f || strchr("()<>[]\\`%", c))
+			hg_buf_printf(b, "%%%02X", c);
+		else
+			hg_buf_putc(b, (char)c);
+	}
+}
+
 static void versions(hg_buf *b, const struct dg_cluster *c)
 {
 	for (size_t i = 0; i < c->n_versions; i++) {
@@ -166,7 +180,15 @@ static void cluster_section(hg_buf *b, const char *title, const char *none,
 static void heading(hg_buf *b, const struct digest *d)
 {
 	const hg_digest_run *r = d->run;
-	hg_buf_puts(b, "# hangar nightly digest\n\n- **Source:** ");
+	hg_buf_puts(b, "# hangar nightly digest\n\n");
+	if (r->html_name) {
+		hg_buf_puts(b, "- **Pictures:** [");
+		md_text(b, r->html_name, 1000);
+		hg_buf_puts(b, "](");
+		md_link(b, r->html_name);
+		hg_buf_puts(b, "), the same digest as one page, with charts per day and flame graphs\n");
+	}
+	hg_buf_puts(b, "- **Source:** ");
 	md_text(b, r->source ? r->source : "(none)", 1000);
 	hg_buf_puts(b, "\n- **Run:** ");
 	md_text(b, r->started ? r->started : "?", 64);

@@ -16,6 +16,7 @@
 #include "hangar/proguard.h"
 #include "hangar/report.h"
 #include "hangar/store.h"
+#include "hangar/symbols.h"
 
 /* ---- the namer (namer.c) ---- */
 
@@ -43,10 +44,14 @@ struct hg_namer {
 	hg_mapping *env_mapping;
 	bool env_tried;
 	bool no_beside;       /* paths are object keys, not files: no mapping beside them */
+	hg_symbols *symbols;  /* --symbols: native frames named; owned, or NULL */
 };
 
 /* Frees every mapping the namer holds (the struct is the caller's). */
 void namer_release(struct hg_namer *n);
+/* Indexes the --symbols folders into n->symbols (none: nothing); 0, or the
+ * error of hg_symbols_create (said), HG_EINVAL past HG_INGEST_MAX_SYMBOLS. */
+int namer_load_symbols(struct hg_namer *n, const char *const *dirs, int n_dirs);
 
 /* ---- the queue (queue.c) ---- */
 

@@ -108,10 +108,25 @@ void hg_namer_name(struct hg_namer *n, hg_report *rep, const char *version, cons
 		hg_report_retrace(rep, (const hg_proguard *const *)&v->proguard, 1);
 	else if (n->n_proguard)
 		hg_report_retrace(rep, (const hg_proguard *const *)n->proguard, (size_t)n->n_proguard);
+	hg_symbols_apply(n->symbols, rep); /* out of memory: frames stay addresses */
+}
+
+int hg_namer_add_symbols(hg_namer *n, const char *const *dirs, int n_dirs)
+{
+	return namer_load_symbols(n, dirs, n_dirs);
+}
+
+int namer_load_symbols(struct hg_namer *n, const char *const *dirs, int n_dirs)
+{
+	if (n_dirs < 0 || n_dirs > HG_INGEST_MAX_SYMBOLS || n->symbols)
+		return HG_EINVAL;
+	hg_symbols_opts o = {.dirs = dirs, .n_dirs = (size_t)n_dirs};
+	return n_dirs ? hg_symbols_create(n->ctx, &o, &n->symbols) : 0;
 }
 
 void namer_release(struct hg_namer *n)
 {
+	hg_symbols_destroy(n->symbols);
 	hg_mapping_destroy(n->mapping);
 	for (int i = 0; i < n->n_proguard; i++)
 		hg_proguard_destroy(n->proguard[i]);

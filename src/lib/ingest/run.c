@@ -1,6 +1,6 @@
 /* Module ingest (src/lib/ingest/): the ingestion pipeline, described below.
  * Public header: ingest.h.
- * Uses: cluster, core, fetch, mapping, report, retrace, store. */
+ * Uses: cluster, core, fetch, mapping, report, retrace, store, symbols. */
 /* Ingestion as a library (hangar/ingest.h).  This module owns a run: its
  * options and inputs, the reader thread (reader.c: files, folders,
  * streams; remote.c: s3:// and http(s):// sources), the writer on the
@@ -85,7 +85,8 @@ int hg_ingest_create(const hg_ctx *ctx, const hg_ingest_opts *opts, hg_ingest **
 {
 	*out = NULL;
 	if (!opts || !opts->store_path || opts->n_proguard < 0 ||
-	    opts->n_proguard > HG_INGEST_MAX_PROGUARD)
+	    opts->n_proguard > HG_INGEST_MAX_PROGUARD || opts->n_symbol_dirs < 0 ||
+	    opts->n_symbol_dirs > HG_INGEST_MAX_SYMBOLS)
 		return HG_EINVAL;
 	struct hg_ingest *in = calloc(1, sizeof *in);
 	if (!in)
@@ -189,6 +190,8 @@ static void load(struct hg_ingest *in)
 			in->names.n_proguard++;
 		else
 			in->sum.load_failed = true;
+	if (namer_load_symbols(&in->names, o->symbol_dirs, o->n_symbol_dirs) != 0)
+		in->sum.load_failed = true; /* said; native frames stay addresses */
 }
 
 int hg_ingest_run(hg_ingest *in)

@@ -3,7 +3,8 @@
  * telling text formats apart (report_detect.c); one reader per format:
  * Matrix JSON (report_matrix.c, report_tracers.c, report_json_fields.c),
  * ANR traces (report_anr*.c), BlockCanary (report_blockcanary*.c), Java
- * stack dumps (report_javastack*.c), KSCrash (report_kscrash*.c); report
+ * stack dumps (report_javastack*.c), KSCrash (report_kscrash*.c), bare
+ * structured stacks and Matrix's printed blocks (report_bare_*.c); report
  * times (report_time.c, which the store also uses through report_time.h);
  * and here the report's lifetime, analysis and symbolication.
  * Public header: report.h.
@@ -92,6 +93,7 @@ static const char *const format_names[] = {
 	[HG_FORMAT_BLOCKCANARY] = "blockcanary",
 	[HG_FORMAT_JAVA_STACK] = "java",
 	[HG_FORMAT_RAW] = "raw",
+	[HG_FORMAT_STACK] = "stack",
 };
 
 const char *hg_input_format_name(enum hg_input_format format)
@@ -204,7 +206,7 @@ static void finish_analysis(hg_report *rep)
 }
 
 int report_analyse_buffer(hg_report *rep, const int64_t *words, size_t n, bool strict,
-			  bool has_end_time, int64_t end_time)
+			  bool has_end_time, int64_t end_time, bool want_times)
 {
 	rep->has_method_stack = true;
 	rep->from_buffer = true;
@@ -228,7 +230,11 @@ int report_analyse_buffer(hg_report *rep, const int64_t *words, size_t n, bool s
 				"end_time %lld is before the buffer's latest time %lld; unfinished "
 				"methods get negative costs", (long long)end_time, (long long)latest);
 	hg_rebuild_opts opts = {strict, end_time};
-	int rc = hg_stack_rebuild(words, n, &opts, rep->arena, &rep->full, &rep->warnings);
+	int64_t *begin = NULL;
+	int rc = want_times ? hg_stack_rebuild_timed(words, n, &opts, rep->arena, &rep->full, &begin,
+						     &rep->warnings)
+			    : hg_stack_rebuild(words, n, &opts, rep->arena, &rep->full, &rep->warnings);
+	rep->item_begin = begin;
 	if (rc == 0)
 		rc = hg_stack_trim(&rep->full, HG_MATRIX_TARGET_STACK, rep->arena, &rep->trimmed);
 	if (rc != 0)

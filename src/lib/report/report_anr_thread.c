@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "report_internal.h"
+#include "report_native_image.h"
 #include "core/core.h"
 
 /* Shared with report_anr.c (two functions: no private header). */
@@ -151,6 +152,7 @@ struct reader {
 	const char *images[IMAGE_CACHE]; /* images already copied (libc.so, libart.so...) */
 	size_t frames;         /* read so far */
 	struct strcache names; /* the frames' strings, past REPORT_CACHE_AFTER frames */
+	struct native_images native; /* the images native frames lie in */
 };
 
 static hg_thread *current(struct reader *r)
@@ -341,10 +343,13 @@ static int native_frame(struct reader *r, struct slice l, struct slice text)
 			image_len++;
 	}
 	struct slice image = {p.s, image_len}, symbol = {0};
+	char build_id[129];
+	bool has_id = false;
 	for (p = trim_left(skip(p, image_len)); p.len && p.s[0] == '('; p = trim_left(p)) {
 		size_t used;
 		struct slice g = paren_group(p, &used);
 		p = skip(p, used);
+		has_id |= !has_id && native_build_id(g.s, g.len, build_id, sizeof build_id);
 		if (!symbol.s && !starts(g, "offset ") && !starts(g, "BuildId: ") &&
 		    !(g.len == 7 && memcmp(g.s, "deleted", 7) == 0) &&
 		    !(g.len == 3 && memcmp(g.s, "???", 3) == 0) && g.len)
@@ -360,6 +365,10 @@ static int native_frame(struct reader *r, struct slice l, struct slice text)
 	f->pc = pc;
 	if (!(f->text = frame_dup(r, names, text)) ||
 	    (image.len && !(f->image = image_string(r, image))))
+		return HG_ENOMEM;
+	/* The frame's image identity; its pc is the offset into the ELF. */
+	if (f->image && native_image_ref(r->rep, &r->native, f->image, has_id ? build_id : NULL,
+					 &f->image_ref) != 0)
 		return HG_ENOMEM;
 	if (symbol.s) {
 		/* "syscall+24", "__pthread_start +184": the method is the name

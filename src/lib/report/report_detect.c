@@ -3,6 +3,7 @@
  * first lines (dumps can be megabytes; their headers are not). */
 #include <string.h>
 
+#include "report_bare_stack.h"
 #include "report_internal.h"
 
 #define HEAD ((size_t)64 << 10) /* how much of the input the markers are looked for in */
@@ -49,6 +50,11 @@ enum hg_input_format report_detect_text(const char *text, size_t len)
 	    has_line_starting(text, head, "thread-time = ") || has_line_starting(text, head, "api-level = ") ||
 	    has_line_starting(text, head, "timecost = ") || has_line_starting(text, head, "cpurate = "))
 		return HG_FORMAT_BLOCKCANARY;
+	/* Matrix's printed stack blocks (also a LooperAnrTracer block, whose
+	 * main-thread frames alone would pass for a Java dump), or nothing but
+	 * depth,id,count,cost lines (report_bare_lines.c). */
+	if (bare_stack_detect(text, len))
+		return HG_FORMAT_STACK;
 	/* Java frames: "at a.b.C.m(...)", also behind a logcat prefix
 	 * ("... E AndroidRuntime: \tat a.b.C.m(...)"). */
 	if (has_line_starting(text, head, "at ") || contains(text, head, "\tat ") ||

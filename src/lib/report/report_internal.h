@@ -141,9 +141,10 @@ int report_from_apm(const hg_ctx *ctx, const hg_json_doc *doc, const hg_json *co
  * times) sets time_written too, and is left alone.  0 or HG_ENOMEM. */
 int report_settle_time(hg_report *rep);
 
-/* Rebuilds, trims and keys a raw buffer into rep (Matrix's AnalyseTask). */
+/* Rebuilds, trims and keys a raw buffer into rep (Matrix's AnalyseTask);
+ * with want_times also rep->item_begin. */
 int report_analyse_buffer(hg_report *rep, const int64_t *words, size_t n, bool strict,
-			  bool has_end_time, int64_t end_time);
+			  bool has_end_time, int64_t end_time, bool want_times);
 
 /* Keys a structured stack already in rep->full. */
 void report_analyse_structured(hg_report *rep);

@@ -293,7 +293,7 @@ bool report_is_kscrash(const hg_json *obj)
 int report_from_kscrash(const hg_ctx *ctx, const hg_json_doc *doc, const hg_json *obj,
 			hg_report *rep, struct read_error *err)
 {
-	struct kx k = {ctx, {doc, err}, rep, NULL, 0, 0, {0}};
+	struct kx k = {.ctx = ctx, .f = {doc, err}, .rep = rep};
 	err->offset = NO_OFFSET;
 	err->msg[0] = '\0';
 	const hg_json *crash = hg_json_get(obj, "crash");

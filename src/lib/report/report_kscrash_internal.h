@@ -26,6 +26,8 @@ struct kx {
 	struct image *images; /* sorted by addr */
 	size_t n_images;
 	size_t frames;        /* frames and threads read, against max_stack_lines */
+	size_t disagree;      /* frames whose own names contradict binary_images */
+	const char *disagree_example; /* the first of them, for the warning (arena) */
 	struct strcache strs; /* image names, symbols and frame texts, one copy each */
 };
 

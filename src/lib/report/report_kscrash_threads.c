@@ -1,6 +1,11 @@
 /* The threads of a KSCrash report (private to report_kscrash.c): each
- * thread's backtrace as native frames, named from the report's own symbols
- * or, for addresses it did not symbolicate, placed in its binary images.
+ * thread's backtrace as native frames, every one placed by its address in
+ * the report's binary images.  The report's own object_name/symbol_name
+ * are kept only when object_name is the image that holds the address: the
+ * device gets them wrong (KSCrash 3.7's hang report names 54 frames of
+ * SwiftUI, UIKitCore and Foundation "libobjc.A.dylib (GCC_except_table763)"
+ * at 0x59d4f428 into a 250 KB image), and a symbol of the wrong image is
+ * worse than none.  Each disagreement is counted into one warning.
  * Matrix-iOS's representative stack, a thread named "HandledThread" or one
  * whose frames carry repeat_count, is marked `handled` for the blame rules. */
 #include <inttypes.h>
@@ -13,10 +18,14 @@
 #define HANDLED_THREAD "HandledThread"
 #define MAX_PATH 160
 
-/* One binary image, for addresses the report did not symbolicate. */
+/* One binary image of binary_images. */
 struct image {
 	uint64_t addr, size; /* [addr, addr + size), which may end at 2^64 */
+	uint64_t vmaddr;
 	const char *name;   /* basename, in the arena */
+	const char *path;   /* as written, in the arena */
+	const char *uuid;   /* in the arena; may be NULL */
+	uint32_t ref;       /* its hg_frame.image_ref once a frame lies in it; 0 */
 };
 
 /* Counts n more threads or frames against --max-stack-lines. */
@@ -62,19 +71,21 @@ int kscrash_read_images(struct kx *k, const hg_json *root)
 		snprintf(where, sizeof where, "binary_images[%zu]", i);
 		if (hg_json_type(e) != HG_JSON_OBJECT)
 			return report_bad_field(&k->f, where, "", e, "an object");
-		uint64_t addr, size;
-		bool has_addr, has_size;
-		const char *name;
+		uint64_t addr, size, vmaddr;
+		bool has_addr, has_size, has_vmaddr;
+		const char *name, *uuid;
 		if ((rc = report_get_u64(&k->f, e, where, "image_addr", &addr, &has_addr)) != 0 ||
 		    (rc = report_get_u64(&k->f, e, where, "image_size", &size, &has_size)) != 0 ||
-		    (rc = report_get_string(&k->f, e, where, "name", &name)) != 0)
+		    (rc = report_get_u64(&k->f, e, where, "image_vmaddr", &vmaddr, &has_vmaddr)) != 0 ||
+		    (rc = report_get_string(&k->f, e, where, "name", &name)) != 0 ||
+		    (rc = report_get_string(&k->f, e, where, "uuid", &uuid)) != 0)
 			return rc;
 		if (!has_addr || !has_size || size == 0 || !name)
 			continue;
 		const char *slash = strrchr(name, '/');
-		img[kept].addr = addr;
-		img[kept].size = size;
-		if (!(img[kept].name = cached(k, slash ? slash + 1 : name)))
+		img[kept] = (struct image){.addr = addr, .size = size, .vmaddr = has_vmaddr ? vmaddr : 0};
+		if (!(img[kept].name = cached(k, slash ? slash + 1 : name)) ||
+		    !(img[kept].path = cached(k, name)) || (uuid && !(img[kept].uuid = cached(k, uuid))))
 			return HG_ENOMEM;
 		kept++;
 	}
@@ -86,7 +97,7 @@ int kscrash_read_images(struct kx *k, const hg_json *root)
 
 /* The image holding pc, or NULL.  Images do not overlap in a real process;
  * when a report says they do, the nearest few starting below pc are tried. */
-static const struct image *find_image(const struct kx *k, uint64_t pc)
+static struct image *find_image(const struct kx *k, uint64_t pc)
 {
 	size_t lo = 0, hi = k->n_images;
 	while (lo < hi) { /* first image starting above pc */
@@ -141,6 +152,76 @@ static const char *frame_text(struct kx *k, const hg_frame *f, bool has_sym_addr
 	return text;
 }
 
+/* The report's hg_image for img, added when its first frame is placed. */
+static int image_ref(struct kx *k, struct image *img, uint32_t *ref)
+{
+	if (!img->ref) {
+		hg_image out = {.kind = HG_IMAGE_MACHO, .name = img->name, .path = img->path,
+				.id = img->uuid, .load_addr = img->addr, .vmaddr = img->vmaddr,
+				.size = img->size, .has_load_addr = true};
+		int rc = hg_threads_add_image(&k->rep->threads, k->rep->arena, &out, &img->ref);
+		if (rc != 0)
+			return rc;
+	}
+	*ref = img->ref;
+	return 0;
+}
+
+/* Whether the report's own names fit the image that holds pc: object_name
+ * is that image (object_addr its load address), and symbol_addr lies in it
+ * at or below pc. */
+static bool names_agree(const struct image *img, uint64_t pc, const char *obj_name, bool has_obj,
+			uint64_t obj_addr, bool has_sym, uint64_t sym_addr)
+{
+	if (obj_name) {
+		const char *slash = strrchr(obj_name, '/');
+		if (strcmp(slash ? slash + 1 : obj_name, img->name) != 0)
+			return false;
+	}
+	if (has_obj && obj_addr != img->addr)
+		return false;
+	return !has_sym || (sym_addr >= img->addr && sym_addr <= pc);
+}
+
+/* Counts a frame whose report names disagree with its image; the first
+ * one is the warning's example. */
+static int disagree(struct kx *k, const char *where, const struct image *img, uint64_t pc,
+		    const char *obj_name, const char *sym)
+{
+	if (k->disagree++ > 0)
+		return 0;
+	k->disagree_example = hg_arena_printf(k->rep->arena, "%s: 0x%" PRIx64 " is %s +0x%" PRIx64
+					      ", the report says %s (%s)", where, pc, img->name,
+					      pc - img->addr, obj_name ? obj_name : "no image",
+					      sym ? sym : "no symbol");
+	return k->disagree_example ? 0 : HG_ENOMEM;
+}
+
+/* Places f (pc set) by its address; *sym and *has_sym are dropped when the
+ * report's names disagree.  Returns 1 when no image holds pc. */
+static int place_frame(struct kx *k, hg_frame *f, const char *where, const char *obj_name,
+		       bool has_obj, uint64_t obj_addr, const char **sym, bool *has_sym,
+		       uint64_t sym_addr)
+{
+	struct image *img = find_image(k, f->pc);
+	if (!img)
+		return 1;
+	int rc = image_ref(k, img, &f->image_ref);
+	if (rc != 0)
+		return rc;
+	f->image = img->name;
+	f->has_offset = true;
+	f->offset = f->pc - img->addr;
+	if ((obj_name || *sym) &&
+	    !names_agree(img, f->pc, obj_name, has_obj, obj_addr, *has_sym, sym_addr)) {
+		if ((rc = disagree(k, where, img, f->pc, obj_name, *sym)) != 0)
+			return rc;
+		*sym = NULL;
+		*has_sym = false;
+	}
+	return 0;
+}
+
 static int read_frame(struct kx *k, const hg_json *e, const char *where, hg_thread *t,
 		      bool *repeats)
 {
@@ -166,16 +247,15 @@ static int read_frame(struct kx *k, const hg_json *e, const char *where, hg_thre
 	f->pc = pc;
 	f->repeat = repeat;
 	*repeats |= has_repeat;
-	const struct image *img;
-	if (obj_name && has_obj) {
+	rc = has_pc ? place_frame(k, f, where, obj_name, has_obj, obj_addr, &sym, &has_sym, sym_addr)
+		    : 1;
+	if (rc < 0)
+		return rc;
+	if (rc == 1 && obj_name && has_obj) { /* no image holds it: the report's word */
 		f->image = cached(k, obj_name);
 		f->has_offset = has_pc && pc >= obj_addr;
 		f->offset = f->has_offset ? pc - obj_addr : 0;
-	} else if (has_pc && (img = find_image(k, pc)) != NULL) {
-		f->image = img->name; /* already in the arena */
-		f->has_offset = true;
-		f->offset = pc - img->addr;
-	} else {
+	} else if (rc == 1) {
 		f->image = cached(k, obj_name);
 	}
 	f->symbol = f->method = cached(k, sym);
@@ -289,6 +369,19 @@ static int read_thread(struct kx *k, const hg_json *th, const char *where, struc
 	return 0;
 }
 
+/* One warning for every frame whose report names binary_images contradicts. */
+static int warn_disagreements(struct kx *k)
+{
+	if (k->disagree == 0)
+		return 0;
+	return hg_strlist_addf(&k->rep->warnings, k->rep->arena, "%zu frame%s name%s another image "
+			       "or symbol than binary_images places %s in; the report's object_name "
+			       "and symbol_name are not used for %s (e.g. %s)", k->disagree,
+			       k->disagree == 1 ? "" : "s", k->disagree == 1 ? "s" : "",
+			       k->disagree == 1 ? "it" : "them", k->disagree == 1 ? "it" : "them",
+			       k->disagree_example) != 0 ? HG_ENOMEM : 0;
+}
+
 int kscrash_read_threads(struct kx *k, const hg_json *crash, struct thread_info **info)
 {
 	const hg_json *threads, *one = NULL;
@@ -302,7 +395,8 @@ int kscrash_read_threads(struct kx *k, const hg_json *crash, struct thread_info 
 	if (!*info)
 		return HG_ENOMEM;
 	if (one)
-		return read_thread(k, one, "crash.crashed_thread", *info);
+		return (rc = read_thread(k, one, "crash.crashed_thread", *info)) != 0 ? rc
+		       : warn_disagreements(k);
 	char where[MAX_PATH];
 	size_t i = 0;
 	for (const hg_json *th = hg_json_first(threads); th; th = hg_json_next(th), i++) {
@@ -310,5 +404,5 @@ int kscrash_read_threads(struct kx *k, const hg_json *crash, struct thread_info 
 		if ((rc = read_thread(k, th, where, &(*info)[i])) != 0)
 			return rc;
 	}
-	return 0;
+	return warn_disagreements(k);
 }

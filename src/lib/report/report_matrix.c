@@ -85,7 +85,7 @@ static int read_buffer(const hg_ctx *ctx, const hg_json_doc *doc, const hg_json 
 	bool has_end = (v = report_field(content, wrapper, "end_time")) != NULL;
 	if (has_end && (rc = report_int_field(doc, v, "end_time", &end_time, err)) != 0)
 		return rc;
-	return report_analyse_buffer(rep, words, n, strict, has_end, end_time);
+	return report_analyse_buffer(rep, words, n, strict, has_end, end_time, ctx->want_times);
 }
 
 static int read_structured(const hg_ctx *ctx, const hg_json *content,

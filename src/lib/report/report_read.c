@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "hangar/beat.h"
+#include "report_bare_stack.h"
 #include "report_internal.h"
 
 #define MAX_VALUE ((size_t)INT32_MAX) /* the most the JSON reader takes at once */
@@ -577,6 +578,21 @@ static int read_text(struct reader *r, size_t start, enum hg_input_format format
 	return deliver(r, rep);
 }
 
+/* A block of a bare or printed Matrix stack (report_bare_stack.c): its
+ * report, or its failure, with the block's bytes as its text. */
+static int bare_deliver(void *user, const struct bare_out *o)
+{
+	struct reader *r = user;
+	size_t end = o->end;
+	while (end > o->start && (unsigned char)r->text[end - 1] <= 0x20)
+		end--;
+	r->span = r->text + o->start;
+	r->span_len = end - o->start;
+	if (o->rep)
+		return deliver(r, o->rep);
+	return fail_report_at(r, o->number, o->line, o->err_line, o->err_col, o->msg);
+}
+
 int hg_reports_read(const hg_ctx *ctx, const char *source, const char *data, size_t len,
 		    hg_report_sink sink, void *user)
 {
@@ -602,13 +618,15 @@ int hg_reports_read_as(const hg_ctx *ctx, const char *source, const char *data, 
 			r.span = data + start; /* kept, so that the rejected input keeps its bytes */
 			r.span_len = len - start;
 			int rc = syntax_error(&r, 1, 1, start, "not a report hangar knows: expected JSON "
-					      "(Matrix, KSCrash), an ANR trace, a BlockCanary log or a "
-					      "Java stack dump");
+					      "(Matrix, KSCrash), an ANR trace, a BlockCanary log, a "
+					      "Java stack dump or a Matrix stack");
 			return rc != 0 ? rc : r.failed;
 		}
 	}
 	int rc;
-	if (format == HG_FORMAT_ANR_TRACES || format == HG_FORMAT_BLOCKCANARY ||
+	if (format == HG_FORMAT_STACK)
+		rc = report_read_bare_stacks(ctx, source, data, len, bare_deliver, &r);
+	else if (format == HG_FORMAT_ANR_TRACES || format == HG_FORMAT_BLOCKCANARY ||
 	    format == HG_FORMAT_JAVA_STACK)
 		rc = start < len ? read_text(&r, start, format)
 				 : fail_report(&r, 1, 0, NO_OFFSET, "no report in the input (it is empty)");
@@ -644,7 +662,8 @@ int hg_reports_read_raw(const hg_ctx *ctx, const char *source, const unsigned ch
 	r.span = (const char *)data;
 	r.span_len = len;
 	if (rc == 0)
-		rc = report_analyse_buffer(rep, words, n, opts->strict, opts->has_end_time, opts->end_time);
+		rc = report_analyse_buffer(rep, words, n, opts->strict, opts->has_end_time, opts->end_time,
+					   ctx->want_times);
 	if (rc != 0) {
 		hg_report_destroy(rep);
 		return rc;

@@ -72,11 +72,14 @@ struct items {
 	hg_method_item *item;
 	size_t len;
 	size_t *word; /* buffer index that finished each item */
+	int64_t *begin; /* entry time of each item's first call; NULL: not asked for */
 };
 
-/* addMethodItem: merge into the previous item when id and depth repeat. */
-static void add_item(struct items *r, int32_t id, int32_t cost, int32_t depth, size_t word,
-		     struct oddities *odd)
+/* addMethodItem: merge into the previous item when id and depth repeat.
+ * Inlined, like handle_exit, into each of the rebuild's two copies (see
+ * rebuild), so that the one without times tests nothing for them. */
+static inline __attribute__((always_inline)) void add_item(struct items *r, int32_t id, int32_t cost, int32_t depth, size_t word,
+		     int64_t begin, struct oddities *odd)
 {
 	if (r->len > 0) {
 		hg_method_item *last = &r->item[r->len - 1];
@@ -91,15 +94,18 @@ static void add_item(struct items *r, int32_t id, int32_t cost, int32_t depth, s
 			return;
 		}
 	}
+	/* A merged repeat keeps the first call's begin: the repeats follow it. */
 	r->item[r->len] = (hg_method_item){depth, id, 1, cost, 0};
 	r->word[r->len] = word;
+	if (r->begin)
+		r->begin[r->len] = begin;
 	r->len++;
 }
 
 /* Handles one exit word.  Returns 0 to go on, ABANDON when Matrix would
  * discard the whole stack (a negative duration), or HG_ENOMEM. */
 #define ABANDON 1
-static int handle_exit(struct deque *raw, int64_t *depth, int64_t word, size_t index,
+static inline __attribute__((always_inline)) int handle_exit(struct deque *raw, int64_t *depth, int64_t word, size_t index,
 		    struct items *r, struct oddities *odd, hg_arena *arena, hg_strlist *warnings)
 {
 	int32_t out_id = hg_beat_method_id(word);
@@ -159,7 +165,7 @@ static int handle_exit(struct deque *raw, int64_t *depth, int64_t word, size_t i
 	}
 	if (during > INT32_MAX && odd->wraps++ == 0)
 		odd->first_wrap = index;
-	add_item(r, out_id, java_int(during), java_int(*depth), index, odd);
+	add_item(r, out_id, java_int(during), java_int(*depth), index, hg_beat_time(in.word), odd);
 	return 0;
 }
 
@@ -200,7 +206,7 @@ static void report_oddities(const struct oddities *odd, bool strict, hg_arena *a
  * reverse order).  Fills out with the flattened items; scratch holds 4 x
  * r->len indexes. */
 static int tree_and_flatten(const struct items *r, uint32_t *scratch, hg_arena *arena,
-			    hg_method_stack *out, hg_strlist *warnings)
+			    hg_method_stack *out, int64_t **begin, hg_strlist *warnings)
 {
 	size_t m = r->len;
 	out->items = NULL;
@@ -256,7 +262,8 @@ static int tree_and_flatten(const struct items *r, uint32_t *scratch, hg_arena *
 				"dropped, first the one finished at word %zu",
 				dropped, r->word[first_dropped]);
 	out->items = hg_arena_calloc(arena, m, sizeof *out->items);
-	if (!out->items) {
+	int64_t *times = begin ? hg_arena_calloc(arena, m, sizeof *times) : NULL;
+	if (!out->items || (begin && !times)) {
 		rc = HG_ENOMEM;
 		goto empty;
 	}
@@ -266,6 +273,8 @@ static int tree_and_flatten(const struct items *r, uint32_t *scratch, hg_arena *
 	while (k != NIL) {
 		hg_method_item it = *ITEM(k);
 		it.origin = (uint32_t)out->len;
+		if (times)
+			times[out->len] = r->begin[m - 1 - k];
 		out->items[out->len++] = it;
 		if (first[k] != NIL) {
 			if (next[k] != NIL)
@@ -278,17 +287,30 @@ static int tree_and_flatten(const struct items *r, uint32_t *scratch, hg_arena *
 		}
 	}
 #undef ITEM
+	if (times) {
+		int64_t first = INT64_MAX;
+		for (size_t i = 0; i < out->len; i++)
+			first = times[i] < first ? times[i] : first;
+		for (size_t i = 0; i < out->len; i++)
+			times[i] -= first;
+		*begin = times;
+	}
 	return 0;
 empty:
 	out->len = 0;
 	return rc;
 }
 
-int hg_stack_rebuild(const int64_t *words, size_t n, const hg_rebuild_opts *opts,
-		     hg_arena *arena, hg_method_stack *out, hg_strlist *warnings)
+/* The rebuild, inlined into hg_stack_rebuild (begin NULL: the compiler
+ * drops every test for times) and hg_stack_rebuild_timed. */
+static inline __attribute__((always_inline)) int
+rebuild(const int64_t *words, size_t n, const hg_rebuild_opts *opts, hg_arena *arena,
+	hg_method_stack *out, int64_t **begin, hg_strlist *warnings)
 {
 	out->items = NULL;
 	out->len = 0;
+	if (begin)
+		*begin = NULL;
 	if (n >= UINT32_MAX)
 		return HG_ELIMIT; /* items carry 32-bit origins */
 	/* One block per buffer: the pending entries, the items, the words that
@@ -307,8 +329,14 @@ int hg_stack_rebuild(const int64_t *words, size_t n, const hg_rebuild_opts *opts
 	struct deque raw = {(struct pending *)(void *)block, slots, 0, 0};
 	struct items r = {(hg_method_item *)(void *)(block + slots * (sizeof(struct pending) +
 								       sizeof(size_t))),
-			  0, (size_t *)(void *)(block + slots * sizeof(struct pending))};
+			  0, (size_t *)(void *)(block + slots * sizeof(struct pending)), NULL};
 	uint32_t *scratch = (uint32_t *)(void *)((char *)r.item + slots * sizeof(hg_method_item));
+	/* Only a caller that asks for times pays for them (a flame's
+	 * timeline): one more array, apart from the block the hot loop uses. */
+	if (begin && !(r.begin = malloc(slots * sizeof *r.begin))) {
+		free(block);
+		return HG_ENOMEM;
+	}
 	struct oddities odd = {0};
 	bool begun = !opts->strict;
 	int64_t depth = 0;
@@ -342,16 +370,30 @@ int hg_stack_rebuild(const int64_t *words, size_t n, const hg_rebuild_opts *opts
 			struct pending p = pop_front(&raw);
 			add_item(&r, hg_beat_method_id(p.word),
 				 java_low32((uint64_t)opts->end_time - (uint64_t)hg_beat_time(p.word)),
-				 java_int((int64_t)raw.len), n, &odd);
+				 java_int((int64_t)raw.len), n, hg_beat_time(p.word), &odd);
 		}
 	} else {
 		odd.dropped_unfinished = raw.len;
 	}
 	report_oddities(&odd, opts->strict, arena, warnings);
-	rc = tree_and_flatten(&r, scratch, arena, out, warnings);
+	rc = tree_and_flatten(&r, scratch, arena, out, begin, warnings);
 done:
+	free(r.begin);
 	free(block);
 	return rc;
+}
+
+int hg_stack_rebuild(const int64_t *words, size_t n, const hg_rebuild_opts *opts,
+		     hg_arena *arena, hg_method_stack *out, hg_strlist *warnings)
+{
+	return rebuild(words, n, opts, arena, out, NULL, warnings);
+}
+
+int hg_stack_rebuild_timed(const int64_t *words, size_t n, const hg_rebuild_opts *opts,
+			   hg_arena *arena, hg_method_stack *out, int64_t **begin,
+			   hg_strlist *warnings)
+{
+	return rebuild(words, n, opts, arena, out, begin, warnings);
 }
 
 int64_t hg_stack_latest_time(const int64_t *words, size_t n)

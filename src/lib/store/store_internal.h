@@ -41,6 +41,7 @@ enum store_slot {
 	S_COUNTS_VERSION,
 	S_COUNTS_DEVICE,
 	S_COUNTS_SCENE,
+	S_COUNTS_DAY,
 	S_TREE,
 	S_REPORTS,
 	S_REPORT_TEXT,
@@ -102,6 +103,8 @@ enum store_slot {
 	/* store_seen.c */
 	S_REJECTED_KNOWN,
 	S_OBJECT_FAILED,
+	/* store_cluster_items.c */
+	S_CLUSTER_ITEMS,
 	S_COUNT
 };
 _Static_assert(S_COUNT <= DB_MAX_STMTS, "more store statements than db.h caches");

@@ -54,9 +54,12 @@ int hg_store_cluster_counts(hg_store *store, const char *hash, const char *by, h
 		 * rowid order (each page once), not in the index's order. */
 		("SELECT scene, count(*) FROM reports WHERE id IN (SELECT id FROM reports"
 		 " WHERE cluster = ?1) GROUP BY 1 ORDER BY 2 DESC, 1"),
+		/* Days in order (the digest's chart), untimed reports first. */
+		("SELECT substr(time, 1, 10), count(*) FROM reports WHERE id IN (SELECT id FROM reports"
+		 " WHERE cluster = ?1) GROUP BY 1 ORDER BY 1"),
 	};
 	int which = !by ? -1 : !strcmp(by, "version") ? 0 : !strcmp(by, "device") ? 1
-		  : !strcmp(by, "scene") ? 2 : -1;
+		  : !strcmp(by, "scene") ? 2 : !strcmp(by, "day") ? 3 : -1;
 	if (which < 0)
 		return HG_EINVAL;
 	hg_db_stmt *st = db_stmt(store->db, S_COUNTS_VERSION + which, sql[which]);

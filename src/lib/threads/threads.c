@@ -61,6 +61,24 @@ hg_frame *hg_thread_add_frame(hg_thread *t, hg_arena *arena)
 	return f;
 }
 
+int hg_threads_add_image(hg_threads *ts, hg_arena *arena, const hg_image *img, uint32_t *ref)
+{
+	if (ts->n_images >= UINT32_MAX - 1)
+		return HG_ENOMEM;
+	hg_image *slot = grow((void **)&ts->images, &ts->cap_images, ts->n_images, sizeof *slot,
+			      arena, false);
+	if (!slot)
+		return HG_ENOMEM;
+	*slot = *img;
+	*ref = (uint32_t)++ts->n_images;
+	return 0;
+}
+
+const hg_image *hg_frame_image(const hg_threads *ts, const hg_frame *f)
+{
+	return f->image_ref && f->image_ref <= ts->n_images ? &ts->images[f->image_ref - 1] : NULL;
+}
+
 int hg_thread_reserve_frames(hg_thread *t, hg_arena *arena, size_t n)
 {
 	if (t->cap_frames - t->n_frames >= n)
