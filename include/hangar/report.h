@@ -62,6 +62,15 @@ typedef struct hg_stat {
 	const char *value;
 } hg_stat;
 
+/* One exception of a crash: what was thrown, its message, and the thread
+ * whose frames are its stack trace (a cause's frames are a thread flagged
+ * HG_THREAD_CAUSE). */
+typedef struct hg_exception {
+	const char *type;       /* "java.lang.IllegalStateException", "NSRangeException" */
+	const char *message;    /* may be NULL */
+	long thread;            /* index into threads; -1 when it has no frames */
+} hg_exception;
+
 /* The lowercase name users see ("slow_method", "anr", ...). */
 const char *hg_report_kind_name(enum hg_report_kind kind);
 /* The kind of a Matrix `detail` value (NORMAL, ANR, LAG_TOUCH, ...). */
@@ -129,6 +138,12 @@ typedef struct hg_report {
 	const char *device_key;  /* the stackKey the device sent, verbatim */
 
 	hg_threads threads;
+	/* a crash's exception chain: exceptions[0] was thrown, each next one
+	 * caused the one before ("Caused by:"); the last is the root cause */
+	hg_exception *exceptions;
+	size_t n_exceptions, cap_exceptions;
+	const char *reason;      /* why the app stopped, said plainly: a watchdog
+	                            kill, a signal, a mach exception; may be NULL */
 
 	/* FPS and startup figures */
 	hg_stat *stats;
@@ -190,6 +205,11 @@ int hg_report_add_meta(hg_report *report, const char *key, const char *json, con
 
 /* Appends a figure (strings copied into the report's arena); 0 or HG_ENOMEM. */
 int hg_report_add_stat(hg_report *report, const char *group, const char *name, const char *value);
+
+/* Appends an exception to the chain (strings borrowed: the report's arena);
+ * 0 or HG_ENOMEM. */
+int hg_report_add_exception(hg_report *report, const char *type, const char *message,
+			    long thread);
 
 /* Same for a bare binary buffer of big-endian int64 words: one report. */
 int hg_reports_read_raw(const hg_ctx *ctx, const char *source, const unsigned char *data,

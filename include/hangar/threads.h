@@ -76,12 +76,36 @@ enum hg_thread_flag {
 	HG_THREAD_DEADLOCKED = 1u << 3,  /* in a cycle of lock waits */
 	HG_THREAD_IDLE = 1u << 4,        /* main thread idle in its looper: the dump missed the cause */
 	HG_THREAD_CRASHED = 1u << 5,     /* the thread that wrote the report (not to blame) */
+	HG_THREAD_CAUSE = 1u << 6,       /* no thread: the stack trace of an exception's cause
+	                                    ("Caused by:"), see hg_report.exceptions */
 };
 
 typedef struct hg_lock {
 	const char *addr;       /* e.g. "0x0d3a2f0a" */
 	const char *cls;        /* e.g. "java.lang.Object"; may be NULL */
 } hg_lock;
+
+/* What a lock line of a dump says of its lock, in ART's words. */
+enum hg_lock_kind {
+	HG_LOCK_HELD,            /* "- locked <addr>": held by the frame above */
+	HG_LOCK_WAITING_TO_LOCK, /* "- waiting to lock <addr> ... held by thread N" */
+	HG_LOCK_WAITING_ON,      /* "- waiting on <addr>": Object.wait, the monitor let go */
+	HG_LOCK_SLEEPING_ON,     /* "- sleeping on <addr>": Thread.sleep */
+	HG_LOCK_PARKING,         /* "- parking to wait for <addr>": LockSupport.park */
+	HG_LOCK_RELEASED,        /* "- locked <addr>" that the wait or sleep above let go of */
+};
+
+/* A lock line where the dump wrote it: after frame `frame` (an index into
+ * the thread's frames; HG_LOCK_NO_FRAME when it came before any frame).
+ * Kept beside the frames, not in them: a frame stays 96 bytes.  The held and
+ * waiting fields of hg_thread say the same for the lock graph. */
+#define HG_LOCK_NO_FRAME ((size_t)-1)
+typedef struct hg_frame_lock {
+	size_t frame;
+	enum hg_lock_kind kind;
+	hg_lock lock;
+	long held_by;           /* HG_LOCK_WAITING_TO_LOCK: the holder's tid the dump names; -1 */
+} hg_frame_lock;
 
 typedef struct hg_thread {
 	const char *name;
@@ -97,6 +121,8 @@ typedef struct hg_thread {
 	size_t n_held, cap_held;
 	hg_lock waiting;        /* addr NULL when not waiting for a lock */
 	long waiting_held_by;   /* tid of the holder when the dump names it; -1 */
+	hg_frame_lock *locks;   /* the lock lines in the order written, each under its frame */
+	size_t n_locks, cap_locks;
 } hg_thread;
 
 /* Threads in a cycle of lock waits: thread[i] waits for lock[i], which
@@ -138,6 +164,17 @@ int hg_threads_add_image(hg_threads *ts, hg_arena *arena, const hg_image *img, u
 const hg_image *hg_frame_image(const hg_threads *ts, const hg_frame *f);
 /* Records a lock t holds; 0 or HG_ENOMEM. */
 int hg_thread_add_held(hg_thread *t, hg_arena *arena, const char *addr, const char *cls);
+
+/* Records a lock line after t's last frame so far (HG_LOCK_NO_FRAME when it
+ * has none); addr and cls are borrowed (arena strings).  0 or HG_ENOMEM. */
+int hg_thread_add_frame_lock(hg_thread *t, hg_arena *arena, enum hg_lock_kind kind,
+			     const char *addr, const char *cls, long held_by);
+/* After t's frames were replaced (a retrace expanding inlined frames):
+ * end[i] is how many new frames old frames 0..i became, for each of the n_old
+ * old frames; each lock line moves under the last new frame of its old one. */
+void hg_thread_remap_locks(hg_thread *t, const size_t *end, size_t n_old);
+/* "held", "waiting to lock", "waiting on", "sleeping on", "parking", "released". */
+const char *hg_lock_kind_name(enum hg_lock_kind kind);
 
 /* Parses one Java frame: "a.b.C.m(C.java:12)", with or without a leading
  * "at ", tolerating "(Native Method)", "(Unknown Source)", "(:12)",

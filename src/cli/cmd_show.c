@@ -3,6 +3,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "hangar/flame.h"
 #include "render.h"
@@ -41,6 +42,8 @@ static void show_usage(FILE *out)
 		"                      the whole merged tree as a flame graph: folded\n"
 		"                      (FlameGraph), speedscope, chrome (Perfetto UI) or svg\n"
 		"                      (an interactive flame graph for a browser)\n"
+		"      --width N       fit the table to N columns (0: no limit; default: the\n"
+		"                      terminal's width, no limit when not a terminal)\n"
 		"  -h, --help          show this help\n");
 }
 
@@ -53,6 +56,8 @@ struct show {
 	int64_t no_device;      /* reports that name no device */
 	struct show_tree tree;
 	struct show_tree_opts opts;
+	int width;              /* --width: 0 = no limit */
+	bool width_set;
 };
 
 /* "129, device unknown" when no report names one (not "on 0 devices"),
@@ -149,6 +154,14 @@ static void json_pruned(hg_buf *b, const char *key, int64_t nodes, int64_t cost,
 	hg_buf_puts(b, "]}");
 }
 
+/* Levels of indent before names stop moving right: 40, fewer when the
+ * width is narrow (a third of it at most). */
+static long guide_levels(const struct show *s)
+{
+	long most = s->width > 0 ? s->width / 6 : 40;
+	return most < 40 ? (most < 2 ? 2 : most) : 40;
+}
+
 static void on_node(void *user, const struct show_node *n)
 {
 	struct show *s = user;
@@ -185,8 +198,16 @@ static void on_node(void *user, const struct show_node *n)
 			print_header(stdout, s->format, cells, 10);
 		print_row(stdout, s->format, cells, 10);
 	} else {
-		printf("%8s %10s %8s %c %*s%s\n", reports, total, max, n->key ? '*' : ' ',
-		       (int)(2 * (n->depth < 40 ? n->depth : 40)), "", n->symbol);
+		int indent = 2 * (int)(n->depth < guide_levels(s) ? n->depth : guide_levels(s));
+		hg_buf name;
+		hg_buf_init(&name);
+		/* the 31 columns of counts, the indent, then the name as fits */
+		int avail = s->width > 0 ? s->width - 31 - indent : 0;
+		render_fit_symbol(&name, "", n->symbol,
+				  s->width > 0 && avail < RENDER_MIN_ROOM ? RENDER_MIN_ROOM : avail, "…");
+		printf("%8s %10s %8s %c %*s%.*s\n", reports, total, max, n->key ? '*' : ' ', indent, "",
+		       (int)name.len, name.data ? name.data : "");
+		hg_buf_release(&name);
 	}
 	s->first = false;
 }
@@ -200,10 +221,15 @@ static void on_hidden(void *user, const struct show_node *parent, long depth, in
 	(void)parent;
 	if (s->format != ROWS_TABLE)
 		return;
-	char reason[160];
+	char reason[160], line[256];
 	show_tree_why(&s->opts, s->tree.min_cost, why, reason, sizeof reason);
-	printf("%8s %10" PRId64 " %8s   %*s… %" PRId64 " more node%s, %s\n", "", cost, "",
-	       (int)(2 * (depth < 40 ? depth : 40)), "", nodes, nodes == 1 ? "" : "s", reason);
+	int indent = (int)(2 * (depth < guide_levels(s) ? depth : guide_levels(s)));
+	int n = snprintf(line, sizeof line, "… %" PRId64 " more node%s, %s", nodes,
+			 nodes == 1 ? "" : "s", reason);
+	/* narrow: the count without the reason (the options say it) */
+	if (s->width > 0 && 31 + indent + n - 2 > s->width)
+		snprintf(line, sizeof line, "… %" PRId64 " more", nodes);
+	printf("%8s %10" PRId64 " %8s   %*s%s\n", "", cost, "", indent, "", line);
 }
 
 /* The tree, pruned, in cost order; then (table, JSON) how much was shown. */
@@ -258,6 +284,7 @@ static const struct option long_options[] = {
 	{"limit", required_argument, NULL, 'L'},
 	{"all", no_argument, NULL, 'a'},
 	{"format", required_argument, NULL, 'f'},
+	{"width", required_argument, NULL, 'w'},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
@@ -307,6 +334,12 @@ static int parse_options(int argc, char **argv, struct show *s, const char **db)
 				s->opts.limit = (long)v;
 			break;
 		case 'a': s->opts = (struct show_tree_opts){0, 0, 0, 0}; break;
+		case 'w':
+			if (!render_parse_width(optarg, &s->width))
+				return cli_usage_error("show", "--width wants columns >= 0 (0: no limit), "
+						       "not '%s'", optarg);
+			s->width_set = true;
+			break;
 		case 'f':
 			if ((s->flame = flame_format_from_name(optarg, &s->flame_format)))
 				break;
@@ -325,6 +358,8 @@ static int parse_options(int argc, char **argv, struct show *s, const char **db)
 	}
 	s->format = sc.format;
 	*db = sc.db;
+	if (!s->width_set)
+		s->width = render_default_width(STDOUT_FILENO);
 	if (optind + 1 != argc)
 		return cli_usage_error("show", "give one cluster HASH (or a unique prefix of it)");
 	return EXIT_FINE;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "hangar/input.h"
@@ -51,6 +52,8 @@ static void stack_usage(FILE *out)
 		"      --max-depth N     fold frames deeper than N levels (tree)\n"
 		"      --min-cost MS     fold frames cheaper than MS milliseconds (tree)\n"
 		"      --ascii           plain ASCII tree guides\n"
+		"      --width N         fit the text to N columns (0: no limit; default: the\n"
+		"                        terminal's width, no limit when not a terminal)\n"
 		"      --color WHEN      auto (default), always or never; NO_COLOR disables\n"
 		"      --raw             FILE is a bare binary buffer of big-endian int64 words\n"
 		"      --end-time MS     with --raw: when the slice was taken (default: latest time)\n"
@@ -125,6 +128,7 @@ static const struct option long_options[] = {
 	{"max-depth", required_argument, NULL, 'D'},
 	{"min-cost", required_argument, NULL, 'C'},
 	{"ascii", no_argument, NULL, 'A'},
+	{"width", required_argument, NULL, 'w'},
 	{"color", required_argument, NULL, 'K'},
 	{"raw", no_argument, NULL, 'R'},
 	{"end-time", required_argument, NULL, 'E'},
@@ -141,6 +145,7 @@ static const struct option long_options[] = {
 static int parse_options(struct stack_run *run, int argc, char **argv, bool *raw_only_used)
 {
 	enum color_mode color = COLOR_AUTO;
+	bool width_set = false;
 	int64_t v;
 	int c;
 	optind = 1;
@@ -189,6 +194,12 @@ static int parse_options(struct stack_run *run, int argc, char **argv, bool *raw
 			run->render.min_cost = v;
 			break;
 		case 'A': run->render.ascii = true; break;
+		case 'w':
+			if (!render_parse_width(optarg, &run->render.width))
+				return cli_usage_error("stack", "--width wants columns >= 0 (0: no limit), "
+						       "not '%s'", optarg);
+			width_set = true;
+			break;
 		case 'K':
 			if (!strcmp(optarg, "auto")) color = COLOR_AUTO;
 			else if (!strcmp(optarg, "always")) color = COLOR_ALWAYS;
@@ -234,6 +245,8 @@ static int parse_options(struct stack_run *run, int argc, char **argv, bool *raw
 		}
 	}
 	run->render.color = cli_use_color(color, stdout) && run->format == FORMAT_TREE;
+	if (!width_set)
+		run->render.width = render_default_width(STDOUT_FILENO);
 	run->ctx.want_times = flame_format_timed(run->format);
 	return 0;
 }

@@ -19,6 +19,7 @@ struct render_opts {
 	bool all_threads;  /* show every thread, not only the blamed one and its blockers */
 	bool ascii;        /* plain ASCII tree guides */
 	bool color;        /* ANSI colour */
+	int width;         /* columns of the text output (--width); 0 = no limit */
 	long max_depth;    /* fold frames deeper than this; -1 = no limit */
 	int64_t min_cost;  /* fold frames cheaper than this (ms) */
 	/* Called by render_flush_point with the output so far; it writes out
@@ -68,6 +69,8 @@ const char *item_symbol(const hg_report *rep, const hg_method_item *item);
 struct style {
 	const char *bold, *dim, *key, *warn, *reset;
 	const char *tee, *elbow, *pipe, *blank, *key_tag, *times;
+	int width;         /* render_opts.width: 0 = no limit */
+	const char *ellipsis; /* what stands for text left out: "…", "..." with --ascii */
 };
 
 struct style render_style(const struct render_opts *opts);
@@ -76,17 +79,70 @@ struct style render_style(const struct render_opts *opts);
  * (after what the evidence adds) warnings and metadata. */
 void render_header(hg_buf *out, const hg_report *rep, const struct style *st);
 void render_header_rest(hg_buf *out, const hg_report *rep, const struct style *st);
-/* "key        value" cut to one line of at most 100 characters. */
-void render_meta_line(hg_buf *out, const char *key, const char *value);
+/* "key        value" cut to one line of at most 100 characters (and the
+ * width); the ANR subject whole, wrapped to the width. */
+void render_meta_line(hg_buf *out, const char *key, const char *value, const struct style *st);
 /* "time" with the report's time in UTC, and as written when that differs
  * (a zone, nanoseconds, no year) or could not be read. */
-void render_time_line(hg_buf *out, const hg_report *rep);
+void render_time_line(hg_buf *out, const hg_report *rep, const struct style *st);
 
-/* Thread stacks and figures, for a person and as JSON (render_threads.c). */
+/* The names of enum hg_thread_flag's bits, lowest first ("main", ...). */
+#define RENDER_N_FLAGS 7
+extern const char *const render_flag_names[RENDER_N_FLAGS];
+
+/* Thread stacks and figures, for a person (render_threads.c) and as JSON
+ * (render_threads_json.c). */
 void render_threads_tree(hg_buf *out, const hg_report *rep, const struct render_opts *opts,
 			 const struct style *st);
 void render_stats_tree(hg_buf *out, const hg_report *rep, const struct style *st);
+/* A crash's header lines: "reason", then "exception", "caused by", "root
+ * cause" (with the root cause's top frame), wrapped to st->width. */
+void render_crash_lines(hg_buf *out, const hg_report *rep, const struct style *st);
 void render_threads_json(hg_buf *out, const hg_report *rep, const struct render_opts *opts);
+
+/* ---- fitting text to the width (render_width.c) ---- */
+
+#define RENDER_MAX_WIDTH 100000 /* wider is no limit */
+#define RENDER_MIN_ROOM 20      /* text columns a wrapped line keeps, however narrow */
+
+/* The width for fd: a terminal's (TIOCGWINSZ, else $COLUMNS, else 80);
+ * 0 (no limit) when fd is no terminal, so that grep sees whole lines. */
+int render_default_width(int fd);
+/* --width's value: columns >= 0 into *out (0, or RENDER_MAX_WIDTH and
+ * more: no limit); false when s is no such number. */
+bool render_parse_width(const char *s, int *out);
+/* Columns of UTF-8 text s[0..len) (one per character). */
+size_t render_cols(const char *s, size_t len);
+/* lead + cls[0..cls_len) + tail, in avail columns if it can be done by
+ * shortening cls's package ("com.example.ui.Foo" -> "c.e.ui.Foo" ->
+ * "c.e.u.Foo" -> "…Foo", ellipsis standing for "…"), then dropping lead; never the class or method
+ * name (avail <= 0: no limit). */
+void render_fit_name(hg_buf *out, const char *lead, const char *cls, size_t cls_len,
+		     const char *tail, int avail, const char *ellipsis);
+/* The same for a symbol "a.b.C.m(args)" (a method stack's frame). */
+void render_fit_symbol(hg_buf *out, const char *lead, const char *sym, int avail,
+		       const char *ellipsis);
+/* first + s[0..len) wrapped at blanks to width columns (0: one line), the
+ * lines after the first starting with cont; each line ends with '\n'. */
+void render_wrap(hg_buf *out, const char *first, const char *cont, const char *s, size_t len,
+		 int width);
+
+/* ---- repeated recursion (render_fold.c) ---- */
+
+/* A run of frames that repeats the `period` frames before it: frames
+ * [first, first + n) of a thread are `times` more copies of
+ * [first - period, first). */
+struct frame_fold {
+	size_t first, n, period, times;
+};
+
+#define FOLD_MAX_PERIOD 12 /* the longest cycle looked for */
+#define FOLD_MIN_TIMES 2   /* a cycle is folded when it comes back this often */
+
+/* The folds of t's frames, in order (malloc'd, caller frees; NULL and
+ * *n 0 when none or out of memory).  A frame that a lock line follows, or
+ * one of several candidates of a retrace, is never folded away. */
+struct frame_fold *render_find_folds(const hg_thread *t, size_t *n);
 
 /* Native frames' images and symbols (render_images.c): " file:line" of a
  * symbolicated frame; the table of the images the shown threads' frames

@@ -1,4 +1,5 @@
 /* What every renderer needs to know about the stack it shows. */
+#include <stdio.h>
 #include <string.h>
 
 #include "render.h"
@@ -46,13 +47,15 @@ void render_error_json(hg_buf *out, const hg_report *rep)
 }
 
 static const struct style plain_unicode = {"", "", "", "", "", "├─ ", "└─ ", "│  ", "   ",
-					   "  ◀ StackKey", "×"};
+					   "  ◀ StackKey", "×", 0, "…"};
 static const struct style plain_ascii = {"", "", "", "", "", "|- ", "`- ", "|  ", "   ",
-					 "  <= StackKey", "x"};
+					 "  <= StackKey", "x", 0, "..."};
 
 struct style render_style(const struct render_opts *opts)
 {
 	struct style s = opts->ascii ? plain_ascii : plain_unicode;
+	s.width = opts->width;
+	s.ellipsis = opts->ascii ? "..." : "…";
 	if (opts->color) {
 		s.bold = "\033[1m";
 		s.dim = "\033[2m";
@@ -65,18 +68,54 @@ struct style render_style(const struct render_opts *opts)
 
 #define META_WIDTH 100 /* metadata values are cut to this in the header */
 
-void render_meta_line(hg_buf *out, const char *key, const char *value)
+/* Values read whole, however long, wrapped to the width: what the report
+ * is about and the report's own fields (other metadata can be any JSON). */
+static bool whole_value(const char *key)
+{
+	static const char *const keys[] = {"subject", "diagnosis", "time", "device", "process",
+					   "version", "scene"};
+	for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
+		if (!strcmp(key, keys[i]))
+			return true;
+	return false;
+}
+
+void render_meta_line(hg_buf *out, const char *key, const char *value, const struct style *st)
 {
 	size_t len = strcspn(value, "\r\n");
-	bool cut = len > META_WIDTH || value[len] != '\0';
-	if (len > META_WIDTH)
-		len = META_WIDTH;
+	if (st->width > 0 && !strcmp(key, "scene") && !strchr(value, ' ') && value[len] == '\0') {
+		hg_buf_printf(out, "%-11s ", key); /* a class: shortened by its package */
+		render_fit_symbol(out, "", value,
+				  st->width > 12 + RENDER_MIN_ROOM ? st->width - 12 : RENDER_MIN_ROOM,
+				  st->ellipsis);
+		hg_buf_putc(out, '\n');
+		return;
+	}
+	if (whole_value(key) && value[len] == '\0') {
+		char first[32];
+		snprintf(first, sizeof first, "%-11s ", key);
+		render_wrap(out, first, "            ", value, len, st->width);
+		return;
+	}
+	size_t most = META_WIDTH, key_cols = strlen(key) < 11 ? 12 : strlen(key) + 1;
+	if (st->width > 0) /* the key's columns and " ..." */
+		most = (size_t)st->width > key_cols + 4 + RENDER_MIN_ROOM ? (size_t)st->width - key_cols - 4
+									  : RENDER_MIN_ROOM;
+	most = most < META_WIDTH ? most : META_WIDTH;
+	bool cut = render_cols(value, len) > most || value[len] != '\0';
+	if (render_cols(value, len) > most) {
+		size_t i = 0;
+		for (size_t c = 0; i < len && c < most; c++) /* `most` whole characters */
+			for (i++; i < len && ((unsigned char)value[i] & 0xc0) == 0x80; i++)
+				;
+		len = i;
+	}
 	hg_buf_printf(out, "%-11s ", key);
 	hg_buf_visible(out, value, len);
 	hg_buf_puts(out, cut ? " ...\n" : "\n");
 }
 
-void render_time_line(hg_buf *out, const hg_report *rep)
+void render_time_line(hg_buf *out, const hg_report *rep, const struct style *st)
 {
 	const char *w = rep->time_written;
 	hg_buf b;
@@ -85,12 +124,14 @@ void render_time_line(hg_buf *out, const hg_report *rep)
 		hg_buf_puts(&b, "unknown (written \"");
 	else
 		hg_buf_puts(&b, rep->time);
-	if (w && (!rep->time || strcmp(w, rep->time) != 0)) {
+	/* Seconds or microseconds since 1970 say nothing more than the time. */
+	bool epoch = rep->time && w && *w && strspn(w, "0123456789") == strlen(w);
+	if (w && !epoch && (!rep->time || strcmp(w, rep->time) != 0)) {
 		hg_buf_puts(&b, rep->time ? " (written " : "");
 		hg_buf_add(&b, w, strcspn(w, "\r\n"));
 		hg_buf_puts(&b, rep->time ? ")" : "\", which cannot be read)");
 	}
-	render_meta_line(out, "time", b.failed || !b.data ? "" : b.data);
+	render_meta_line(out, "time", b.failed || !b.data ? "" : b.data, st);
 	out->failed |= b.failed;
 	hg_buf_release(&b);
 }
@@ -100,27 +141,33 @@ void render_header(hg_buf *out, const hg_report *rep, const struct style *st)
 	hg_buf_printf(out, "%s== %s", st->bold, rep->source);
 	if (rep->line > 0)
 		hg_buf_printf(out, ":%ld", rep->line);
-	hg_buf_printf(out, " (report %ld) ==%s\n", rep->number, st->reset);
+	char number[48];
+	snprintf(number, sizeof number, " (report %ld) ==", rep->number);
+	/* narrow: the number under the path, which is never cut */
+	bool fits = st->width <= 0 || render_cols(rep->source, strlen(rep->source)) + 3 + 12 +
+					      strlen(number) <= (size_t)st->width;
+	hg_buf_printf(out, "%s%s%s\n", fits ? "" : "\n  ", number + !fits, st->reset);
 	const char *detail = rep->anr_type ? rep->anr_type : rep->detail;
 	hg_buf_printf(out, "%-11s %s%s%s%s\n", "kind", hg_report_kind_name(rep->kind),
 		      detail ? " (" : "", detail ? detail : "", detail ? ")" : "");
+	render_crash_lines(out, rep, st);
 	if (rep->scene)
-		render_meta_line(out, "scene", rep->scene);
+		render_meta_line(out, "scene", rep->scene, st);
 	if (rep->format != HG_FORMAT_MATRIX && rep->format != HG_FORMAT_RAW) {
 		/* Matrix's own fields show among the metadata below. */
 		if (rep->process)
-			render_meta_line(out, "process", rep->process);
+			render_meta_line(out, "process", rep->process, st);
 		if (rep->app_version)
-			render_meta_line(out, "version", rep->app_version);
+			render_meta_line(out, "version", rep->app_version, st);
 		if (rep->device)
-			render_meta_line(out, "device", rep->device);
+			render_meta_line(out, "device", rep->device, st);
 		if (rep->time || rep->time_written)
-			render_time_line(out, rep);
+			render_time_line(out, rep, st);
 	}
 	if (!rep->has_method_stack && rep->cost)
 		hg_buf_printf(out, "%-11s %lld ms\n", "cost", (long long)rep->cost);
 	if (rep->foreground >= 0)
-		render_meta_line(out, "foreground", rep->foreground ? "yes" : "no");
+		render_meta_line(out, "foreground", rep->foreground ? "yes" : "no", st);
 }
 
 /* Whether a metadata field is shown elsewhere: as a header line or among
@@ -138,18 +185,34 @@ static bool shown_elsewhere(const hg_report *rep, const char *key)
 	return false;
 }
 
+/* A KSCrash report's objects (system, report, error) are read into the
+ * header's own lines; as JSON they stay whole in -f json. */
+static bool raw_object(const hg_report *rep, const hg_meta_field *m)
+{
+	return rep->format == HG_FORMAT_KSCRASH && (m->json[0] == '{' || m->json[0] == '[');
+}
+
 void render_header_rest(hg_buf *out, const hg_report *rep, const struct style *st)
 {
-	for (size_t i = 0; i < rep->warnings.len; i++)
-		hg_buf_printf(out, "%s%-11s %s%s\n", st->warn, "warning", rep->warnings.items[i],
-			      st->reset);
+	for (size_t i = 0; i < rep->n_stats; i++)
+		if (rep->stats[i].group && !strcmp(rep->stats[i].group, "header"))
+			render_meta_line(out, rep->stats[i].name, rep->stats[i].value, st);
+	for (size_t i = 0; i < rep->warnings.len; i++) {
+		const char *w = rep->warnings.items[i];
+		hg_buf_puts(out, st->warn);
+		render_wrap(out, "warning     ", "            ", w, strlen(w), st->width);
+		if (*st->reset) { /* the colour ends before the newline, as ever */
+			out->len--;
+			hg_buf_printf(out, "%s\n", st->reset);
+		}
+	}
 	for (size_t i = 0; i < rep->meta_len; i++) {
-		if (shown_elsewhere(rep, rep->meta[i].key))
+		if (shown_elsewhere(rep, rep->meta[i].key) || raw_object(rep, &rep->meta[i]))
 			continue;
 		/* Matrix's and APM's "time": in UTC, as the other formats' */
 		if (!strcmp(rep->meta[i].key, "time") && (rep->time || rep->time_written))
-			render_time_line(out, rep);
+			render_time_line(out, rep, st);
 		else
-			render_meta_line(out, rep->meta[i].key, rep->meta[i].text);
+			render_meta_line(out, rep->meta[i].key, rep->meta[i].text, st);
 	}
 }

@@ -1,11 +1,41 @@
-/* Thread stacks and figures: for a person (the blamed thread first, then
- * the threads that block it, lock cycles, then with --all-threads the rest)
- * and as JSON. */
+/* Thread stacks and figures for a person: the blamed thread first, then
+ * the threads that block it, lock cycles, then with --all-threads the rest.
+ * Lock lines stay under the frame the dump wrote them under, an exception's
+ * causes under its thread, repeated recursion is folded, and everything
+ * fits opts->width (render_width.c). */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "render.h"
+
+const char *const render_flag_names[RENDER_N_FLAGS] = {"main", "blamed", "blocks main",
+						       "deadlocked", "idle", "reporter", "cause"};
+
+#define NATIVE_FULL_WIDTH 116 /* frame columns (a 120-column line) that show 16-digit pcs */
+
+/* What drawing one report's threads needs. */
+struct draw {
+	hg_buf *out;
+	const hg_report *rep;
+	const struct render_opts *opts;
+	const struct style *st;
+	int width;
+	const char *indent, *or_open, *or_more, *cont; /* guide columns, narrower when narrow */
+};
+
+/* An image path's last part, "…/libc.so", when short is set. */
+static void image_text(hg_buf *out, const char *image, bool short_form, const char *ellipsis)
+{
+	const char *slash = short_form ? strrchr(image, '/') : NULL;
+	if (slash && slash[1] && slash != image) {
+		hg_buf_puts(out, ellipsis);
+		hg_buf_puts(out, slash);
+	} else {
+		hg_buf_puts(out, image);
+	}
+}
 
 /* A demangled frame: its readable name, with the "+offset" the symbol was
  * written with ("_ZN3art3FooEv+24" reads "art::Foo()+24"). */
@@ -16,22 +46,17 @@ static void readable_symbol(hg_buf *out, const hg_frame *f)
 	hg_buf_printf(out, " (%s%s)", f->method, rest);
 }
 
-static void frame_text(hg_buf *out, const hg_frame *f)
+/* A native frame: the pc without its leading zeros when short_pc, the
+ * image without its folders when short_image. */
+static void native_text(hg_buf *out, const hg_frame *f, bool short_pc, bool short_image,
+			const char *ellipsis)
 {
-	if (f->kind == HG_FRAME_JAVA) {
-		hg_buf_printf(out, "at %s.%s", f->cls ? f->cls : "?", f->method ? f->method : "?");
-		if (f->file || f->line >= 0) {
-			hg_buf_printf(out, "(%s", f->file ? f->file : "");
-			if (f->line >= 0)
-				hg_buf_printf(out, ":%ld", f->line);
-			hg_buf_putc(out, ')');
-		}
-		return;
-	}
 	if (f->has_pc)
-		hg_buf_printf(out, "pc 0x%016" PRIx64, f->pc);
-	if (f->image)
-		hg_buf_printf(out, "  %s", f->image);
+		hg_buf_printf(out, short_pc ? "pc 0x%" PRIx64 : "pc 0x%016" PRIx64, f->pc);
+	if (f->image) {
+		hg_buf_puts(out, f->has_pc ? "  " : "");
+		image_text(out, f->image, short_image, ellipsis);
+	}
 	if (f->mangled && !f->symbolicated)
 		readable_symbol(out, f);
 	else if (f->symbol && !f->symbolicated) /* else the function symbol files name */
@@ -45,115 +70,418 @@ static void frame_text(hg_buf *out, const hg_frame *f)
 		hg_buf_puts(out, f->text);
 }
 
-static const char *const flag_names[] = {"main", "blamed", "blocks main", "deadlocked", "idle",
-					 "reporter"};
-
-static void thread_title(hg_buf *out, const hg_thread *t, const struct style *st)
+/* ".method(File.java:12)", the file shortened when short_file is set. */
+static void java_tail(hg_buf *tail, const hg_frame *f, bool short_file, const char *ellipsis)
 {
-	hg_buf_printf(out, "%s\"%s\"", st->bold, t->name ? t->name : "?");
-	if (t->tid >= 0)
-		hg_buf_printf(out, " tid=%ld", t->tid);
-	if (t->sys_tid >= 0)
-		hg_buf_printf(out, " sysTid=%ld", t->sys_tid);
-	if (t->priority >= 0)
-		hg_buf_printf(out, " prio=%d", t->priority);
-	if (t->state)
-		hg_buf_printf(out, " %s", t->state);
-	hg_buf_puts(out, st->reset);
-	bool first = true;
-	for (size_t i = 0; i < sizeof flag_names / sizeof *flag_names; i++)
-		if (t->flags & (1u << i)) {
-			hg_buf_printf(out, "%s%s", first ? "  [" : ", ", flag_names[i]);
-			first = false;
-		}
-	hg_buf_puts(out, first ? "\n" : "]\n");
+	static const char r8[] = "r8-map-id-";
+	hg_buf_printf(tail, ".%s", f->method ? f->method : "?");
+	if (!f->file && f->line < 0)
+		return;
+	hg_buf_putc(tail, '(');
+	if (f->file && short_file && !strncmp(f->file, r8, sizeof r8 - 1) &&
+	    strlen(f->file) > sizeof r8 - 1 + 8)
+		hg_buf_printf(tail, "%.*s%s", (int)(sizeof r8 - 1 + 8), f->file, ellipsis);
+	else if (f->file && short_file)
+		hg_buf_puts(tail, ellipsis);
+	else if (f->file)
+		hg_buf_puts(tail, f->file);
+	if (f->line >= 0)
+		hg_buf_printf(tail, ":%ld", f->line);
+	hg_buf_putc(tail, ')');
 }
 
-static void thread_body(hg_buf *out, const hg_report *rep, const hg_thread *t,
-			const struct render_opts *opts, const struct style *st)
+/* One frame in avail columns (0: no limit), as short as it must be. */
+static void frame_text(hg_buf *out, const hg_frame *f, int avail, const char *ellipsis)
 {
-	for (size_t i = 0; i < t->n_frames; i++) {
-		const hg_frame *f = &t->frames[i];
-		/* Ambiguous retrace: "or" opens each candidate after the first;
-		 * the rest of a candidate's (inlined) frames line up under it. */
-		bool opens = f->candidate > 1 && (i == 0 || t->frames[i - 1].candidate != f->candidate);
-		hg_buf_puts(out, opens ? "    or " : f->candidate > 1 ? "       " : "    ");
-		frame_text(out, f);
-		if (f->repeat > 1)
-			hg_buf_printf(out, "  %s%ld", st->times, f->repeat);
-		hg_buf_putc(out, '\n');
-		render_flush_point(out, opts);
-	}
-	for (size_t i = 0; i < t->n_held; i++)
-		hg_buf_printf(out, "    - holds <%s>%s%s%s\n", t->held[i].addr, t->held[i].cls ? " (a " : "",
-			      t->held[i].cls ? t->held[i].cls : "", t->held[i].cls ? ")" : "");
-	if (t->waiting.addr) {
-		hg_buf_printf(out, "    %s- waits for <%s>", st->warn, t->waiting.addr);
-		if (t->waiting.cls)
-			hg_buf_printf(out, " (a %s)", t->waiting.cls);
-		if (t->waiting_held_by >= 0) {
-			const char *holder = NULL;
-			for (size_t k = 0; k < rep->threads.n && !holder; k++)
-				if (rep->threads.items[k].tid == t->waiting_held_by)
-					holder = rep->threads.items[k].name;
-			hg_buf_printf(out, " held by tid %ld%s%s%s", t->waiting_held_by, holder ? " \"" : "",
-				      holder ? holder : "", holder ? "\"" : "");
+	hg_buf tail;
+	hg_buf_init(&tail);
+	if (f->kind == HG_FRAME_JAVA) {
+		const char *cls = f->cls ? f->cls : "?";
+		size_t start = out->len;
+		/* Last of all the source file goes: "r8-map-id-2ba4f78b…", "…". */
+		for (int short_file = 0; short_file < 2; short_file++) {
+			out->len = start;
+			hg_buf_reset(&tail);
+			java_tail(&tail, f, short_file, ellipsis);
+			render_fit_name(out, "at ", cls, strlen(cls), tail.data ? tail.data : "", avail,
+					ellipsis);
+			if (avail <= 0 || !f->file ||
+			    render_cols(out->data + start, out->len - start) <= (size_t)avail)
+				break;
 		}
-		hg_buf_printf(out, "%s\n", st->reset);
+	} else {
+		/* Narrower than a 16-digit pc reads well, every pc of the report
+		 * loses its zeros, so that frames stay in columns. */
+		bool short_pc = avail > 0 && avail < NATIVE_FULL_WIDTH, fits = false;
+		for (int level = 0; level <= 1 && !fits; level++) {
+			hg_buf_reset(&tail);
+			native_text(&tail, f, short_pc, level == 1, ellipsis);
+			fits = avail <= 0 || tail.failed || render_cols(tail.data, tail.len) <= (size_t)avail;
+		}
+		if (!fits && f->symbol && !f->symbolicated) { /* a JIT'd Java method: "a.b.C.m+12", by its package */
+			hg_frame bare = *f;
+			bare.symbol = bare.method = bare.mangled = NULL;
+			bare.has_offset = false;
+			bare.text = NULL;
+			hg_buf_reset(&tail);
+			native_text(&tail, &bare, short_pc, true, ellipsis);
+			hg_buf_puts(&tail, " (");
+			int rest = avail - (int)render_cols(tail.data, tail.len) - 1;
+			render_fit_symbol(&tail, "", f->symbol, rest > RENDER_MIN_ROOM ? rest : RENDER_MIN_ROOM,
+					  ellipsis);
+			hg_buf_putc(&tail, ')');
+		}
+		hg_buf_add(out, tail.data, tail.len);
 	}
+	out->failed |= tail.failed;
+	hg_buf_release(&tail);
+}
+
+/* "Class.method" of a frame (its class without the package), for the
+ * line that says what a recursion repeats. */
+static void short_name(hg_buf *out, const hg_frame *f, const char *ellipsis)
+{
+	if (f->kind == HG_FRAME_JAVA && f->cls) {
+		const char *dot = strrchr(f->cls, '.');
+		hg_buf_printf(out, "%s.%s", dot ? dot + 1 : f->cls, f->method ? f->method : "?");
+	} else if (f->method || f->symbol) {
+		hg_buf_puts(out, f->method ? f->method : f->symbol);
+	} else if (f->image) {
+		image_text(out, f->image, true, ellipsis);
+		if (f->has_offset)
+			hg_buf_printf(out, " +0x%" PRIx64, f->offset);
+	} else {
+		hg_buf_printf(out, "0x%" PRIx64, f->pc);
+	}
+}
+
+/* text[0..len) wrapped under d's indent, in colour when colour is set. */
+static void wrapped(const struct draw *d, const char *first, const char *text, size_t len,
+		    const char *colour)
+{
+	hg_buf b;
+	hg_buf_init(&b);
+	render_wrap(&b, first, d->cont, text, len, d->width);
+	if (b.len && *colour) {
+		hg_buf_puts(d->out, colour);
+		hg_buf_add(d->out, b.data, b.len - 1); /* the reset before the last newline */
+		hg_buf_printf(d->out, "%s\n", d->st->reset);
+	} else {
+		hg_buf_add(d->out, b.data, b.len);
+	}
+	d->out->failed |= b.failed;
+	hg_buf_release(&b);
+}
+
+static const char *holder_name(const hg_report *rep, long tid)
+{
+	for (size_t k = 0; k < rep->threads.n; k++)
+		if (rep->threads.items[k].tid == tid)
+			return rep->threads.items[k].name;
+	return NULL;
+}
+
+/* A lock line in ART's words, with the holder's name when it is known. */
+/* Whether t sleeps on l (Thread.sleep), rather than waits on it. */
+static bool sleeps_on(const hg_thread *t, const hg_lock *l)
+{
+	for (size_t i = 0; i < t->n_locks; i++)
+		if (t->locks[i].kind == HG_LOCK_SLEEPING_ON && t->locks[i].lock.addr && l->addr &&
+		    !strcmp(t->locks[i].lock.addr, l->addr))
+			return true;
+	return false;
+}
+
+static void lock_text(const struct draw *d, const hg_thread *t, enum hg_lock_kind kind,
+		      const hg_lock *l, long held_by)
+{
+	static const char *const words[] = {"locked", "waiting to lock", "waiting on", "sleeping on",
+					    "parking to wait for", "locked"};
+	hg_buf b;
+	hg_buf_init(&b);
+	hg_buf_printf(&b, "- %s <%s>", words[kind], l->addr ? l->addr : "?");
+	if (l->cls)
+		hg_buf_printf(&b, " (a %s)", l->cls);
+	if (kind == HG_LOCK_RELEASED)
+		hg_buf_puts(&b, sleeps_on(t, l) ? ", let go while it sleeps" : ", let go while it waits");
+	if (kind == HG_LOCK_WAITING_TO_LOCK && held_by >= 0) {
+		const char *holder = holder_name(d->rep, held_by);
+		hg_buf_printf(&b, " held by thread %ld", held_by);
+		if (holder)
+			hg_buf_printf(&b, " \"%s\"", holder);
+	}
+	wrapped(d, d->indent, b.data ? b.data : "", b.len,
+		kind == HG_LOCK_WAITING_TO_LOCK ? d->st->warn : "");
+	d->out->failed |= b.failed;
+	hg_buf_release(&b);
+}
+
+/* "… 8 more times: A → B → C (24 frames)" */
+static void fold_line(const struct draw *d, const hg_thread *t, const struct frame_fold *fo)
+{
+	hg_buf b;
+	hg_buf_init(&b);
+	bool ascii = d->opts->ascii;
+	hg_buf_printf(&b, "%s %zu more time%s: ", d->st->ellipsis, fo->times,
+		      fo->times == 1 ? "" : "s");
+	for (size_t k = fo->first - fo->period; k < fo->first; k++) {
+		if (k > fo->first - fo->period)
+			hg_buf_puts(&b, ascii ? " -> " : " → ");
+		short_name(&b, &t->frames[k], d->st->ellipsis);
+	}
+	hg_buf_printf(&b, " (%zu frames)", fo->n);
+	wrapped(d, d->indent, b.data ? b.data : "", b.len, d->st->dim);
+	d->out->failed |= b.failed;
+	hg_buf_release(&b);
+}
+
+static void frame_line(const struct draw *d, const hg_thread *t, size_t i)
+{
+	const hg_frame *f = &t->frames[i];
+	/* Ambiguous retrace: "or" opens each candidate after the first;
+	 * the rest of a candidate's (inlined) frames line up under it. */
+	bool opens = f->candidate > 1 && (i == 0 || t->frames[i - 1].candidate != f->candidate);
+	const char *lead = opens ? d->or_open : f->candidate > 1 ? d->or_more : d->indent;
+	hg_buf_puts(d->out, lead);
+	char times[32] = "";
+	if (f->repeat > 1)
+		snprintf(times, sizeof times, "  %s%ld", d->st->times, f->repeat);
+	int avail = 0;
+	if (d->width > 0) {
+		avail = d->width - (int)render_cols(lead, strlen(lead)) -
+			(int)render_cols(times, strlen(times));
+		avail = avail > RENDER_MIN_ROOM ? avail : RENDER_MIN_ROOM;
+	}
+	frame_text(d->out, f, avail, d->st->ellipsis);
+	hg_buf_puts(d->out, times);
+	hg_buf_putc(d->out, '\n');
+	render_flush_point(d->out, d->opts);
+}
+
+static int lock_order(const void *a, const void *b)
+{
+	const hg_frame_lock *x = *(const hg_frame_lock *const *)a, *y = *(const hg_frame_lock *const *)b;
+	size_t fx = x->frame + 1, fy = y->frame + 1; /* HG_LOCK_NO_FRAME first */
+	return fx != fy ? (fx < fy ? -1 : 1) : (x < y ? -1 : x > y);
+}
+
+/* The lock lines in frame order (readers write them so; a reorder is kept
+ * stable), malloc'd; NULL when none or out of memory. */
+static const hg_frame_lock **sorted_locks(const hg_thread *t)
+{
+	const hg_frame_lock **v = t->n_locks ? malloc(t->n_locks * sizeof *v) : NULL;
+	for (size_t i = 0; v && i < t->n_locks; i++)
+		v[i] = &t->locks[i];
+	if (v)
+		qsort(v, t->n_locks, sizeof *v, lock_order);
+	return v;
+}
+
+/* Locks a reader gave without saying under which frame: at the end. */
+static void graph_locks(const struct draw *d, const hg_thread *t)
+{
+	for (size_t i = 0; i < t->n_held; i++)
+		lock_text(d, t, HG_LOCK_HELD, &t->held[i], -1);
+	if (t->waiting.addr)
+		lock_text(d, t, HG_LOCK_WAITING_TO_LOCK, &t->waiting, t->waiting_held_by);
+}
+
+static void thread_frames(const struct draw *d, const hg_thread *t)
+{
+	size_t n_folds = 0, fi = 0, li = 0;
+	struct frame_fold *folds = render_find_folds(t, &n_folds);
+	const hg_frame_lock **locks = sorted_locks(t);
+	size_t n_locks = locks ? t->n_locks : 0;
+	for (; li < n_locks && locks[li]->frame == HG_LOCK_NO_FRAME; li++)
+		lock_text(d, t, locks[li]->kind, &locks[li]->lock, locks[li]->held_by);
+	for (size_t i = 0; i < t->n_frames; i++) {
+		if (fi < n_folds && folds[fi].first == i) {
+			fold_line(d, t, &folds[fi]);
+			i += folds[fi++].n - 1;
+			continue;
+		}
+		frame_line(d, t, i);
+		for (; li < n_locks && locks[li]->frame <= i; li++)
+			lock_text(d, t, locks[li]->kind, &locks[li]->lock, locks[li]->held_by);
+	}
+	for (; li < n_locks; li++)
+		lock_text(d, t, locks[li]->kind, &locks[li]->lock, locks[li]->held_by);
+	if (!t->n_locks)
+		graph_locks(d, t);
+	else if (!locks)
+		d->out->failed = 1;
+	free(locks);
+	free(folds);
 	if (t->n_frames == 0)
-		hg_buf_puts(out, "    (no frames)\n");
+		hg_buf_printf(d->out, "%s(no frames)\n", d->indent);
+}
+
+static void exception_text(hg_buf *b, const hg_exception *e)
+{
+	hg_buf_puts(b, e->type ? e->type : "?");
+	if (e->message)
+		hg_buf_printf(b, ": %s", e->message);
+}
+
+/* The causes of the exception thrown on thread ti, each with its frames. */
+static void causes(const struct draw *d, size_t ti)
+{
+	const hg_report *rep = d->rep;
+	if (rep->n_exceptions < 2 || rep->exceptions[0].thread != (long)ti)
+		return;
+	for (size_t k = 1; k < rep->n_exceptions; k++) {
+		const hg_exception *e = &rep->exceptions[k];
+		hg_buf b;
+		hg_buf_init(&b);
+		hg_buf_puts(&b, "Caused by: ");
+		exception_text(&b, e);
+		wrapped(d, d->indent + 2, b.data ? b.data : "", b.len, d->st->bold);
+		d->out->failed |= b.failed;
+		hg_buf_release(&b);
+		if (e->thread >= 0 && (size_t)e->thread < rep->threads.n)
+			thread_frames(d, &rep->threads.items[e->thread]);
+	}
+}
+
+static void thread_title(const struct draw *d, const hg_thread *t)
+{
+	hg_buf b;
+	hg_buf_init(&b);
+	hg_buf_printf(&b, "\"%s\"", t->name ? t->name : "?");
+	if (t->tid >= 0)
+		hg_buf_printf(&b, " tid=%ld", t->tid);
+	if (t->sys_tid >= 0)
+		hg_buf_printf(&b, " sysTid=%ld", t->sys_tid);
+	if (t->priority >= 0)
+		hg_buf_printf(&b, " prio=%d", t->priority);
+	if (t->state)
+		hg_buf_printf(&b, " %s", t->state);
+	size_t bold_len = b.len;
+	bool first = true;
+	for (size_t i = 0; i < RENDER_N_FLAGS; i++)
+		if (t->flags & (1u << i)) {
+			hg_buf_printf(&b, "%s%s", first ? "  [" : ", ", render_flag_names[i]);
+			first = false;
+		}
+	hg_buf_puts(&b, first ? "" : "]");
+	if (d->width > 0 && render_cols(b.data, b.len) > (size_t)d->width) {
+		wrapped(d, "", b.data, b.len, d->st->bold);
+	} else { /* the flags out of bold, as ever */
+		hg_buf_printf(d->out, "%s%.*s%s%.*s\n", d->st->bold, (int)bold_len, b.data, d->st->reset,
+			      (int)(b.len - bold_len), b.data + bold_len);
+	}
+	d->out->failed |= b.failed;
+	hg_buf_release(&b);
+}
+
+static void thread_section(const struct draw *d, size_t ti, bool blank_before)
+{
+	if (blank_before)
+		hg_buf_putc(d->out, '\n');
+	const hg_thread *t = &d->rep->threads.items[ti];
+	thread_title(d, t);
+	thread_frames(d, t);
+	causes(d, ti);
+}
+
+static struct draw draw_init(hg_buf *out, const hg_report *rep, const struct render_opts *opts,
+			     const struct style *st)
+{
+	/* Below 60 columns the guides take two columns, not four. */
+	bool narrow = opts->width > 0 && opts->width < 60;
+	return (struct draw){out, rep, opts, st, opts->width, narrow ? "  " : "    ",
+			     narrow ? "  or " : "    or ", narrow ? "     " : "       ",
+			     narrow ? "    " : "      "};
+}
+
+/* Whether thread i is shown before the others: blamed, or blocking it. */
+static bool listed_first(const hg_threads *ts, size_t i)
+{
+	bool listed = (long)i == ts->blamed;
+	for (size_t k = 0; k < ts->n_chain && !listed; k++)
+		listed = ts->chain[k] == i;
+	return listed;
 }
 
 void render_threads_tree(hg_buf *out, const hg_report *rep, const struct render_opts *opts,
 			 const struct style *st)
 {
 	const hg_threads *ts = &rep->threads;
+	struct draw d = draw_init(out, rep, opts, st);
 	unsigned shown_flags = HG_THREAD_MAIN | HG_THREAD_BLAMED | HG_THREAD_BLOCKS_MAIN |
 				HG_THREAD_DEADLOCKED;
 	size_t shown = 0;
 	hg_buf_putc(out, '\n');
 	if (ts->blamed >= 0) { /* the blamed thread first */
-		thread_title(out, &ts->items[ts->blamed], st);
-		thread_body(out, rep, &ts->items[ts->blamed], opts, st);
+		thread_section(&d, (size_t)ts->blamed, false);
 		shown++;
 	}
 	for (size_t k = 0; k < ts->n_chain; k++) { /* then what blocks it, in order */
-		const hg_thread *t = &ts->items[ts->chain[k]];
 		if ((long)ts->chain[k] == ts->blamed)
 			continue;
-		hg_buf_putc(out, '\n');
-		thread_title(out, t, st);
-		thread_body(out, rep, t, opts, st);
+		thread_section(&d, ts->chain[k], true);
 		shown++;
 	}
 	for (size_t c = 0; c < ts->n_cycles; c++) {
 		const hg_lock_cycle *cy = &ts->cycles[c];
-		hg_buf_printf(out, "\n%sdeadlock:%s", st->warn, st->reset);
+		hg_buf b;
+		hg_buf_init(&b);
+		hg_buf_puts(&b, "deadlock:");
 		for (size_t i = 0; i < cy->n; i++)
-			hg_buf_printf(out, " \"%s\" waits for <%s> held by", ts->items[cy->threads[i]].name,
+			hg_buf_printf(&b, " \"%s\" waits for <%s> held by", ts->items[cy->threads[i]].name,
 				      cy->locks[i] && cy->locks[i]->addr ? cy->locks[i]->addr : "?");
-		hg_buf_printf(out, " \"%s\"\n", cy->n ? ts->items[cy->threads[0]].name : "?");
+		hg_buf_printf(&b, " \"%s\"", cy->n ? ts->items[cy->threads[0]].name : "?");
+		hg_buf_putc(out, '\n');
+		wrapped(&d, "", b.data ? b.data : "", b.len, st->warn);
+		out->failed |= b.failed;
+		hg_buf_release(&b);
 	}
 	for (size_t i = 0; i < ts->n; i++) {
 		const hg_thread *t = &ts->items[i];
-		bool listed = (long)i == ts->blamed;
-		for (size_t k = 0; k < ts->n_chain && !listed; k++)
-			listed = ts->chain[k] == i;
-		if (listed)
+		if (t->flags & HG_THREAD_CAUSE) {
+			shown += rep->n_exceptions > 1 && rep->exceptions[0].thread >= 0;
+			if (rep->n_exceptions > 1 && rep->exceptions[0].thread >= 0)
+				continue; /* shown under its exception's thread */
+		}
+		if (listed_first(ts, i))
 			continue;
 		bool relevant = (t->flags & shown_flags) != 0 || ts->blamed < 0;
 		if (!opts->all_threads && !relevant)
 			continue;
-		hg_buf_putc(out, '\n');
-		thread_title(out, t, st);
-		thread_body(out, rep, t, opts, st);
+		thread_section(&d, i, true);
 		shown++;
 	}
 	if (shown < ts->n)
 		hg_buf_printf(out, "\n%s(%zu other thread%s; --all-threads shows them)%s\n", st->dim,
 			      ts->n - shown, ts->n - shown == 1 ? "" : "s", st->reset);
 	render_images_tree(out, rep, opts, st);
+}
+
+void render_crash_lines(hg_buf *out, const hg_report *rep, const struct style *st)
+{
+	struct render_opts opts = {.width = st->width};
+	struct draw d = draw_init(out, rep, &opts, st);
+	d.cont = "            "; /* under the values of the header */
+	if (rep->reason)
+		wrapped(&d, "reason      ", rep->reason, strlen(rep->reason), "");
+	for (size_t k = 0; k < rep->n_exceptions; k++) {
+		bool root = k > 0 && k + 1 == rep->n_exceptions;
+		hg_buf b;
+		hg_buf_init(&b);
+		exception_text(&b, &rep->exceptions[k]);
+		wrapped(&d, k == 0 ? "exception   " : root ? "root cause  " : "caused by   ",
+			b.data ? b.data : "", b.len, k == 0 || root ? st->bold : "");
+		long ti = rep->exceptions[k].thread;
+		if (root && ti >= 0 && (size_t)ti < rep->threads.n && rep->threads.items[ti].n_frames) {
+			hg_buf_reset(&b);
+			int avail = st->width > 0 ? st->width - 14 : 0;
+			frame_text(&b, &rep->threads.items[ti].frames[0],
+				   avail > 0 && avail < RENDER_MIN_ROOM ? RENDER_MIN_ROOM : avail, st->ellipsis);
+			hg_buf_printf(out, "              %.*s\n", (int)b.len, b.data ? b.data : "");
+		}
+		out->failed |= b.failed;
+		hg_buf_release(&b);
+	}
 }
 
 static const hg_stat *find_stat(const hg_report *rep, const char *group, const char *name)
@@ -192,159 +520,31 @@ void render_stats_tree(hg_buf *out, const hg_report *rep, const struct style *st
 	if (fps_table(out, rep, st))
 		return;
 	const char *group = NULL;
-	hg_buf_putc(out, '\n');
+	size_t shown = 0;
 	for (size_t i = 0; i < rep->n_stats; i++) {
 		const hg_stat *s = &rep->stats[i];
+		if (s->group && !strcmp(s->group, "header"))
+			continue; /* in the header (render_header_rest) */
+		if (!shown++)
+			hg_buf_putc(out, '\n');
 		if (!group || !s->group || strcmp(group, s->group) != 0) {
 			group = s->group;
 			hg_buf_printf(out, "%s%s%s\n", st->bold, group ? group : "", st->reset);
 		}
-		hg_buf_printf(out, "  %-28s %12s\n", s->name, s->value);
-	}
-}
-
-static void json_str(hg_buf *out, const char *key, const char *value, bool comma)
-{
-	hg_buf_printf(out, "%s\"%s\":", comma ? "," : "", key);
-	if (value)
-		hg_buf_json_string(out, value, strlen(value));
-	else
-		hg_buf_puts(out, "null");
-}
-
-/* A number that is -1 when absent, as JSON null then. */
-static void json_long(hg_buf *out, const char *key, long v)
-{
-	if (v < 0)
-		hg_buf_printf(out, ",\"%s\":null", key);
-	else
-		hg_buf_printf(out, ",\"%s\":%ld", key, v);
-}
-
-static void frame_json(hg_buf *out, const hg_frame *f)
-{
-	hg_buf_printf(out, "{\"kind\":\"%s\"", f->kind == HG_FRAME_JAVA ? "java" : "native");
-	if (f->kind == HG_FRAME_JAVA) {
-		json_str(out, "class", f->cls, true);
-		json_str(out, "method", f->method, true);
-		json_str(out, "file", f->file, true);
-		if (f->line >= 0)
-			hg_buf_printf(out, ",\"line\":%ld", f->line);
-		else
-			hg_buf_puts(out, ",\"line\":null");
-	} else {
-		/* 64-bit addresses as hex strings: a JSON number would pass
-		 * through a double in most readers. */
-		if (f->has_pc)
-			hg_buf_printf(out, ",\"pc\":\"0x%" PRIx64 "\"", f->pc);
-		json_str(out, "image", f->image, true);
-		if (f->has_offset)
-			hg_buf_printf(out, ",\"offset\":\"0x%" PRIx64 "\"", f->offset);
-		json_str(out, "symbol", f->symbol ? f->symbol : f->mangled ? f->mangled : f->method, true);
-		/* The readable name beside the mangled one (hangar-formats(5)). */
-		json_str(out, "name", f->method, true);
-		json_str(out, "mangled", f->mangled, true);
-		render_native_frame_json(out, f);
-	}
-	hg_buf_printf(out, ",\"repeat\":%ld,\"retraced\":%s,\"alternative\":%s", f->repeat,
-		      f->retraced ? "true" : "false", f->alternative ? "true" : "false");
-	if (f->candidate)
-		hg_buf_printf(out, ",\"candidate\":%d", f->candidate);
-	else
-		hg_buf_puts(out, ",\"candidate\":null");
-	json_str(out, "text", f->text, true);
-	hg_buf_putc(out, '}');
-}
-
-static void lock_json(hg_buf *out, const hg_lock *l)
-{
-	hg_buf_putc(out, '{');
-	json_str(out, "addr", l->addr, false);
-	json_str(out, "class", l->cls, true);
-	hg_buf_putc(out, '}');
-}
-
-static void thread_json(hg_buf *out, const hg_thread *t, const struct render_opts *opts)
-{
-	hg_buf_putc(out, '{');
-	json_str(out, "name", t->name, false);
-	json_long(out, "tid", t->tid);
-	json_long(out, "sys_tid", t->sys_tid);
-	json_long(out, "priority", t->priority);
-	hg_buf_printf(out, ",\"daemon\":%s", t->daemon ? "true" : "false");
-	json_str(out, "state", t->state, true);
-	hg_buf_puts(out, ",\"flags\":[");
-	bool first = true;
-	for (size_t i = 0; i < sizeof flag_names / sizeof *flag_names; i++)
-		if (t->flags & (1u << i)) {
-			hg_buf_printf(out, "%s\"%s\"", first ? "" : ",", flag_names[i]);
-			first = false;
+		size_t cols = 2 + 28 + 1 + 12;
+		size_t vc = render_cols(s->value, strlen(s->value)), nc = render_cols(s->name, strlen(s->name));
+		cols = (nc > 28 ? nc : 28) + (vc > 12 ? vc : 12) + 3;
+		if (st->width > 0 && cols > (size_t)st->width) { /* narrow: the value after the name */
+			hg_buf first;
+			hg_buf_init(&first);
+			hg_buf_printf(&first, "  %s  ", s->name);
+			render_wrap(out, first.data ? first.data : "", "    ", s->value, strlen(s->value),
+				    st->width);
+			out->failed |= first.failed;
+			hg_buf_release(&first);
+		} else {
+			hg_buf_printf(out, "  %-28s %12s\n", s->name, s->value);
 		}
-	hg_buf_puts(out, "],\"frames\":[");
-	for (size_t i = 0; i < t->n_frames; i++) {
-		if (i)
-			hg_buf_putc(out, ',');
-		frame_json(out, &t->frames[i]);
-		render_flush_point(out, opts);
 	}
-	hg_buf_puts(out, "],\"held\":[");
-	for (size_t i = 0; i < t->n_held; i++) {
-		if (i)
-			hg_buf_putc(out, ',');
-		lock_json(out, &t->held[i]);
-	}
-	hg_buf_puts(out, "],\"waiting\":");
-	if (t->waiting.addr) {
-		lock_json(out, &t->waiting);
-		out->len--; /* reopen the object for the holder */
-		json_long(out, "held_by", t->waiting_held_by);
-		hg_buf_putc(out, '}');
-	} else {
-		hg_buf_puts(out, "null");
-	}
-	hg_buf_putc(out, '}');
 }
 
-void render_threads_json(hg_buf *out, const hg_report *rep, const struct render_opts *opts)
-{
-	const hg_threads *ts = &rep->threads;
-	hg_buf_puts(out, ",\"threads\":[");
-	for (size_t i = 0; i < ts->n; i++) {
-		if (i)
-			hg_buf_putc(out, ',');
-		thread_json(out, &ts->items[i], opts);
-	}
-	hg_buf_puts(out, "],\"blamed\":");
-	if (ts->blamed >= 0)
-		hg_buf_printf(out, "%ld", ts->blamed);
-	else
-		hg_buf_puts(out, "null");
-	hg_buf_puts(out, ",\"blocked_by\":[");
-	for (size_t k = 0; k < ts->n_chain; k++)
-		hg_buf_printf(out, k ? ",%zu" : "%zu", ts->chain[k]);
-	hg_buf_puts(out, "],\"deadlocks\":[");
-	for (size_t c = 0; c < ts->n_cycles; c++) {
-		const hg_lock_cycle *cy = &ts->cycles[c];
-		hg_buf_puts(out, c ? ",[" : "[");
-		for (size_t i = 0; i < cy->n; i++) {
-			hg_buf_printf(out, "%s{\"thread\":%zu,\"lock\":", i ? "," : "", cy->threads[i]);
-			if (cy->locks[i])
-				lock_json(out, cy->locks[i]);
-			else
-				hg_buf_puts(out, "null");
-			hg_buf_putc(out, '}');
-		}
-		hg_buf_putc(out, ']');
-	}
-	hg_buf_putc(out, ']');
-	render_images_json(out, rep);
-	hg_buf_puts(out, ",\"stats\":[");
-	for (size_t i = 0; i < rep->n_stats; i++) {
-		hg_buf_puts(out, i ? ",{" : "{");
-		json_str(out, "group", rep->stats[i].group, false);
-		json_str(out, "name", rep->stats[i].name, true);
-		json_str(out, "value", rep->stats[i].value, true);
-		hg_buf_putc(out, '}');
-	}
-	hg_buf_putc(out, ']');
-}

@@ -73,6 +73,22 @@ static __attribute__((unused)) bool check_delivered(const hg_report *rep)
 		require(rep->error[0] != '\0', "error text");
 		return false;
 	}
+	/* lock lines under frames that exist; exceptions on threads that do */
+	for (size_t i = 0; i < rep->threads.n; i++) {
+		const hg_thread *t = &rep->threads.items[i];
+		for (size_t k = 0; k < t->n_locks; k++) {
+			const hg_frame_lock *l = &t->locks[k];
+			require(l->frame == HG_LOCK_NO_FRAME || l->frame < t->n_frames, "lock line's frame");
+			require(l->lock.addr && l->lock.addr[0], "lock line's address");
+			require(l->kind != HG_LOCK_WAITING_TO_LOCK || l->held_by >= -1, "lock holder");
+		}
+	}
+	for (size_t i = 0; i < rep->n_exceptions; i++) {
+		const hg_exception *e = &rep->exceptions[i];
+		require(e->type != NULL, "exception type");
+		require(e->thread >= -1 && e->thread < (long)rep->threads.n, "exception's thread");
+	}
+	require(!rep->reason || rep->reason[0], "reason text");
 	return true;
 }
 

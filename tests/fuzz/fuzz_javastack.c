@@ -61,7 +61,8 @@ static int sink(void *user, hg_report *rep)
 	struct one_report *st = user;
 	st->count++;
 	if (check_delivered(rep)) {
-		require(rep->kind == HG_KIND_ANR || rep->kind == HG_KIND_THREAD_DUMP, "kind");
+		require(rep->kind == HG_KIND_ANR || rep->kind == HG_KIND_THREAD_DUMP ||
+			rep->kind == HG_KIND_CRASH, "kind");
 		require(rep->platform && strcmp(rep->platform, "android") == 0, "platform");
 		const char *strings[] = {rep->process, rep->time, rep->device, rep->app_version};
 		for (size_t i = 0; i < sizeof strings / sizeof *strings; i++)

@@ -73,7 +73,8 @@ static void check_sane(const hg_report *r)
 		assert_true(strlen(r->error) > 0);
 		return;
 	}
-	assert_true(r->kind == HG_KIND_ANR || r->kind == HG_KIND_THREAD_DUMP);
+	assert_true(r->kind == HG_KIND_ANR || r->kind == HG_KIND_THREAD_DUMP ||
+		    r->kind == HG_KIND_CRASH);
 	assert_true(r->threads.n > 0 && all_frames(r) > 0);
 	assert_true(r->threads.blamed >= 0 && (size_t)r->threads.blamed < r->threads.n);
 	for (size_t i = 0; i < r->threads.n; i++) {
@@ -131,7 +132,7 @@ static void test_xcrash_java_crash_all_threads(void **state)
 	size_t len;
 	char *text;
 	const hg_report *r = read_fixture(&g, fixtures[1], &text, &len);
-	assert_int_equal(r->kind, HG_KIND_THREAD_DUMP);
+	assert_int_equal(r->kind, HG_KIND_CRASH); /* Crash type: 'java' */
 	assert_string_equal(r->process, "xcrash.sample");
 	assert_string_equal(r->app_version, "1.2.3-beta456-patch789");
 	assert_string_equal(r->device, "Pixel");
@@ -277,7 +278,7 @@ static void test_adb_logcat_prefixes(void **state)
 		"03-18 14:30:12.512  8123  8123 E AndroidRuntime: \t... 2 more\n"
 		"03-18 14:30:12.530  8123  8123 I Process : Sending signal. PID: 8123 SIG: 9\n",
 		HG_FORMAT_JAVA_STACK);
-	assert_int_equal(r->kind, HG_KIND_THREAD_DUMP);
+	assert_int_equal(r->kind, HG_KIND_CRASH); /* FATAL EXCEPTION */
 	assert_string_equal(r->process, "com.example.reader");
 	assert_int_equal(r->threads.n, 2);
 	assert_blamed(r, 0);

@@ -436,6 +436,27 @@ static void test_apply(void **state)
 	assert_int_equal(st.binaries_used, 2);
 	assert_int_equal(st.images_found, 2);
 	assert_int_equal(st.images_missing, 1);
+	/* A lock line stays under its Java frame when a native frame above it
+	 * becomes two (an inlined call; answered from the cache). */
+	rep = read_one(&ctx, "----- pid 9 at 2024-01-01 00:00:00 -----\nCmd line: x\n\n"
+		"\"main\" prio=5 tid=1 Blocked\n"
+		"  native: #00 pc 000000000004f0a8  /data/app/a/lib/arm64/libx.so (f+8) (BuildId: "
+		"deadbeef0102030405060708090a0b0c0d0e0fff)\n"
+		"  at a.B.c(B.java:1)\n"
+		"  - waiting to lock <0x1> (a a.X) held by thread 2\n"
+		"  at a.B.d(B.java:2)\n"
+		"  - locked <0x2> (a a.Y)\n"
+		"\n----- end 9 -----\n");
+	assert_int_equal(hg_symbols_apply(s, rep), 0);
+	t = &rep->threads.items[0];
+	assert_int_equal(t->n_frames, 4);
+	assert_int_equal(t->n_locks, 2);
+	assert_int_equal(t->locks[0].frame, 2);
+	assert_string_equal(t->frames[2].method, "c");
+	assert_int_equal(t->locks[1].frame, 3);
+	hg_report_destroy(rep);
+	hg_symbols_get_stats(s, &st);
+	assert_int_equal(st.batches, batches);
 	/* 9,000 distinct addresses in one report: two batches, all named. */
 	size_t cap = 9000 * 120 + 256, len = 0;
 	char *big = malloc(cap);

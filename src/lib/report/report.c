@@ -178,6 +178,22 @@ int hg_report_add_stat(hg_report *rep, const char *group, const char *name, cons
 	return 0;
 }
 
+int hg_report_add_exception(hg_report *rep, const char *type, const char *message, long thread)
+{
+	if (rep->n_exceptions == rep->cap_exceptions) {
+		size_t cap = rep->cap_exceptions ? rep->cap_exceptions * 2 : 4;
+		hg_exception *e = hg_arena_calloc(rep->arena, cap, sizeof *e);
+		if (!e)
+			return HG_ENOMEM;
+		if (rep->n_exceptions)
+			memcpy(e, rep->exceptions, rep->n_exceptions * sizeof *e);
+		rep->exceptions = e;
+		rep->cap_exceptions = cap;
+	}
+	rep->exceptions[rep->n_exceptions++] = (hg_exception){type, message, thread};
+	return 0;
+}
+
 void hg_report_destroy(hg_report *rep)
 {
 	if (rep)

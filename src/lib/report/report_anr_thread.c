@@ -439,34 +439,47 @@ static bool lock_ref(struct slice l, struct slice *addr, struct slice *cls, long
 	return true;
 }
 
+/* A lock line, kept under the frame it follows (hg_frame_lock) and, for
+ * locks held and waited for, in the thread's lock graph fields. */
 static int lock_line(struct reader *r, struct slice l)
 {
+	static const struct {
+		const char *prefix;
+		enum hg_lock_kind kind;
+	} kinds[] = {
+		{"- locked ", HG_LOCK_HELD},
+		{"- waiting to lock ", HG_LOCK_WAITING_TO_LOCK},
+		{"- waiting on ", HG_LOCK_WAITING_ON},
+		{"- sleeping on ", HG_LOCK_SLEEPING_ON},
+		{"- parking to wait for ", HG_LOCK_PARKING},
+	};
 	hg_thread *t = current(r);
 	struct slice addr, cls;
 	long held_by;
-	if (starts(l, "- locked ")) {
-		if (!lock_ref(skip(l, 9), &addr, &cls, &held_by))
-			return 0;
-		if (addr.len == r->released.len && memcmp(addr.s, r->released.s, addr.len) == 0)
-			return 0; /* Object.wait and Thread.sleep let go of it */
-		char *a = dup(r, addr), *c = cls.len ? dup(r, cls) : NULL;
-		if (!a || (cls.len && !c))
-			return HG_ENOMEM;
+	size_t k = 0;
+	while (k < sizeof kinds / sizeof *kinds && !starts(l, kinds[k].prefix))
+		k++;
+	if (k == sizeof kinds / sizeof *kinds ||
+	    !lock_ref(skip(l, strlen(kinds[k].prefix)), &addr, &cls, &held_by))
+		return 0; /* "- waiting on an unknown object", "- waiting to lock an unknown object" */
+	enum hg_lock_kind kind = kinds[k].kind;
+	/* Object.wait and Thread.sleep let go of the monitor they wait on. */
+	bool released = kind == HG_LOCK_HELD && addr.len == r->released.len &&
+			memcmp(addr.s, r->released.s, addr.len) == 0;
+	if (kind == HG_LOCK_WAITING_ON || kind == HG_LOCK_SLEEPING_ON)
+		r->released = addr;
+	char *a = dup(r, addr), *c = cls.len ? dup(r, cls) : NULL;
+	if (!a || (cls.len && !c) ||
+	    hg_thread_add_frame_lock(t, r->rep->arena, released ? HG_LOCK_RELEASED : kind, a, c,
+				     held_by) != 0)
+		return HG_ENOMEM;
+	if (kind == HG_LOCK_HELD && !released)
 		return hg_thread_add_held(t, r->rep->arena, a, c);
-	}
-	if (starts(l, "- waiting to lock ")) {
-		if (t->waiting.addr || !lock_ref(skip(l, 18), &addr, &cls, &held_by))
-			return 0; /* "an unknown object" */
-		t->waiting.addr = dup(r, addr);
-		t->waiting.cls = cls.len ? dup(r, cls) : NULL;
+	if (kind == HG_LOCK_WAITING_TO_LOCK && !t->waiting.addr) {
+		t->waiting = (hg_lock){a, c};
 		t->waiting_held_by = held_by;
-		return !t->waiting.addr || (cls.len && !t->waiting.cls) ? HG_ENOMEM : 0;
 	}
-	if (starts(l, "- waiting on ") || starts(l, "- sleeping on ")) {
-		if (lock_ref(skip(l, starts(l, "- waiting on ") ? 13 : 14), &addr, &cls, &held_by))
-			r->released = addr;
-	}
-	return 0; /* also "- parking to wait for", "- waiting on an unknown object" */
+	return 0;
 }
 
 /* A line inside a thread: 0 when read, HG_EPARSE when it is not thread

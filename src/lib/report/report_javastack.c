@@ -78,6 +78,30 @@ hg_thread *js_start_thread(struct js *j, const char *name)
 	return t;
 }
 
+int js_add_exception(struct js *j, const char *s, size_t n, bool cause)
+{
+	hg_report *rep = j->rep;
+	/* the crash's exception, then its causes; other threads' are theirs */
+	if (cause ? !rep->n_exceptions || j->owner != j->chain_owner : rep->n_exceptions > 0)
+		return HANDLED;
+	const char *colon = find(s, n, ": ");
+	size_t type_len = colon ? (size_t)(colon - s) : n;
+	while (type_len && s[type_len - 1] == ':')
+		type_len--; /* "X:" with an empty message */
+	const char *type = hg_arena_strndup(rep->arena, s, type_len);
+	const char *msg = colon && colon + 2 < s + n
+			  ? hg_arena_strndup(rep->arena, colon + 2, (size_t)(s + n - colon - 2)) : NULL;
+	hg_thread *t = js_current(j);
+	long thread = !cause && t && t->n_frames == 0 ? j->cur : -1;
+	if (!type || (colon && colon + 2 < s + n && !msg) ||
+	    hg_report_add_exception(rep, type, msg, thread) != 0)
+		return HG_ENOMEM;
+	if (!cause) /* the thread is known now, or when its first frame comes */
+		j->chain_owner = thread >= 0 ? t->name : NULL;
+	j->exc_pending = thread < 0 ? (long)rep->n_exceptions - 1 : -1;
+	return HANDLED;
+}
+
 static int add_frame(struct js *j, const struct line *ln, const hg_frame *f)
 {
 	if (j->cur < 0) {
@@ -87,6 +111,14 @@ static int add_frame(struct js *j, const struct line *ln, const hg_frame *f)
 			return HG_ENOMEM;
 		if (!cause)
 			j->owner = t->name;
+		if (j->exc_pending >= 0) { /* the exception these frames are the trace of */
+			j->rep->exceptions[j->exc_pending].thread = j->cur;
+			if (cause)
+				t->flags |= HG_THREAD_CAUSE;
+			else
+				j->chain_owner = t->name;
+		}
+		j->exc_pending = -1;
 	}
 	if (j->frames >= j->ctx->limits.max_stack_lines) {
 		report_fail(j->err, ln->off, "more than %zu frames (see --max-stack-lines)",
@@ -177,7 +209,7 @@ static int warnings(struct js *j)
 int report_from_java_stack(const hg_ctx *ctx, const char *text, size_t len, hg_report *rep,
 			   struct read_error *err)
 {
-	struct js j = {.ctx = ctx, .rep = rep, .err = err, .cur = -1};
+	struct js j = {.ctx = ctx, .rep = rep, .err = err, .cur = -1, .exc_pending = -1};
 	err->offset = NO_OFFSET;
 	err->msg[0] = '\0';
 	struct line ln = {0}, first = {0};
@@ -199,7 +231,7 @@ int report_from_java_stack(const hg_ctx *ctx, const char *text, size_t len, hg_r
 		return report_fail(err, first.s ? first.off : NO_OFFSET, "no Java frame found (expected "
 				   "lines like \"at a.b.C.m(C.java:12)\"); the first line is \"%s\"", q);
 	}
-	rep->kind = j.anr ? HG_KIND_ANR : HG_KIND_THREAD_DUMP;
+	rep->kind = j.anr ? HG_KIND_ANR : j.crash ? HG_KIND_CRASH : HG_KIND_THREAD_DUMP;
 	rep->platform = "android";
 	blame(&rep->threads);
 	rc = warnings(&j);

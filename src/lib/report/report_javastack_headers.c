@@ -70,7 +70,9 @@ static int cause(struct js *j, const char *s, size_t n, const char *how)
 	j->next_name = hg_arena_printf(arena, "%s: %s %.*s%s", j->owner ? j->owner : UNNAMED, how,
 				       (int)(n > 160 ? 160 : n), s, n > 160 ? "..." : "");
 	j->next_is_cause = true;
-	return j->next_name ? HANDLED : HG_ENOMEM;
+	if (!j->next_name)
+		return HG_ENOMEM;
+	return strcmp(how, "caused by") == 0 ? js_add_exception(j, s, n, true) : HANDLED;
 }
 
 /* "... 11 more" (Throwable.printStackTrace) or "... 11 common frames omitted". */
@@ -225,15 +227,23 @@ static int lock_line(struct js *j, const struct line *ln)
 	const char *close = a ? memchr(a, ')', (size_t)(end - a)) : NULL;
 	if (!addr || (close && !(cls = hg_arena_strndup(arena, a + 3, (size_t)(close - a - 3)))))
 		return HG_ENOMEM;
-	if (held)
-		return hg_thread_add_held(t, arena, addr, cls) == 0 ? HANDLED : HG_ENOMEM;
-	t->waiting = (hg_lock){addr, cls};
+	long held_by = -1;
 	const char *by = find(gt, (size_t)(end - gt), "held by thread ");
 	const char *tid = find(gt, (size_t)(end - gt), "held by tid=");
 	if (by)
-		t->waiting_held_by = number(by + 15, (size_t)(end - by - 15));
+		held_by = number(by + 15, (size_t)(end - by - 15));
 	else if (tid)
-		t->waiting_held_by = number(tid + 12, (size_t)(end - tid - 12));
+		held_by = number(tid + 12, (size_t)(end - tid - 12));
+	/* kept under the frame it follows too, as the dump wrote it */
+	if (hg_thread_add_frame_lock(t, arena, held ? HG_LOCK_HELD : HG_LOCK_WAITING_TO_LOCK, addr,
+				     cls, held_by) != 0)
+		return HG_ENOMEM;
+	if (held)
+		return hg_thread_add_held(t, arena, addr, cls) == 0 ? HANDLED : HG_ENOMEM;
+	if (!t->waiting.addr) {
+		t->waiting = (hg_lock){addr, cls};
+		t->waiting_held_by = held_by;
+	}
 	return HANDLED;
 }
 
@@ -295,6 +305,8 @@ static int xcrash_line(struct js *j, const struct line *ln)
 			rep->time = j->start_time = v;
 		else if (strcmp(key, "Crash type") == 0 && strcmp(v, "anr") == 0)
 			j->anr = true;
+		else if (strcmp(key, "Crash type") == 0 && strcmp(v, "java") == 0)
+			j->crash = true;
 		return hg_report_add_stat(rep, "xcrash", key, v) == 0 ? HANDLED : HG_ENOMEM;
 	}
 	const char *jvm = j->xcrash ? find(s, n, "JVM threads") : NULL; /* "dumped JVM threads:24" */
@@ -342,6 +354,7 @@ static int header_line(struct js *j, const struct line *ln)
 		const char *name = s + (fatal ? 17 : 21), *end = s + n;
 		const char *q = fatal ? end : memchr(name, '"', (size_t)(end - name));
 		note_anr(j, s, n);
+		j->crash |= fatal;
 		j->cur = -1;
 		j->next_is_cause = false;
 		j->next_name = j->owner = hg_arena_strndup(arena, name, (size_t)((q ? q : end) - name));
@@ -384,7 +397,7 @@ int js_recognise_line(struct js *j, const struct line *ln, bool at)
 			j->cur = -1;
 			j->owner = NULL;
 		}
-		rc = HANDLED;
+		rc = js_add_exception(j, ln->s, ln->len, false);
 	}
 	return rc;
 }

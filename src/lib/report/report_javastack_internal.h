@@ -26,6 +26,9 @@ struct js {
 	const char *owner;         /* the thread whose exception chain is being read */
 	bool xcrash, ignoring;     /* an xCrash tombstone; in one of its non-Java sections */
 	bool anr;
+	bool crash;                /* a crash dump: xCrash's "Crash type: 'java'", FATAL EXCEPTION */
+	const char *chain_owner;   /* the thread whose exception the report is about */
+	long exc_pending;          /* the exception whose thread the next frame starts; -1 */
 	const char *start_time;    /* xCrash's Start time: the report's time without a Crash time */
 	size_t frames;
 	size_t skipped;
@@ -92,6 +95,11 @@ static inline hg_thread *js_current(struct js *j)
 /* A thread that a header names; the frames that follow are its.  NULL on
  * ENOMEM. */
 hg_thread *js_start_thread(struct js *j, const char *name);
+
+/* Records "X: message" (s[0..n)) as the next exception of the report's
+ * chain: the first of the report, or a cause of it (`cause`).  HANDLED or
+ * HG_ENOMEM. */
+int js_add_exception(struct js *j, const char *s, size_t n, bool cause);
 
 /* ---- headers (report_javastack_headers.c) ---- */
 

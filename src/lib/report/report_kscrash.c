@@ -28,7 +28,9 @@ struct error_info {
 	bool hang;           /* a hang block, a watchdog kill, a deadlock */
 	bool matrix;         /* a Matrix lag dump (user_reported.dump_type) */
 	bool profile;
+	bool watchdog;       /* exit reason 0x8badf00d */
 	const hg_json *profile_obj;
+	const hg_json *error;
 };
 
 static int read_hang(struct kx *k, const hg_json *error, struct error_info *ei)
@@ -45,7 +47,8 @@ static int read_hang(struct kx *k, const hg_json *error, struct error_info *ei)
 	    (rc = report_get_object(f, error, "crash.error", "exit_reason", &exit_reason)) != 0 ||
 	    (rc = report_get_u64(f, exit_reason, xw, "code", &code, &has_code)) != 0)
 		return rc;
-	ei->hang |= hang != NULL || (has_code && code == WATCHDOG_CODE);
+	ei->watchdog = has_code && code == WATCHDOG_CODE;
+	ei->hang |= hang != NULL || ei->watchdog;
 	if (has_start && has_end && end >= start)
 		k->rep->cost = (int64_t)((end - start) / 1000000);
 	else if (has_start && has_end &&
@@ -75,6 +78,7 @@ static int read_error_info(struct kx *k, const hg_json *crash, struct error_info
 {
 	const hg_json *error, *user;
 	int rc = report_get_object(&k->f, crash, "crash", "error", &error);
+	ei->error = error;
 	if (rc == 0)
 		rc = report_get_string(&k->f, error, "crash.error", "type", &ei->type);
 	if (rc == 0)
@@ -189,6 +193,13 @@ static int blame(struct kx *k, const struct thread_info *info, const struct erro
 	rep->threads.blamed = pick_blamed(rep, info, user_dump, main);
 	if (rep->threads.blamed >= 0)
 		rep->threads.items[rep->threads.blamed].flags |= HG_THREAD_BLAMED;
+	if (main >= 0 && !rep->threads.items[main].name)
+		rep->threads.items[main].name = "main"; /* KSCrash 3 names no thread */
+	else if (main >= 0 && !strcmp(rep->threads.items[main].name, "apple.main-thread"))
+		rep->threads.items[main].name = "com.apple.main-thread"; /* as 2.0 cut it */
+	for (size_t i = 0; i < rep->n_exceptions; i++)
+		if (rep->exceptions[i].thread < 0)
+			rep->exceptions[i].thread = rep->threads.blamed;
 	if (rep->threads.n == 0 && !ei->profile &&
 	    hg_strlist_addf(&rep->warnings, rep->arena, "the report holds no threads") != 0)
 		return HG_ENOMEM;
@@ -218,6 +229,8 @@ static int read_system(struct kx *k, const hg_json *root)
 				  &fg)) != 0)
 		return rc;
 	hg_report *rep = k->rep;
+	if ((rc = kscrash_header_fields(k, sys, rep_info)) != 0)
+		return rc;
 	if (report_member(stats, "application_in_foreground"))
 		rep->foreground = fg;
 	/* As written: ISO 8601 (2.0, SentryCrash), or seconds or microseconds
@@ -299,6 +312,8 @@ int report_from_kscrash(const hg_ctx *ctx, const hg_json_doc *doc, const hg_json
 	if (rc == 0)
 		rc = kscrash_read_threads(&k, crash, &info);
 	strcache_release(&k.strs);
+	if (rc == 0 && !ei.profile)
+		rc = kscrash_read_reason(&k, ei.error, ei.type, ei.watchdog);
 	if (rc != 0 || (rc = blame(&k, info, &ei)) != 0 ||
 	    (ei.profile && (rc = read_profile(&k, &ei)) != 0) ||
 	    (!ctx->skip_meta && (rc = read_meta(&k, obj, crash, ei.profile)) != 0))

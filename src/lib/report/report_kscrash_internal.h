@@ -45,4 +45,12 @@ int kscrash_read_images(struct kx *k, const hg_json *root);
  * Call after kscrash_read_images.  0, HG_EPARSE, HG_ELIMIT or HG_ENOMEM. */
 int kscrash_read_threads(struct kx *k, const hg_json *crash, struct thread_info **info);
 
+/* rep->reason from crash.error (of error.type `type`; `watchdog`: the exit
+ * reason was 0x8badf00d), and an NSException or C++ exception as the
+ * report's exception (its thread -1: the caller places it) (report_kscrash_reason.c).
+ * 0, HG_EPARSE or HG_ENOMEM. */
+int kscrash_read_reason(struct kx *k, const hg_json *error, const char *type, bool watchdog);
+/* The OS, model and report id, readable, as figures of group "header". */
+int kscrash_header_fields(struct kx *k, const hg_json *sys, const hg_json *rep_info);
+
 #endif

@@ -88,7 +88,14 @@ static int retrace_thread(hg_thread *t, hg_arena *arena, const hg_proguard *cons
 	struct rt_state st = {0};
 	const hg_frame *pending = NULL;
 	int rc = 0;
+	/* end[i]: the frames old frames 0..i became, to keep each lock line
+	 * under the frame it was written under */
+	size_t *end = t->n_locks ? calloc(t->n_frames ? t->n_frames : 1, sizeof *end) : NULL;
+	if (t->n_locks && !end)
+		return HG_ENOMEM;
 	for (size_t i = 0; i < t->n_frames && rc == 0; i++) {
+		if (end && i)
+			end[i - 1] = v.n;
 		const hg_frame *f = &t->frames[i];
 		if (f->kind != HG_FRAME_JAVA || !f->cls || !f->method) {
 			if (pending)
@@ -115,6 +122,9 @@ static int retrace_thread(hg_thread *t, hg_arena *arena, const hg_proguard *cons
 	}
 	if (rc == 0 && pending)
 		rc = flush_outline(maps, n_maps, pending, o2, &v, arena);
+	size_t n_old = t->n_frames;
+	if (end && n_old)
+		end[n_old - 1] = v.n;
 	if (rc == 0 && v.n) {
 		hg_frame *items = hg_arena_calloc(arena, v.n, sizeof *items);
 		if (!items)
@@ -127,6 +137,9 @@ static int retrace_thread(hg_thread *t, hg_arena *arena, const hg_proguard *cons
 	} else if (rc == 0) {
 		t->n_frames = 0;
 	}
+	if (rc == 0 && end)
+		hg_thread_remap_locks(t, end, n_old);
+	free(end);
 	free(v.items);
 	return rc;
 }
@@ -176,12 +189,49 @@ static int rename_lock(hg_lock *l, hg_arena *arena, const hg_proguard *const *ma
 	return rc;
 }
 
+/* The R8 map id the report's frames name ("r8-map-id-<id>" as source
+ * file), or NULL: the first one. */
+static const char *report_map_id(const hg_report *rep)
+{
+	static const char tag[] = "r8-map-id-";
+	for (size_t i = 0; i < rep->threads.n; i++) {
+		const hg_thread *t = &rep->threads.items[i];
+		for (size_t k = 0; k < t->n_frames; k++) {
+			const char *file = t->frames[k].file;
+			if (file && strncmp(file, tag, sizeof tag - 1) == 0 && file[sizeof tag - 1])
+				return file + sizeof tag - 1;
+		}
+	}
+	return NULL;
+}
+
+/* A report built with another mapping than those given retraces into
+ * wrong names without a sign: say so, naming both ids. */
+static int check_map_id(hg_report *rep, const hg_proguard *const *maps, size_t n_maps)
+{
+	const char *id = report_map_id(rep);
+	const hg_proguard *other = NULL;
+	for (size_t i = 0; id && i < n_maps; i++) {
+		if (maps[i]->map_id && strcmp(maps[i]->map_id, id) == 0)
+			return 0;
+		if (maps[i]->map_id && !other)
+			other = maps[i];
+	}
+	if (!other)
+		return 0; /* no id to compare with: nothing to say */
+	return hg_strlist_addf(&rep->warnings, rep->arena, "the report's frames name R8 map id %.80s "
+			       "(r8-map-id-... source files), but %s has pg_map_id %.80s%s: the names "
+			       "may be wrong", id, other->name ? other->name : "the mapping",
+			       other->map_id, n_maps > 1 ? " (and no mapping given has the report's)"
+							 : "");
+}
+
 int hg_report_retrace(hg_report *rep, const hg_proguard *const *maps, size_t n_maps)
 {
 	if (!rep || !n_maps || rep->error)
 		return 0;
 	struct rt_out o = {0}, o2 = {0};
-	int rc = 0;
+	int rc = check_map_id(rep, maps, n_maps);
 	for (size_t i = 0; i < rep->threads.n && rc == 0; i++) {
 		hg_thread *t = &rep->threads.items[i];
 		rc = retrace_thread(t, rep->arena, maps, n_maps, &o, &o2);
@@ -189,6 +239,8 @@ int hg_report_retrace(hg_report *rep, const hg_proguard *const *maps, size_t n_m
 			rc = rename_lock(&t->held[k], rep->arena, maps, n_maps);
 		if (rc == 0)
 			rc = rename_lock(&t->waiting, rep->arena, maps, n_maps);
+		for (size_t k = 0; k < t->n_locks && rc == 0; k++)
+			rc = rename_lock(&t->locks[k].lock, rep->arena, maps, n_maps);
 	}
 	pg_out_release(&o);
 	pg_out_release(&o2);

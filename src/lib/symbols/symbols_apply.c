@@ -346,6 +346,27 @@ static const char *copy(struct strcache *c, const char *s, bool *oom)
 	return r;
 }
 
+/* A frame that became several (inlined functions): each lock line of t
+ * (ART writes them under Java frames) moves with the frame it followed.
+ * k is t's first frame among the pass's. */
+static int remap_locks(const struct pass *p, hg_thread *t, size_t k)
+{
+	size_t *end = malloc(t->n_frames * sizeof *end), cum = 0;
+	if (!end)
+		return HG_ENOMEM;
+	for (size_t j = 0; j < t->n_frames; j++) {
+		const struct query *q = p->frame_q[k + j] ? &p->q[p->frame_q[k + j] - 1] : NULL;
+		cum += q && q->n > 1 ? q->n : 1;
+		end[j] = cum;
+	}
+	size_t n_old = t->n_frames;
+	t->n_frames = cum; /* hg_thread_remap_locks reads the new count */
+	hg_thread_remap_locks(t, end, n_old);
+	t->n_frames = n_old;
+	free(end);
+	return 0;
+}
+
 static int fill_threads(struct pass *p, struct strcache *c)
 {
 	hg_threads *ts = &p->rep->threads;
@@ -385,6 +406,8 @@ static int fill_threads(struct pass *p, struct strcache *c)
 				out[--o] = g;
 			}
 		}
+		if (extra && t->n_locks && remap_locks(p, t, k) != 0)
+			return HG_ENOMEM;
 		k += t->n_frames;
 		t->frames = out;
 		t->n_frames += extra;

@@ -105,6 +105,38 @@ int hg_thread_add_held(hg_thread *t, hg_arena *arena, const char *addr, const ch
 	return 0;
 }
 
+int hg_thread_add_frame_lock(hg_thread *t, hg_arena *arena, enum hg_lock_kind kind,
+			     const char *addr, const char *cls, long held_by)
+{
+	hg_frame_lock *l = grow((void **)&t->locks, &t->cap_locks, t->n_locks, sizeof *l, arena, false);
+	if (!l)
+		return HG_ENOMEM;
+	l->frame = t->n_frames ? t->n_frames - 1 : HG_LOCK_NO_FRAME;
+	l->kind = kind;
+	l->lock = (hg_lock){addr, cls};
+	l->held_by = kind == HG_LOCK_WAITING_TO_LOCK ? held_by : -1;
+	t->n_locks++;
+	return 0;
+}
+
+void hg_thread_remap_locks(hg_thread *t, const size_t *end, size_t n_old)
+{
+	for (size_t i = 0; i < t->n_locks; i++) {
+		size_t f = t->locks[i].frame;
+		if (f == HG_LOCK_NO_FRAME)
+			continue;
+		size_t n = f < n_old ? end[f] : t->n_frames;
+		t->locks[i].frame = n ? n - 1 : HG_LOCK_NO_FRAME;
+	}
+}
+
+const char *hg_lock_kind_name(enum hg_lock_kind kind)
+{
+	static const char *const names[] = {"held", "waiting to lock", "waiting on", "sleeping on",
+					    "parking", "released"};
+	return (unsigned)kind < sizeof names / sizeof *names ? names[kind] : "?";
+}
+
 static bool name_char(char c)
 {
 	/* Java and Kotlin names, plus what compilers and R8 put in them. */

@@ -1,0 +1,176 @@
+/* Fitting text to --width: the terminal's width, columns of UTF-8 text,
+ * names shortened by their packages (never the class or the method), and
+ * words wrapped under a hanging indent. */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "hangar/beat.h"
+#include "render.h"
+
+int render_default_width(int fd)
+{
+	if (!isatty(fd))
+		return 0; /* piped: whole lines, for grep */
+	struct winsize ws;
+	if (ioctl(fd, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+		return ws.ws_col;
+	const char *cols = getenv("COLUMNS");
+	char *end;
+	long v = cols && *cols ? strtol(cols, &end, 10) : 0;
+	if (cols && *cols && !*end && v > 0 && v < RENDER_MAX_WIDTH)
+		return (int)v;
+	return 80;
+}
+
+bool render_parse_width(const char *s, int *out)
+{
+	int64_t v;
+	if (!s || hg_parse_int64(s, strlen(s), &v) != 0 || v < 0)
+		return false;
+	*out = v >= RENDER_MAX_WIDTH ? 0 : (int)v; /* wider than any screen: no limit */
+	return true;
+}
+
+size_t render_cols(const char *s, size_t len)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < len; i++)
+		n += ((unsigned char)s[i] & 0xc0) != 0x80; /* not a continuation byte */
+	return n;
+}
+
+/* lead + cls (its first `abbrev` package segments cut to their initial;
+ * with `drop`, its whole package as "…") + tail. */
+static void build_name(hg_buf *b, const char *lead, const char *cls, size_t cls_len,
+		       const char *tail, size_t abbrev, bool drop, const char *ellipsis)
+{
+	hg_buf_reset(b);
+	hg_buf_puts(b, lead);
+	const char *simple = cls;
+	for (size_t i = 0; i < cls_len; i++)
+		if (cls[i] == '.')
+			simple = cls + i + 1;
+	if (drop && simple > cls) {
+		hg_buf_puts(b, ellipsis);
+	} else {
+		size_t seg = 0;
+		for (const char *p = cls; p < simple;) {
+			const char *dot = memchr(p, '.', (size_t)(simple - p));
+			if (!dot)
+				break;
+			hg_buf_add(b, p, seg < abbrev ? 1 : (size_t)(dot - p));
+			hg_buf_putc(b, '.');
+			p = dot + 1;
+			seg++;
+		}
+	}
+	hg_buf_add(b, simple, (size_t)(cls + cls_len - simple));
+	hg_buf_puts(b, tail);
+}
+
+void render_fit_name(hg_buf *out, const char *lead, const char *cls, size_t cls_len,
+		     const char *tail, int avail, const char *ellipsis)
+{
+	size_t full = render_cols(lead, strlen(lead)) + render_cols(cls, cls_len) +
+		      render_cols(tail, strlen(tail));
+	if (avail <= 0 || full <= (size_t)avail) {
+		hg_buf_puts(out, lead);
+		hg_buf_add(out, cls, cls_len);
+		hg_buf_puts(out, tail);
+		return;
+	}
+	size_t segs = 0;
+	for (size_t i = 0; i < cls_len; i++)
+		segs += cls[i] == '.';
+	hg_buf b;
+	hg_buf_init(&b);
+	/* Packages first, one segment at a time from the outermost; then the
+	 * package as "…"; then the lead ("at "): what is left is the name. */
+	bool fits = false;
+	for (size_t k = 1; k <= segs + 2 && !fits; k++) {
+		bool drop = k > segs;
+		build_name(&b, k == segs + 2 ? "" : lead, cls, cls_len, tail, k, drop, ellipsis);
+		fits = !b.failed && render_cols(b.data, b.len) <= (size_t)avail;
+	}
+	hg_buf_add(out, b.data, b.len);
+	out->failed |= b.failed;
+	hg_buf_release(&b);
+}
+
+void render_fit_symbol(hg_buf *out, const char *lead, const char *sym, int avail,
+		       const char *ellipsis)
+{
+	/* "a.b.C.m(args)": the class ends at the last dot before the
+	 * arguments; a symbol with no dot there is shown whole. */
+	size_t open = strcspn(sym, "(");
+	size_t dot = open;
+	while (dot > 0 && sym[dot - 1] != '.')
+		dot--;
+	if (dot == 0) {
+		hg_buf_puts(out, lead);
+		hg_buf_puts(out, sym);
+		return;
+	}
+	render_fit_name(out, lead, sym, dot - 1, sym + dot - 1, avail, ellipsis);
+}
+
+/* The length of the longest start of s[0..len) that fits in cols columns,
+ * ending at a blank when one is there (*blank set). */
+static size_t break_at(const char *s, size_t len, size_t cols, bool *blank)
+{
+	size_t c = 0, last_blank = 0, i = 0;
+	*blank = false;
+	for (; i < len; i++) {
+		if (((unsigned char)s[i] & 0xc0) != 0x80 && c++ == cols)
+			break;
+		if (s[i] == ' ')
+			last_blank = i;
+	}
+	if (i == len)
+		return len;
+	if (last_blank > 0) {
+		*blank = true;
+		return last_blank;
+	}
+	while (i > 0 && ((unsigned char)s[i] & 0xc0) == 0x80)
+		i--; /* a whole character */
+	return i ? i : 1;
+}
+
+void render_wrap(hg_buf *out, const char *first, const char *cont, const char *s, size_t len,
+		 int width)
+{
+	hg_buf_puts(out, first);
+	size_t indent = render_cols(cont, strlen(cont));
+	if (width <= 0) {
+		hg_buf_visible(out, s, len);
+		hg_buf_putc(out, '\n');
+		return;
+	}
+	/* Too narrow for the indent: lines of at least a few characters. */
+	size_t room = (size_t)width > indent + RENDER_MIN_ROOM ? (size_t)width - indent
+							       : RENDER_MIN_ROOM;
+	size_t room1 = render_cols(first, strlen(first));
+	room1 = (size_t)width > room1 + RENDER_MIN_ROOM ? (size_t)width - room1 : RENDER_MIN_ROOM;
+	bool line1 = true;
+	while (len > 0) {
+		bool blank;
+		size_t n = break_at(s, len, line1 ? room1 : room, &blank);
+		if (!line1)
+			hg_buf_puts(out, cont);
+		size_t shown = n;
+		while (shown > 0 && s[shown - 1] == ' ')
+			shown--; /* no blanks at a line's end */
+		hg_buf_visible(out, s, shown);
+		hg_buf_putc(out, '\n');
+		s += n + blank;
+		len -= n + blank;
+		while (len > 0 && *s == ' ')
+			s++, len--;
+		line1 = false;
+	}
+	if (line1)
+		hg_buf_putc(out, '\n');
+}
