@@ -134,11 +134,11 @@ static int walk_tree(struct walk *w, const hg_json *roots, path_fn fn, void *use
 		w->path[w->depth++] = n;
 		struct mx_frame fr;
 		int rc = read_node(w, n, &fr);
-		const hg_json *child = hg_json_first(fr.subs);
 		if (rc == 0 && fr.self > 0)
 			rc = fn(w, ordinal++, fr.self, user);
 		if (rc != 0)
 			return rc;
+		const hg_json *child = hg_json_first(fr.subs);
 		if (child) {
 			n = child;
 			continue;
