@@ -34,6 +34,7 @@ enum hg_report_kind {
 	HG_KIND_BLOCK,          /* BlockCanary */
 	HG_KIND_IOS_HANG,
 	HG_KIND_CRASH,          /* a crash report read for its threads */
+	HG_KIND_CPU_EXCEPTION,  /* MetricKit: the app used too much CPU for too long */
 	HG_KIND_THREAD_DUMP,    /* a stack dump that says no more */
 };
 
@@ -47,9 +48,11 @@ enum hg_input_format {
 	HG_FORMAT_JAVA_STACK,   /* plain Java stack dump (WatchDog, logcat) */
 	HG_FORMAT_RAW,          /* bare AppMethodBeat buffer */
 	HG_FORMAT_STACK,        /* bare depth,id,count,cost lines, Matrix's printed stack blocks */
+	HG_FORMAT_METRICKIT,    /* iOS MetricKit JSON: a diagnostic payload or a call-stack tree */
 };
 
-/* "matrix", "kscrash", "anr", "blockcanary", "java", "raw", "stack" ("auto"). */
+/* "matrix", "kscrash", "anr", "blockcanary", "java", "raw", "stack", "metrickit"
+ * ("auto"). */
 const char *hg_input_format_name(enum hg_input_format format);
 /* The format named (as above); -1 when unknown. */
 int hg_input_format_from_name(const char *name);
@@ -144,6 +147,9 @@ typedef struct hg_report {
 	size_t n_exceptions, cap_exceptions;
 	const char *reason;      /* why the app stopped, said plainly: a watchdog
 	                            kill, a signal, a mach exception; may be NULL */
+	bool sampled;            /* the threads are a sampled profile (KSCrash profiles,
+	                            MetricKit call-stack trees): each frame's repeat is the
+	                            samples that held it there, and flame graphs weigh by it */
 
 	/* FPS and startup figures */
 	hg_stat *stats;

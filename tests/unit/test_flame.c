@@ -291,15 +291,37 @@ static void ios_hangs(void **state)
 	}
 }
 
-/* Nothing to draw: a startup report's figures, a report that failed. */
-static void nothing_to_draw(void **state)
+/* A sampled profile weighs by samples: the KSCrash startup profile's hot
+ * path, main() held by 19 of its samples, 3 of them in $main itself. */
+static void sampled_profile(void **state)
 {
 	(void)state;
 	struct reports rs = read_path("kscrash/kscrash-3.7-startup-profile-ios26-sim.json", NULL, false);
 	hg_arena *a = hg_arena_create();
 	hg_flame f;
 	assert_int_equal(rs.n, 1);
+	assert_int_equal(hg_flame_from_report(rs.v[0], false, a, &f), 0);
+	assert_int_equal(f.unit, HG_FLAME_SAMPLES);
+	assert_int_equal(f.total, 19);
+	assert_string_equal(f.nodes[0].name, "main"); /* the thread */
+	assert_string_equal(f.nodes[1].name, "main"); /* main() */
+	assert_int_equal(f.nodes[1].total, 19);
+	assert_int_equal(f.nodes[2].total, 19);
+	assert_int_equal(f.nodes[2].self, 3);
+	free_reports(&rs);
+	hg_arena_destroy(a);
+}
+
+/* Nothing to draw: a startup report's figures, a report that failed. */
+static void nothing_to_draw(void **state)
+{
+	(void)state;
+	struct reports rs = read_path("matrix-tracers/fps-startup.ndjson", NULL, false);
+	hg_arena *a = hg_arena_create();
+	hg_flame f;
+	assert_int_equal(rs.n, 2);
 	assert_int_equal(hg_flame_from_report(rs.v[0], false, a, &f), HG_EINVAL);
+	assert_int_equal(hg_flame_from_report(rs.v[1], false, a, &f), HG_EINVAL);
 	free_reports(&rs);
 	rs = read_path("bad/README.md", NULL, false);
 	assert_true(rs.n >= 1);
@@ -627,6 +649,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(anr_lock_chain),
 		cmocka_unit_test(blockcanary_samples),
 		cmocka_unit_test(ios_hangs),
+		cmocka_unit_test(sampled_profile),
 		cmocka_unit_test(nothing_to_draw),
 		cmocka_unit_test(truncated_reports),
 		cmocka_unit_test(hostile_names),

@@ -226,11 +226,35 @@ static void test_startup_profile(void **state)
 	const hg_report *r = good_file(*state, "kscrash-3.7-startup-profile-ios26-sim.json");
 	assert_int_equal(r->kind, HG_KIND_STARTUP);
 	assert_string_equal(r->detail, "profile");
-	assert_int_equal(r->threads.n, 0);
-	assert_int_equal(r->threads.blamed, -1);
 	assert_int_equal(r->cost, 262); /* 262253917 ns */
-	assert_true(has_warning(r, "a KSCrash profile (\"startup\", 26 samples over 262 ms)"));
+	assert_true(r->sampled);
 	assert_null(meta(r, "error")); /* its sample table is not metadata */
+	/* 25 samples with frames (one is empty) end at 22 distinct stacks: the
+	 * hot path, then 21 more, each a thread. */
+	assert_true(has_warning(r, "1 of the profile's 26 samples hold no frames"));
+	assert_int_equal(r->threads.n, 22);
+	assert_roles(r, 0, 0, 0);
+	const hg_thread *t = &r->threads.items[0];
+	assert_string_equal(t->name, "main");
+	/* The hot path, worked out from the samples by hand (a Python trie):
+	 * 46 frames from main (19 samples) to Foundation's
+	 * dlopenHelper$libcmark-gfm.dylib (2), placed in binary_images. */
+	assert_int_equal(t->n_frames, 46);
+	assert_frame(t, 45, 4388869555, "main", "CrashTest.debug.dylib", true, 21939, 19);
+	assert_frame(t, 44, 4388869387, "$s9CrashTest0aB3AppV5$mainyyFZ", "CrashTest.debug.dylib",
+		     true, 21771, 19);
+	assert_frame(t, 0, 6461286747, "dlopenHelper$libcmark-gfm.dylib", "Foundation", true,
+		     10058075, 2);
+	assert_frame(t, 1, 4387215835, "_dispatch_client_callout", "libdispatch.dylib", true,
+		     4387215835 - 4387094528, 2);
+	const hg_image *im = hg_frame_image(&r->threads, &t->frames[0]);
+	assert_non_null(im);
+	assert_string_equal(im->id, "249188A3-8F44-3D76-ACB0-0345A43EB0A3");
+	/* Repeats never grow from the outermost frame in. */
+	for (size_t i = 1; i < t->n_frames; i++)
+		assert_true(t->frames[i - 1].repeat <= t->frames[i].repeat);
+	assert_string_equal(r->threads.items[1].name, "main samples #2");
+	assert_int_equal(r->threads.items[1].flags, 0);
 }
 
 static void test_sentry_swift_crash(void **state)
@@ -287,9 +311,10 @@ static void test_metrickit_is_not_kscrash(void **state)
 	size_t end;
 	assert_int_equal(hg_json_parse(text, len, &doc, &end), 0);
 	assert_false(report_is_kscrash(hg_json_root(doc)));
+	assert_true(report_is_metrickit(hg_json_root(doc)));
 	hg_json_doc_destroy(doc);
-	assert_int_equal(read_bytes(f, text, len), 1); /* the Matrix reader refuses it */
-	assert_null(strstr(f->rep[0]->error, "KSCrash"));
+	assert_int_equal(read_bytes(f, text, len), 0); /* the MetricKit reader reads it */
+	assert_int_equal(f->rep[0]->format, HG_FORMAT_METRICKIT);
 	free(text);
 }
 

@@ -110,7 +110,8 @@ static const char *frame_name(const hg_frame *fr, hg_arena *arena)
 }
 
 /* One thread: a root named after it, then its frames from the outermost
- * in.  Each node's own weight: the samples that held it (BlockCanary), or
+ * in.  Each node's own weight: the samples that held it (BlockCanary, a
+ * sampled profile's heaviest path), or
  * 1 on the innermost (a dump). */
 static int add_thread(struct flame_nodes *b, const hg_thread *t, const char *root_name,
 		      bool samples)
@@ -147,7 +148,7 @@ static int add_thread(struct flame_nodes *b, const hg_thread *t, const char *roo
 static int from_threads(const hg_report *rep, hg_arena *arena, hg_flame *out)
 {
 	const hg_threads *ts = &rep->threads;
-	bool samples = rep->kind == HG_KIND_BLOCK;
+	bool samples = rep->kind == HG_KIND_BLOCK || rep->sampled;
 	struct flame_nodes b = {arena, NULL, 0, 0};
 	/* The blamed thread, or the first one when the dump blames none. */
 	size_t blamed = ts->blamed >= 0 && (size_t)ts->blamed < ts->n ? (size_t)ts->blamed : 0;

@@ -62,6 +62,7 @@ const char *hg_report_kind_name(enum hg_report_kind kind)
 	case HG_KIND_BLOCK: return "block";
 	case HG_KIND_IOS_HANG: return "ios_hang";
 	case HG_KIND_CRASH: return "crash";
+	case HG_KIND_CPU_EXCEPTION: return "cpu_exception";
 	case HG_KIND_THREAD_DUMP: return "thread_dump";
 	}
 	return "unknown";
@@ -95,6 +96,7 @@ static const char *const format_names[] = {
 	[HG_FORMAT_JAVA_STACK] = "java",
 	[HG_FORMAT_RAW] = "raw",
 	[HG_FORMAT_STACK] = "stack",
+	[HG_FORMAT_METRICKIT] = "metrickit",
 };
 
 const char *hg_input_format_name(enum hg_input_format format)

@@ -67,7 +67,7 @@ struct read_error {
 hg_report *report_new(const char *source, long line, long number);
 
 /* Fills rep from one report object of doc, read as `format` (AUTO: by its
- * shape: KSCrash, else Matrix).  Returns 0, HG_EPARSE/HG_ELIMIT
+ * shape: KSCrash, MetricKit, else Matrix).  Returns 0, HG_EPARSE/HG_ELIMIT
  * with *err filled, or HG_ENOMEM. */
 int report_from_json(const hg_ctx *ctx, const hg_json_doc *doc, const hg_json *obj,
 		     enum hg_input_format format, hg_report *rep, struct read_error *err);
@@ -184,6 +184,16 @@ int report_from_kscrash(const hg_ctx *ctx, const hg_json_doc *doc, const hg_json
 /* Whether obj looks like a KSCrash report ("crash" with "threads" or
  * "error", and "report" or "binary_images"). */
 bool report_is_kscrash(const hg_json *obj);
+
+/* iOS MetricKit JSON: a diagnostic payload, one diagnostic or a bare
+ * call-stack tree (report_metrickit.c); same contract as above. */
+int report_from_metrickit(const hg_ctx *ctx, const hg_json_doc *doc, const hg_json *obj,
+			  hg_report *rep, struct read_error *err);
+
+/* Whether obj looks like MetricKit JSON: "callStacks" with
+ * "callStackPerThread", a "callStackTree", or a payload's diagnostics
+ * arrays ("hangDiagnostics", ...). */
+bool report_is_metrickit(const hg_json *obj);
 
 /* The text format of an input that is not JSON, from its content;
  * HG_FORMAT_AUTO when none fits (report_detect.c). */

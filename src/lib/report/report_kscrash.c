@@ -107,7 +107,8 @@ static int read_error_info(struct kx *k, const hg_json *crash, struct error_info
 	return (ei->type || has_dump_type) && !k->rep->detail ? HG_ENOMEM : 0;
 }
 
-/* A sampled profile holds no thread stacks: say what it is. */
+/* A sampled profile: its kind and cost, and its samples as threads
+ * (report_kscrash_profile.c). */
 static int read_profile(struct kx *k, const struct error_info *ei)
 {
 	const char *w = "crash.error.profile", *name, *units;
@@ -126,13 +127,7 @@ static int read_profile(struct kx *k, const struct error_info *ei)
 	if (ns)
 		k->rep->cost = (int64_t)(duration / 1000000);
 	k->rep->kind = name && strcmp(name, "startup") == 0 ? HG_KIND_STARTUP : HG_KIND_UNKNOWN;
-	if (k->rep->threads.n > 0)
-		return 0;
-	return hg_strlist_addf(&k->rep->warnings, k->rep->arena, "a KSCrash profile (\"%s\", %zu "
-			       "samples%s%" PRId64 "%s): sampled profiles are not read, so the report "
-			       "has no thread stacks", name ? name : "unnamed", hg_json_count(samples),
-			       ns ? " over " : "", ns ? k->rep->cost : (int64_t)0, ns ? " ms" : "") != 0
-		       ? HG_ENOMEM : 0;
+	return k->rep->threads.n > 0 ? 0 : kscrash_read_profile(k, profile);
 }
 
 /* The thread that wrote the report: KSCrash's current_thread, and in a

@@ -53,4 +53,14 @@ int kscrash_read_reason(struct kx *k, const hg_json *error, const char *type, bo
 /* The OS, model and report id, readable, as figures of group "header". */
 int kscrash_header_fields(struct kx *k, const hg_json *sys, const hg_json *rep_info);
 
+/* One frame object e (named where in errors) appended to t, placed in
+ * binary_images as a backtrace's frames are (report_kscrash_threads.c).
+ * 0, HG_EPARSE or HG_ENOMEM. */
+int kscrash_read_frame(struct kx *k, const hg_json *e, const char *where, hg_thread *t);
+
+/* A sampled profile (crash.error.profile) as threads: its heaviest stack,
+ * then its other stacks (report_kscrash_profile.c).  Call after
+ * kscrash_read_images.  0, HG_EPARSE, HG_ELIMIT or HG_ENOMEM. */
+int kscrash_read_profile(struct kx *k, const hg_json *profile);
+
 #endif

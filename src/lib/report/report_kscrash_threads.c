@@ -265,6 +265,12 @@ static int read_frame(struct kx *k, const hg_json *e, const char *where, hg_thre
 	return 0;
 }
 
+int kscrash_read_frame(struct kx *k, const hg_json *e, const char *where, hg_thread *t)
+{
+	bool repeats = false;
+	return read_frame(k, e, where, t, &repeats);
+}
+
 static int read_backtrace(struct kx *k, const hg_json *th, const char *where, size_t ti,
 			  bool *repeats)
 {

@@ -155,6 +155,8 @@ int report_from_json(const hg_ctx *ctx, const hg_json_doc *doc, const hg_json *o
 		rep->format = HG_FORMAT_KSCRASH;
 		return report_from_kscrash(ctx, doc, obj, rep, err);
 	}
+	if (format == HG_FORMAT_METRICKIT || (format == HG_FORMAT_AUTO && report_is_metrickit(obj)))
+		return report_from_metrickit(ctx, doc, obj, rep, err);
 	rep->format = HG_FORMAT_MATRIX;
 	const hg_json *content = hg_json_get(obj, "content");
 	if (hg_json_type(content) != HG_JSON_OBJECT)
