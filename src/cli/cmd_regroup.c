@@ -30,8 +30,9 @@ static void regroup_usage(FILE *out)
 		"      --symbols DIR      .so files and dSYMs that name native frames, matched by\n"
 		"                         Build ID / UUID (repeatable): clusters re-signed\n"
 		"      --rules FILE       grouping rules (see hangar-formats(5))\n"
-		"      --input-format F   read stored texts as matrix, kscrash, anr, blockcanary\n"
-		"                         or java (default: detect, as ingest did)\n"
+		"      --input-format F   read stored texts as matrix, kscrash, metrickit, anr,\n"
+		"                         blockcanary, java or stack (default: detect, as\n"
+		"                         ingest did)\n"
 		"      --stack-dir DIR    where APM reports' stack files are\n"
 		"  -h, --help             show this help\n"
 		"\n"
@@ -113,7 +114,8 @@ static int run_regroup(int argc, char **argv)
 		case 'i': {
 			int f = hg_input_format_from_name(optarg);
 			if (f < 0 || f == HG_FORMAT_RAW)
-				return cli_usage_error("regroup", "unknown input format '%s'", optarg);
+				return cli_usage_error("regroup", "unknown input format '%s' (matrix, kscrash, "
+					       "metrickit, anr, blockcanary, java, stack)", optarg);
 			g.format = (enum hg_input_format)f;
 			break;
 		}

@@ -44,9 +44,10 @@ static void stack_usage(FILE *out)
 		"      --no-trim         show the whole rebuilt stack, not Matrix's 30 items\n"
 		"      --all-threads     show every thread of a thread dump, not only the blamed\n"
 		"                        thread and those that block it\n"
-		"      --input-format F  read inputs as F: matrix, kscrash, anr, blockcanary, java,\n"
-		"                        stack (bare depth,id,count,cost lines, Matrix's logged\n"
-		"                        blocks) or raw (default: detected from the content)\n"
+		"      --input-format F  read inputs as F: matrix, kscrash, metrickit, anr,\n"
+		"                        blockcanary, java, stack (bare depth,id,count,cost lines,\n"
+		"                        Matrix's logged blocks) or raw (default: detected from\n"
+		"                        the content)\n"
 		"      --stack-dir DIR   where APM reports' stack_file files are (default: beside\n"
 		"                        the report)\n"
 		"      --max-depth N     fold frames deeper than N levels (tree)\n"
@@ -176,8 +177,8 @@ static int parse_options(struct stack_run *run, int argc, char **argv, bool *raw
 		case 'i': {
 			int f = hg_input_format_from_name(optarg);
 			if (f < 0)
-				return cli_usage_error("stack", "unknown input format '%s' (matrix, kscrash, anr, "
-						       "blockcanary, java, stack, raw)", optarg);
+				return cli_usage_error("stack", "unknown input format '%s' (matrix, kscrash, "
+						       "metrickit, anr, blockcanary, java, stack, raw)", optarg);
 			run->input_format = (enum hg_input_format)f;
 			run->raw = f == HG_FORMAT_RAW;
 			break;

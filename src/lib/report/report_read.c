@@ -632,8 +632,8 @@ static int read_as(struct reader *r, enum hg_input_format format)
 			r->span = data + start; /* kept, so that the rejected input keeps its bytes */
 			r->span_len = len - start;
 			int rc = syntax_error(r, 1, 1, start, "not a report hangar knows: expected JSON "
-					      "(Matrix, KSCrash), an ANR trace, a BlockCanary log, a "
-					      "Java stack dump or a Matrix stack");
+					      "(Matrix, KSCrash, MetricKit), an ANR trace, a BlockCanary "
+					      "log, a Java stack dump or a Matrix stack");
 			return rc != 0 ? rc : r->failed;
 		}
 	}
