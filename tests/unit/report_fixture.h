@@ -1,7 +1,9 @@
-/* Shared by the report tests (test_report.c, test_report_errors.c): one
- * small buffer in three encodings, a fixture that records diagnostics and
- * delivered reports, and helpers that read an in-memory input and check
- * its reports.
+/* Shared by the report tests (test_report.c, test_report_errors.c,
+ * test_kscrash*.c, test_metrickit.c, ...): one small buffer in three
+ * encodings, a fixture that records diagnostics and delivered reports,
+ * helpers that read an in-memory input and check its reports, a test data
+ * file read whole, and a report text with one piece replaced (the
+ * wrong-type tables).
  *
  * SMALL_WORDS: dispatchMessage (1048574) runs from 100 to 200 ms, method 10
  * from 101 to 160, inside it 11 (102-150) then 12 (151-155).  It rebuilds to
@@ -181,6 +183,46 @@ static inline void assert_small_stack(const hg_report *r)
 	assert_int_equal(r->stack_cost, 100);
 	assert_int_equal(r->key_index, 2);
 	assert_string_equal(hg_report_stack_key_text(r), "11|");
+}
+
+/* ---- test data and variations of it ---- */
+
+/* The file dir/name read whole, NUL-terminated (caller frees); fails the
+ * test when it cannot be read. */
+static inline char *load_file(const char *dir, const char *name, size_t *len)
+{
+	char path[1024];
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	FILE *fp = fopen(path, "rb");
+	if (!fp)
+		fail_msg("cannot open %s", path);
+	fseek(fp, 0, SEEK_END);
+	long n = ftell(fp);
+	fseek(fp, 0, SEEK_SET);
+	char *buf = malloc((size_t)n + 1);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, (size_t)n, fp), (size_t)n);
+	buf[n] = '\0';
+	fclose(fp);
+	*len = (size_t)n;
+	return buf;
+}
+
+/* text with its only `from` replaced by `to` (caller frees); fails the
+ * test when `from` is not there exactly once. */
+static inline char *replace_once(const char *text, const char *from, const char *to)
+{
+	const char *at = strstr(text, from);
+	if (!at || strstr(at + 1, from))
+		fail_msg("\"%s\" is not in the base report exactly once", from);
+	size_t len = strlen(text) - strlen(from) + strlen(to);
+	char *out = malloc(len + 1);
+	assert_non_null(out);
+	size_t head = (size_t)(at - text);
+	memcpy(out, text, head);
+	strcpy(out + head, to);
+	strcat(out, at + strlen(from));
+	return out;
 }
 
 #endif

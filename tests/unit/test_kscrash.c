@@ -16,21 +16,9 @@ static const char *testdata = "testdata";
 
 static char *load(const char *name, size_t *len)
 {
-	char path[1024];
-	snprintf(path, sizeof path, "%s/kscrash/%s", testdata, name);
-	FILE *fp = fopen(path, "rb");
-	if (!fp)
-		fail_msg("cannot open %s", path);
-	fseek(fp, 0, SEEK_END);
-	long n = ftell(fp);
-	fseek(fp, 0, SEEK_SET);
-	char *buf = malloc((size_t)n + 1);
-	assert_non_null(buf);
-	assert_int_equal(fread(buf, 1, (size_t)n, fp), (size_t)n);
-	buf[n] = '\0';
-	fclose(fp);
-	*len = (size_t)n;
-	return buf;
+	char dir[1024];
+	snprintf(dir, sizeof dir, "%s/kscrash", testdata);
+	return load_file(dir, name, len);
 }
 
 static const hg_report *good_file(struct fixture *f, const char *name)
@@ -712,21 +700,6 @@ static const struct bad_case {
 	 "field \"crash.crashed_thread\": expected an object, got 7"},
 };
 
-/* text with its only `from` replaced by `to` (caller frees). */
-static char *replace_once(const char *text, const char *from, const char *to)
-{
-	const char *at = strstr(text, from);
-	if (!at || strstr(at + 1, from))
-		fail_msg("\"%s\" is not in the base report exactly once", from);
-	size_t len = strlen(text) - strlen(from) + strlen(to);
-	char *out = malloc(len + 1);
-	assert_non_null(out);
-	size_t head = (size_t)(at - text);
-	memcpy(out, text, head);
-	strcpy(out + head, to);
-	strcat(out, at + strlen(from));
-	return out;
-}
 
 static void test_wrong_types(void **state)
 {

@@ -98,20 +98,6 @@ static const struct {
 	 "field \"crash.error.profile.frames[1].symbol_name\": expected a string, got []"},
 };
 
-static char *replace_once(const char *text, const char *from, const char *to)
-{
-	const char *at = strstr(text, from);
-	if (!at || strstr(at + 1, from))
-		fail_msg("\"%s\" is not in the base report exactly once", from);
-	size_t len = strlen(text) - strlen(from) + strlen(to);
-	char *out = malloc(len + 1);
-	assert_non_null(out);
-	size_t head = (size_t)(at - text);
-	memcpy(out, text, head);
-	strcpy(out + head, to);
-	strcat(out, at + strlen(from));
-	return out;
-}
 
 static void test_wrong_types(void **state)
 {
