@@ -376,6 +376,17 @@ static void test_art_and_jstack_headers_with_locks(void **state)
 	assert_blamed(r, 1);
 	assert_warning(r, "skipped 1 line that is neither a Java frame nor a thread or exception header "
 		       "(the first at line 6: \"Thread[3,tid=17956,WaitingInMainSignalCatcherLoop,");
+
+	/* A lock address that is not one word (NULs, spaces: found by
+	 * fuzz_javastack) is no lock edge, as in the ANR reader. */
+	static const char odd_locks[] = "\"main\" prio=5 tid=1 Blocked\n  at a.B.c(B.java:1)\n"
+					"  - waiting to lock <\0\0 0x1> (a a.B) held by thread 2\n"
+					"  - locked < 0x2 > (a a.B)\n  - locked <> (a a.B)\n";
+	assert_int_equal(read_as(&g, odd_locks, sizeof odd_locks - 1, HG_FORMAT_JAVA_STACK), 0);
+	t = thread(g.rep, 0, "main", 1);
+	assert_null(t->waiting.addr);
+	assert_int_equal(t->n_held, 0);
+	assert_int_equal(t->n_locks, 0);
 	got_release(&g);
 }
 

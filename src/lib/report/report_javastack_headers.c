@@ -219,8 +219,11 @@ static int lock_line(struct js *j, const struct line *ln)
 	bool held = starts(s, n, "locked <"), waiting = starts(s, n, "waiting to lock <");
 	const char *lt = memchr(s, '<', n);
 	const char *gt = lt ? memchr(lt, '>', (size_t)(end - lt)) : NULL;
-	if (!t || (!held && !waiting) || !gt)
+	if (!t || (!held && !waiting) || !gt || gt == lt + 1)
 		return HANDLED;
+	for (const char *p = lt + 1; p < gt; p++)
+		if ((unsigned char)*p <= ' ' || *p == 0x7f)
+			return HANDLED; /* an address is one word, as the ANR reader has it */
 	hg_arena *arena = j->rep->arena;
 	const char *addr = hg_arena_strndup(arena, lt + 1, (size_t)(gt - lt - 1)), *cls = NULL;
 	const char *a = find(gt, (size_t)(end - gt), "(a ");
