@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "hangar/digest.h"
 #include "hangar/text.h"
@@ -323,6 +324,28 @@ static int digest(struct ingest_cli *in, const struct nightly *n, hg_digest_run 
 	return n->fail_on_new && new_clusters > 0 ? EXIT_NEW_CLUSTERS : EXIT_FINE;
 }
 
+/* Whether every --out can be written, said before anything is ingested:
+ * a digest that cannot be written is found out before the night's work,
+ * not after it (the temporary file goes beside the digest). */
+static bool outs_writable(const struct nightly *n)
+{
+	for (int i = 0; i < n->n_outs; i++) {
+		const char *slash = strrchr(n->outs[i], '/');
+		char dir[4096];
+		if (!slash)
+			snprintf(dir, sizeof dir, ".");
+		else
+			snprintf(dir, sizeof dir, "%.*s", slash == n->outs[i] ? 1 : (int)(slash - n->outs[i]),
+				 n->outs[i]);
+		if (access(dir, W_OK) != 0) {
+			fprintf(stderr, "hangar nightly: --out %s: cannot write in %s: %s\n", n->outs[i], dir,
+				strerror(errno));
+			return false;
+		}
+	}
+	return true;
+}
+
 static int run_nightly(int argc, char **argv)
 {
 	struct ingest_cli in;
@@ -331,6 +354,8 @@ static int run_nightly(int argc, char **argv)
 	int status = parse(argc, argv, &n, &in);
 	if (status != EXIT_FINE)
 		return status < 0 ? EXIT_FINE : status;
+	if (!outs_writable(&n))
+		return EXIT_USAGE;
 	/* Where this run starts: its reports are those with a larger id. */
 	hg_store *store = NULL;
 	int64_t first = 0;
