@@ -225,4 +225,24 @@ static inline char *replace_once(const char *text, const char *from, const char 
 	return out;
 }
 
+/* One piece of a base report replaced, and the error that must name it. */
+struct bad_case {
+	const char *from, *to, *message;
+};
+
+/* Each case's variation of base must fail as one report whose error holds
+ * its message (the wrong-type tables of the JSON readers). */
+static inline void check_bad_cases(struct fixture *f, const char *base,
+				   const struct bad_case *cases, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		char *text = replace_once(base, cases[i].from, cases[i].to);
+		if (read_text(f, text) != 1 || !strstr(f->rep[0]->error, cases[i].message))
+			fail_msg("case %zu (%s): %s", i, cases[i].to,
+				 f->rep[0]->error ? f->rep[0]->error : "no error");
+		one_failed(f, text, cases[i].message);
+		free(text);
+	}
+}
+
 #endif

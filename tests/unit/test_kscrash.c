@@ -590,9 +590,7 @@ static void test_frame_limit(void **state)
 	"\"symbol_name\":\"sy\",\"repeat_count\":20}]}}]},\n"                                     \
 	"\"binary_images\":[{\"image_addr\":21,\"image_size\":22,\"name\":\"i\"}]}"
 
-static const struct bad_case {
-	const char *from, *to, *message;
-} bad_cases[] = {
+static const struct bad_case bad_cases[] = {
 	{"\"timestamp\":11", "\"timestamp\":true",
 	 "field \"report.timestamp\": expected a string or a number, got true"},
 	{"\"report\":{\"timestamp\":11,\"process_name\":\"rp\"}", "\"report\":[]",
@@ -700,21 +698,13 @@ static const struct bad_case {
 	 "field \"crash.crashed_thread\": expected an object, got 7"},
 };
 
-
 static void test_wrong_types(void **state)
 {
 	struct fixture *f = *state;
 	const hg_report *r = one_good(f, BASE);
 	assert_int_equal(r->threads.n, 1);
 	assert_int_equal(r->threads.items[0].frames[0].repeat, 20);
-	for (size_t i = 0; i < sizeof bad_cases / sizeof *bad_cases; i++) {
-		char *text = replace_once(BASE, bad_cases[i].from, bad_cases[i].to);
-		if (read_text(f, text) != 1 || !strstr(f->rep[0]->error, bad_cases[i].message))
-			fail_msg("case %zu (%s): %s", i, bad_cases[i].to,
-				 f->rep[0]->error ? f->rep[0]->error : "no error");
-		one_failed(f, text, bad_cases[i].message);
-		free(text);
-	}
+	check_bad_cases(f, BASE, bad_cases, sizeof bad_cases / sizeof *bad_cases);
 }
 
 /* A bad number is placed at its line and column. */

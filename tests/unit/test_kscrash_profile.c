@@ -74,9 +74,7 @@ static void test_hot_path_and_stacks(void **state)
 	assert_true(warned);
 }
 
-static const struct {
-	const char *from, *to, *message;
-} bad_cases[] = {
+static const struct bad_case bad_cases[] = {
 	{"\"frames\":[{", "\"frames\":{},\"x\":[{",
 	 "field \"crash.error.profile.frames\": expected an array, got {}"},
 	{"\"samples\":[{", "\"samples\":\"s\",\"x\":[{",
@@ -98,18 +96,10 @@ static const struct {
 	 "field \"crash.error.profile.frames[1].symbol_name\": expected a string, got []"},
 };
 
-
 static void test_wrong_types(void **state)
 {
 	struct fixture *f = *state;
-	for (size_t i = 0; i < sizeof bad_cases / sizeof *bad_cases; i++) {
-		char *text = replace_once(BASE, bad_cases[i].from, bad_cases[i].to);
-		if (read_text(f, text) != 1 || !strstr(f->rep[0]->error, bad_cases[i].message))
-			fail_msg("case %zu (%s): %s", i, bad_cases[i].to,
-				 f->rep[0]->error ? f->rep[0]->error : "no error");
-		one_failed(f, text, bad_cases[i].message);
-		free(text);
-	}
+	check_bad_cases(f, BASE, bad_cases, sizeof bad_cases / sizeof *bad_cases);
 }
 
 /* No samples, or only empty ones: a report without threads, said. */

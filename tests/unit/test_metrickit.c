@@ -16,7 +16,6 @@ static char *load(const char *name, size_t *len)
 	return load_file(testdata, name, len);
 }
 
-
 static const hg_report *good_file(struct fixture *f, const char *name)
 {
 	size_t len;
@@ -202,9 +201,7 @@ static void test_forced_and_refused(void **state)
 	"\"offsetIntoBinaryTextSegment\":16,\"sampleCount\":3,\"subFrames\":[{\"address\":5000,"   \
 	"\"sampleCount\":2}]}]}]}}]}"
 
-static const struct {
-	const char *from, *to, *message;
-} bad_cases[] = {
+static const struct bad_case bad_cases[] = {
 	{"\"timeStampBegin\":\"2023-01-27 14:44:00 +0100\"", "\"timeStampBegin\":5",
 	 "field \"timeStampBegin\": expected a string, got 5"},
 	{"\"timeStampEnd\":\"2023-01-28 14:44\"", "\"timeStampEnd\":[]",
@@ -261,7 +258,6 @@ static const struct {
 	 "subFrames[depth 1].sampleCount\": expected an integer >= 0, got \"2\""},
 };
 
-
 static void test_wrong_types(void **state)
 {
 	struct fixture *f = *state;
@@ -270,14 +266,7 @@ static void test_wrong_types(void **state)
 	assert_int_equal(r->threads.items[0].n_frames, 2);
 	assert_int_equal(r->threads.items[1].n_frames, 1);
 	assert_int_equal(r->cost, 1000);
-	for (size_t i = 0; i < sizeof bad_cases / sizeof *bad_cases; i++) {
-		char *text = replace_once(BASE, bad_cases[i].from, bad_cases[i].to);
-		if (read_text(f, text) != 1 || !strstr(f->rep[0]->error, bad_cases[i].message))
-			fail_msg("case %zu (%s): %s", i, bad_cases[i].to,
-				 f->rep[0]->error ? f->rep[0]->error : "no error");
-		one_failed(f, text, bad_cases[i].message);
-		free(text);
-	}
+	check_bad_cases(f, BASE, bad_cases, sizeof bad_cases / sizeof *bad_cases);
 }
 
 /* What a delivered report must satisfy, however bad its input. */
