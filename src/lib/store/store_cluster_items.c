@@ -1,8 +1,7 @@
 /* A cluster's stored reports with their texts, in one pass over the
  * cluster's index, for reading them again outside a regroup (hangar diff
- * --flame rebuilds a version's or a window's tree from them).  One
- * hg_store_report_text per report instead matches a content-hash prefix,
- * which no index serves: 3,000 reports took 5 s that way, mostly scans. */
+ * --flame rebuilds a version's or a window's tree from them): one query
+ * instead of one hg_store_report_text per report. */
 #include "store_internal.h"
 
 int hg_store_cluster_items(hg_store *store, const char *hash, hg_item_fn fn, void *user)

@@ -161,9 +161,12 @@ int hg_store_report_text(hg_store *store, const char *content_hash, char **text,
 	*len = 0;
 	if (!content_hash || !*content_hash || strlen(content_hash) > 64)
 		return HG_EINVAL;
+	/* A prefix as a range of the UNIQUE index: every hash is lowercase
+	 * hex, so those starting with p lie in [p, p || 'g').  substr() = p
+	 * read the whole table for each report `hangar reports --text` shows. */
 	hg_db_stmt *st = db_stmt(store->db, S_REPORT_TEXT,
 		"SELECT text FROM reports"
-		" WHERE substr(content_hash, 1, length(?1)) = lower(?1) LIMIT 2");
+		" WHERE content_hash >= lower(?1) AND content_hash < lower(?1) || 'g' LIMIT 2");
 	if (!st)
 		return store_fail(store, HG_EIO, "cannot query reports");
 	db_bind_text(st, 1, content_hash);
