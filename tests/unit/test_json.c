@@ -8,10 +8,12 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
+#include <cjson/cJSON.h>
 
 #include "hangar/text.h"
 #include "json/json.h"
@@ -739,6 +741,156 @@ static void test_lazy_array(void **state)
 	assert_int_equal(end, 28); /* at the 2 where a colon belongs */
 }
 
+/* ---- long strings: decoded here and hidden from cJSON ---- */
+
+/* Compares hangar's tree with plain cJSON's, node by node: types, keys,
+ * strings (bytes), numbers (as cJSON reads them). */
+static void expect_same_tree(const hg_json_doc *doc, const hg_json *mine, const cJSON *theirs)
+{
+	assert_non_null(theirs);
+	switch (hg_json_type(mine)) {
+	case HG_JSON_STRING:
+		assert_true(cJSON_IsString(theirs));
+		assert_string_equal(hg_json_string(mine), theirs->valuestring);
+		return;
+	case HG_JSON_NUMBER: {
+		assert_true(cJSON_IsNumber(theirs));
+		int64_t v = 0;
+		assert_int_equal(hg_json_int64(doc, mine, &v), 0);
+		assert_true((double)v == theirs->valuedouble);
+		return;
+	}
+	case HG_JSON_ARRAY:
+	case HG_JSON_OBJECT: {
+		assert_true(cJSON_IsArray(theirs) || cJSON_IsObject(theirs));
+		const cJSON *t = theirs->child;
+		const int64_t *values;
+		size_t count;
+		if (hg_json_int_array(doc, mine, &values, &count) == 0) { /* a hot array */
+			for (size_t i = 0; i < count; i++, t = t->next)
+				assert_true(t && (double)values[i] == t->valuedouble);
+			assert_null(t);
+			return;
+		}
+		for (const hg_json *m = hg_json_first(mine); m; m = hg_json_next(m), t = t->next) {
+			assert_non_null(t);
+			if (hg_json_type(mine) == HG_JSON_OBJECT)
+				assert_string_equal(hg_json_key(m), t->string);
+			expect_same_tree(doc, m, t);
+		}
+		assert_null(t);
+		return;
+	}
+	default:
+		assert_true(cJSON_IsBool(theirs) || cJSON_IsNull(theirs));
+	}
+}
+
+/* A string token of n characters drawn from pieces that cJSON decodes:
+ * plain text, every one-letter escape, and now and then a \u escape
+ * (which keeps the string with cJSON) or a digit run. */
+static void random_string(hg_buf *b, unsigned *seed, size_t n, bool unicode)
+{
+	static const char *const pieces[] = {"a", "com.example.Foo.bar(Foo.java:12)", "\\n", "\\t",
+					     "\\\"", "\\\\", "\\/", "\\b", "\\f", "\\r", "1,2,3",
+					     "\xC3\xA9", " ", "\\u00e9", "\\ud83d\\ude00"};
+	hg_buf_putc(b, '"');
+	for (size_t k = 0; k < n; k++) {
+		*seed = *seed * 1103515245u + 12345u;
+		size_t i = (*seed >> 16) % (unicode ? 15 : 13);
+		hg_buf_puts(b, pieces[i]);
+	}
+	hg_buf_putc(b, '"');
+}
+
+/* Five hundred documents of long and short strings among numbers, hot
+ * arrays and nesting: every string reads as cJSON reads it. */
+static void test_long_strings_as_cjson(void **state)
+{
+	(void)state;
+	unsigned seed = 7;
+	for (int round = 0; round < 500; round++) {
+		hg_buf b;
+		hg_buf_init(&b);
+		hg_buf_puts(&b, "{");
+		for (int m = 0; m < 6; m++) {
+			seed = seed * 1103515245u + 12345u;
+			unsigned pick = (seed >> 16) % 6;
+			hg_buf_printf(&b, "%s\"k%d\":", m ? "," : "", m);
+			if (pick == 0)
+				hg_buf_printf(&b, "%u", seed % 100000);
+			else if (pick == 1)
+				hg_buf_puts(&b, "[1,-2,3]"); /* under "k1": the hot key */
+			else if (pick == 2) {
+				hg_buf_puts(&b, "[");
+				random_string(&b, &seed, 40, false);
+				hg_buf_puts(&b, ",{\"x\":");
+				random_string(&b, &seed, 3, true);
+				hg_buf_puts(&b, "},17]");
+			} else
+				random_string(&b, &seed, pick * 10, pick == 5);
+		}
+		hg_buf_puts(&b, "}");
+		hg_buf_putc(&b, '\0');
+		hg_json_doc *doc = NULL;
+		size_t end = 0;
+		assert_int_equal(hg_json_parse_hot(b.data, b.len - 1, "k1", &doc, &end), 0);
+		assert_int_equal(end, b.len - 1);
+		cJSON *theirs = cJSON_Parse(b.data);
+		expect_same_tree(doc, hg_json_root(doc), theirs);
+		cJSON_Delete(theirs);
+		hg_json_doc_destroy(doc);
+		hg_buf_release(&b);
+	}
+}
+
+/* Offsets of numbers and of errors are the original text's, with long
+ * strings before them; a long string cJSON would refuse is still refused. */
+static void test_long_strings_offsets_and_errors(void **state)
+{
+	(void)state;
+	char *body = repeat("ab\\ncd", 30, "", "");
+	char *lng = malloc(strlen(body) + 3);
+	assert_non_null(lng);
+	sprintf(lng, "\"%s\"", body); /* a 180-byte string token */
+	free(body);
+	hg_buf b;
+	hg_buf_init(&b);
+	hg_buf_printf(&b, "{\"s\":%s,\"n\":12345,\"t\":%s,\"x\":tru}", lng, lng);
+	hg_buf_putc(&b, '\0');
+	expect_error(b.data, (size_t)(strstr(b.data, "tru}") - b.data),
+		     (size_t)(strstr(b.data, "tru}") - b.data) + 4);
+	b.len = 0;
+	hg_buf_printf(&b, "{\"s\":%s,\"n\":12345,\"t\":%s}", lng, lng);
+	hg_buf_putc(&b, '\0');
+	size_t end = 0;
+	hg_json_doc *doc = parse_ok(b.data, &end);
+	assert_int_equal(end, b.len - 1);
+	const hg_json *n = hg_json_get(hg_json_root(doc), "n");
+	assert_int_equal(hg_json_number_offset(doc, n), (size_t)(strstr(b.data, "12345") - b.data));
+	char *want = repeat("ab\ncd", 30, "", "");
+	assert_string_equal(hg_json_string(hg_json_get(hg_json_root(doc), "t")), want);
+	free(want);
+	hg_json_doc_destroy(doc);
+	/* An escape cJSON refuses, an unfinished string, a long key. */
+	b.len = 0;
+	hg_buf_printf(&b, "{\"s\":\"%0100d\\x\"}", 0);
+	hg_buf_putc(&b, '\0');
+	expect_error(b.data, 5, b.len);
+	b.len = 0;
+	hg_buf_printf(&b, "{\"s\":\"%0100d", 0);
+	hg_buf_putc(&b, '\0');
+	expect_error(b.data, 5, b.len);
+	b.len = 0;
+	hg_buf_printf(&b, "{\"%0100d\":%s}", 0, lng);
+	hg_buf_putc(&b, '\0');
+	doc = parse_ok(b.data, NULL);
+	assert_int_equal(strlen(hg_json_key(hg_json_first(hg_json_root(doc)))), 100);
+	hg_json_doc_destroy(doc);
+	hg_buf_release(&b);
+	free(lng);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -768,6 +920,8 @@ int main(void)
 		cmocka_unit_test(test_nesting_limit_named),
 		cmocka_unit_test(test_touches_only_the_value),
 		cmocka_unit_test(test_lazy_array),
+		cmocka_unit_test(test_long_strings_as_cjson),
+		cmocka_unit_test(test_long_strings_offsets_and_errors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -5,12 +5,24 @@
 #include "hangar/hangar.h"
 #include "strmap.h"
 
+/* Eight bytes at a time after strlen: the texts hashed here are frame
+ * symbols of 50 to 100 bytes, which FNV-1a's multiply per byte took a
+ * fifth of a microsecond each to hash (1.6 % of a big ingest). */
 size_t strmap_hash(const char *s)
 {
-	uint64_t h = 1469598103934665603ULL;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return (size_t)(h ^ (h >> 29));
+	size_t n = strlen(s);
+	uint64_t h = 0x9E3779B97F4A7C15ULL ^ n, w;
+	for (; n >= 8; s += 8, n -= 8) {
+		memcpy(&w, s, 8);
+		h = (h ^ w) * 0xFF51AFD7ED558CCDULL;
+		h ^= h >> 32;
+	}
+	w = 0;
+	memcpy(&w, s, n);
+	h = (h ^ w) * 0xC4CEB9FE1A85EC53ULL;
+	h ^= h >> 29;
+	h *= 0x9E3779B97F4A7C15ULL;
+	return (size_t)(h ^ (h >> 32));
 }
 
 void strmap_clear(strmap *m)

@@ -1,6 +1,6 @@
 /* A map from strings (copied) to 64-bit values, for the store's tables of
  * texts: symbol ids, symtab numbers, distinct devices, batch clusters.
- * Open addressing on an FNV-1a hash; zeroed is empty. */
+ * Open addressing on a word-at-a-time hash; zeroed is empty. */
 #ifndef HANGAR_STRMAP_H
 #define HANGAR_STRMAP_H
 
@@ -14,7 +14,7 @@ typedef struct strmap {
 	size_t mask, len;
 } strmap;
 
-/* FNV-1a of a NUL-terminated text, folded. */
+/* A hash of a NUL-terminated text (not stored anywhere: tables only). */
 size_t strmap_hash(const char *s);
 
 /* Frees everything; the map is empty (and usable) again. */

@@ -66,51 +66,60 @@ static const hg_json *J(const cJSON *node)
 	return (const hg_json *)(const void *)node;
 }
 
-/* Gives every number node its token index and every array under the hot key
- * its keyed-array index + 1, in pre-order: the scan listed both in document
- * order, which is the order cJSON built its nodes in.  Nesting is capped by
- * cJSON (CJSON_NESTING_LIMIT), so the recursion is bounded. */
-static void index_nodes(hg_json_doc *doc, cJSON *node, size_t *number, size_t *array)
+/* What is hidden from cJSON, in document order: hot and lazy arrays (their
+ * elements) and long strings (their bytes), each kept as its two brackets
+ * or quotes.  The two lists are each in order and never overlap (strings
+ * inside lazy arrays are scanned apart), so they are merged as they go. */
+struct hidden_walk {
+	const struct json_scan *scan;
+	size_t a, s; /* next array, next long string */
+};
+
+/* The next hidden span's bracket or quote offsets; false after the last. */
+static bool next_hidden(struct hidden_walk *w, size_t *open, size_t *close)
 {
-	for (; node; node = node->next) {
-		if (cJSON_IsNumber(node)) {
-			node->valueint = (int)(*number)++;
-		} else {
-			if (cJSON_IsArray(node) && node->string &&
-			    ((doc->hot_key && strcmp(node->string, doc->hot_key) == 0) ||
-			     (doc->lazy_key && strcmp(node->string, doc->lazy_key) == 0)))
-				node->valueint = (int)++(*array);
-			if (node->child)
-				index_nodes(doc, node->child, number, array);
-		}
+	const struct json_scan *scan = w->scan;
+	while (w->a < scan->n_arrays && !scan->arrays[w->a].hot && !scan->arrays[w->a].lazy)
+		w->a++;
+	bool array = w->a < scan->n_arrays;
+	bool string = w->s < scan->n_long_strings;
+	if (array && (!string || scan->arrays[w->a].open < scan->long_strings[w->s].open)) {
+		*open = scan->arrays[w->a].open;
+		*close = scan->arrays[w->a].close;
+		w->a++;
+		return true;
 	}
+	if (!string)
+		return false;
+	*open = scan->long_strings[w->s].open;
+	*close = scan->long_strings[w->s].close;
+	w->s++;
+	return true;
 }
 
-/* The text cJSON sees: hot arrays shrunk to "[]".  *shrunk is NULL when
- * nothing needed hiding (cJSON then reads the text itself). */
+/* The text cJSON sees: hot arrays shrunk to "[]", long strings to "".
+ * *shrunk is NULL when nothing needed hiding (cJSON then reads the text
+ * itself).  Spans that end past len (the text cJSON is shown stops inside
+ * one) are not hidden. */
 static int shrink(const char *text, size_t len, const struct json_scan *scan, char **shrunk,
 		  size_t *shrunk_len)
 {
 	*shrunk = NULL;
-	size_t removed = 0;
-	for (size_t k = 0; k < scan->n_arrays; k++)
-		if (scan->arrays[k].hot || scan->arrays[k].lazy)
-			removed += scan->arrays[k].close - scan->arrays[k].open - 1;
+	size_t removed = 0, open, close;
+	struct hidden_walk w = {scan, 0, 0};
+	while (next_hidden(&w, &open, &close) && close < len)
+		removed += close - open - 1;
 	if (removed == 0)
 		return 0;
 	char *out = malloc(len - removed + 1);
 	if (!out)
 		return HG_ENOMEM;
 	size_t from = 0, n = 0;
-	for (size_t k = 0; k < scan->n_arrays; k++) {
-		const struct json_keyed_array *a = &scan->arrays[k];
-		if (!a->hot && !a->lazy)
-			continue;
-		memcpy(out + n, text + from, a->open - from);
-		n += a->open - from;
-		out[n++] = '[';
-		out[n++] = ']';
-		from = a->close + 1;
+	w = (struct hidden_walk){scan, 0, 0};
+	while (next_hidden(&w, &open, &close) && close < len) {
+		memcpy(out + n, text + from, open + 1 - from);
+		n += open + 1 - from;
+		from = close; /* the closing bracket or quote, copied with what follows */
 	}
 	memcpy(out + n, text + from, len - from);
 	n += len - from;
@@ -120,19 +129,90 @@ static int shrink(const char *text, size_t len, const struct json_scan *scan, ch
 	return 0;
 }
 
-/* An offset in the shrunk text, back in the original text. */
-static size_t unshrink(const struct json_scan *scan, size_t off)
+/* An offset in the shrunk text of text[0..len), back in the original text. */
+static size_t unshrink(const struct json_scan *scan, size_t len, size_t off)
 {
-	size_t shift = 0;
-	for (size_t k = 0; k < scan->n_arrays; k++) {
-		const struct json_keyed_array *a = &scan->arrays[k];
-		if (!a->hot && !a->lazy)
-			continue;
-		if (a->open - shift >= off)
+	size_t shift = 0, open, close;
+	struct hidden_walk w = {scan, 0, 0};
+	while (next_hidden(&w, &open, &close) && close < len) {
+		if (open - shift >= off)
 			break;
-		shift += a->close - a->open - 1;
+		shift += close - open - 1;
 	}
 	return off + shift;
+}
+
+/* The long string between the quotes at text[open] and text[close],
+ * decoded: its escapes are one-letter ones (the scan checked), so this is
+ * what cJSON would have made of it, runs copied whole between escapes. */
+static char *decode_long_string(hg_arena *arena, const char *text, size_t open, size_t close)
+{
+	char *out = hg_arena_alloc(arena, close - open), *o = out;
+	if (!out)
+		return NULL;
+	const char *p = text + open + 1, *end = text + close;
+	while (p < end) {
+		const char *bs = memchr(p, '\\', (size_t)(end - p));
+		size_t run = (size_t)((bs ? bs : end) - p);
+		memcpy(o, p, run);
+		o += run;
+		if (!bs)
+			break;
+		const char *from = "\"\\/bfnrt", *to = "\"\\/\b\f\n\r\t";
+		*o++ = to[strchr(from, bs[1]) - from];
+		p = bs + 2;
+	}
+	*o = '\0';
+	return out;
+}
+
+/* A walk of cJSON's nodes in pre-order, the order the scan listed numbers,
+ * arrays and strings in (the order cJSON built its nodes in). */
+struct node_walk {
+	size_t number, array; /* numbers and hot or lazy arrays seen */
+	size_t string;        /* strings seen, keys and values (the scan's ordinals) */
+	size_t long_string;   /* long strings put back */
+	bool oom;
+};
+
+/* A string value of ordinal w->string: the long string hidden there, if any. */
+static void put_back_string(hg_json_doc *doc, cJSON *node, struct node_walk *w)
+{
+	const struct json_scan *scan = &doc->scan;
+	if (w->long_string < scan->n_long_strings &&
+	    scan->long_strings[w->long_string].ordinal == w->string) {
+		const struct json_long_string *ls = &scan->long_strings[w->long_string];
+		char *s = decode_long_string(doc->nodes, doc->text, ls->open, ls->close);
+		if (!s)
+			w->oom = true;
+		else
+			node->valuestring = s; /* cJSON's "" stays in the arena */
+		w->long_string++;
+	}
+}
+
+/* Gives every number node its token index and every array under the hot key
+ * its keyed-array index + 1, and puts the long strings back.  Nesting is
+ * capped by cJSON (CJSON_NESTING_LIMIT), so the recursion is bounded. */
+static void index_nodes(hg_json_doc *doc, cJSON *node, struct node_walk *w)
+{
+	for (; node; node = node->next) {
+		if (node->string)
+			w->string++;
+		if (cJSON_IsString(node) && node->valuestring) {
+			put_back_string(doc, node, w);
+			w->string++;
+		} else if (cJSON_IsNumber(node)) {
+			node->valueint = (int)w->number++;
+		} else {
+			if (cJSON_IsArray(node) && node->string &&
+			    ((doc->hot_key && strcmp(node->string, doc->hot_key) == 0) ||
+			     (doc->lazy_key && strcmp(node->string, doc->lazy_key) == 0)))
+				node->valueint = (int)++w->array;
+			if (node->child)
+				index_nodes(doc, node->child, w);
+		}
+	}
 }
 
 /* Whether off is at (or past) the last non-blank byte of the text: where
@@ -329,7 +409,7 @@ int hg_json_parse_keys(const char *text, size_t len, const char *hot_key, const 
 	doc->root = cJSON_ParseWithLengthOpts(parsed, shrunk ? shrunk_len : limit, &stop, 0);
 	parse_arena = NULL;
 	size_t stop_off = stop && stop >= parsed ? (size_t)(stop - parsed) : 0;
-	*end = shrunk ? unshrink(scan, stop_off) : stop_off;
+	*end = shrunk ? unshrink(scan, limit, stop_off) : stop_off;
 	if (*end > len)
 		*end = len;
 	free(shrunk);
@@ -348,11 +428,16 @@ int hg_json_parse_keys(const char *text, size_t len, const char *hot_key, const 
 		if (t->offset + t->len > *end)
 			t->len = *end > t->offset ? *end - t->offset : 0;
 	}
-	size_t numbers = 0, arrays = 0;
-	index_nodes(doc, doc->root, &numbers, &arrays);
-	if (numbers != doc->scan.n_numbers || arrays != doc->scan.n_arrays) {
+	struct node_walk walk = {0};
+	index_nodes(doc, doc->root, &walk);
+	if (walk.oom) {
+		hg_json_doc_destroy(doc);
+		return HG_ENOMEM;
+	}
+	if (walk.number != doc->scan.n_numbers || walk.array != doc->scan.n_arrays ||
+	    walk.long_string != doc->scan.n_long_strings) {
 		/* The scan and cJSON disagree: never on valid JSON, but refuse
-		 * rather than misread a number. */
+		 * rather than misread a number or misplace a string. */
 		hg_json_doc_destroy(doc);
 		return HG_EPARSE;
 	}

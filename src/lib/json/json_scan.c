@@ -7,6 +7,9 @@
  * number characters, escapes are not decoded; cJSON judges those. */
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "hangar/hangar.h"
 #include "hangar/text.h"
@@ -59,19 +62,54 @@ struct string_end {
 	bool open;         /* the text ended first */
 	bool control;      /* stopped at a raw control byte, at `end` */
 	bool escaped_nul;  /* holds \u0000 */
+	bool only_simple;  /* no escapes but the one-letter ones (\n, \", ...) */
 };
+
+/* Where the run of plain string bytes from t[i] ends: the first quote,
+ * backslash or control byte, or len.  Sixteen bytes at a time where SSE2
+ * is there (every x86-64): a folded stack is one string of a kilobyte,
+ * which the byte loop below read at a byte per step. */
+static inline size_t plain_run_end(const char *t, size_t i, size_t len)
+{
+#ifdef __SSE2__
+	const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\');
+	const __m128i below_space = _mm_set1_epi8(0x20), flip = _mm_set1_epi8((char)0x80);
+	for (; len - i >= 16; i += 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(t + i));
+		/* unsigned v < 0x20, as a signed compare of both sides with the top bit flipped */
+		__m128i control = _mm_cmplt_epi8(_mm_xor_si128(v, flip),
+						 _mm_xor_si128(below_space, flip));
+		__m128i stop = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote),
+							 _mm_cmpeq_epi8(v, backslash)), control);
+		int mask = _mm_movemask_epi8(stop);
+		if (mask)
+			return i + (size_t)__builtin_ctz((unsigned)mask);
+	}
+#endif
+	for (; i < len; i++) {
+		unsigned char c = (unsigned char)t[i];
+		if (c == '"' || c == '\\' || c < 0x20)
+			return i;
+	}
+	return len;
+}
 
 /* The string starting at t[i] == '"'.  A raw control byte inside is
  * invalid JSON that cJSON would accept (and a raw line break there would
  * let a broken NDJSON line swallow the next one): the string stops there. */
 static struct string_end skip_string(const char *t, size_t i, size_t len)
 {
-	struct string_end s = {len, false, false, false};
+	struct string_end s = {len, false, false, false, true};
 	for (i++; i < len; i++) {
+		i = plain_run_end(t, i, len);
+		if (i >= len)
+			break;
 		unsigned char c = (unsigned char)t[i];
 		if (c == '\\') {
 			if (len - i > 5 && memcmp(t + i + 1, "u0000", 5) == 0)
 				s.escaped_nul = true;
+			if (i + 1 >= len || !strchr("\"\\/bfnrt", t[i + 1]) || !t[i + 1])
+				s.only_simple = false;
 			i++;
 		} else if (c == '"') {
 			s.end = i + 1;
@@ -359,6 +397,7 @@ static int scan_value(const char *t, size_t len, const struct scan_opts *o, stru
 	struct vec elements = {NULL, 0, 0, sizeof(size_t)};
 	struct vec nul_strings = {NULL, 0, 0, sizeof(size_t)};
 	struct vec lazy = {NULL, 0, 0, sizeof(size_t)};
+	struct vec long_strings = {NULL, 0, 0, sizeof(struct json_long_string)};
 	char stack[JSON_MAX_NESTING]; /* 'o' object, 'a' array */
 	size_t depth = 0, i = 0, strings = 0;
 	enum expect expect = VALUE;
@@ -439,10 +478,19 @@ static int scan_value(const char *t, size_t len, const struct scan_opts *o, stru
 			value_is_hot = value_is_lazy = false; /* the key names this value only */
 			if (c == '"') {
 				struct string_end s = skip_string(t, i, len);
+				size_t ordinal = strings;
 				if (!string_done(scan, &s, o->record, &nul_strings, &strings, &in_string,
 						 &oom)) {
 					i = s.open ? len : i;
 					break;
+				}
+				if (o->record && s.only_simple && s.end - i - 2 >= JSON_LONG_STRING) {
+					struct json_long_string *ls = vec_push(&long_strings);
+					if (!ls) {
+						oom = true;
+						break;
+					}
+					*ls = (struct json_long_string){i, s.end - 1, ordinal};
 				}
 				i = s.end;
 				value_done = true;
@@ -547,6 +595,8 @@ static int scan_value(const char *t, size_t len, const struct scan_opts *o, stru
 	scan->n_elements = elements.len;
 	scan->nul_strings = nul_strings.data;
 	scan->n_nul_strings = nul_strings.len;
+	scan->long_strings = long_strings.data;
+	scan->n_long_strings = long_strings.len;
 	/* The text ran out inside a value: truncated, not malformed. */
 	scan->unfinished = !scan->complete && (sub_unfinished || (i >= len && (depth > 0 || in_string)));
 	if (oom) {
@@ -564,5 +614,6 @@ void json_scan_release(struct json_scan *scan)
 	free(scan->values);
 	free(scan->nul_strings);
 	free(scan->lazy);
+	free(scan->long_strings);
 	memset(scan, 0, sizeof *scan);
 }

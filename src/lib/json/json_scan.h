@@ -33,6 +33,16 @@ struct json_keyed_array {
 	size_t first, count;
 };
 
+/* A string value of JSON_LONG_STRING bytes or more whose escapes are all
+ * one-letter ones: json.c decodes it itself and hides it from cJSON, which
+ * copies strings a byte at a time (a folded stack is most of a report). */
+#define JSON_LONG_STRING 64
+
+struct json_long_string {
+	size_t open, close;          /* its quotes */
+	size_t ordinal;              /* among all strings, as nul_strings counts them */
+};
+
 struct json_scan {
 	struct json_token *numbers;  /* outside hot arrays */
 	size_t n_numbers;
@@ -47,6 +57,8 @@ struct json_scan {
 	size_t n_lazy;
 	size_t *nul_strings;         /* ordinals of the strings holding \u0000 (see below) */
 	size_t n_nul_strings;
+	struct json_long_string *long_strings; /* in document order */
+	size_t n_long_strings;
 	bool complete;               /* the first value ended, at `end` */
 	size_t end;
 	size_t error;                /* where the grammar broke, or SIZE_MAX */

@@ -222,9 +222,10 @@ const char *hg_mapping_symbol(const hg_mapping *m, int32_t id, hg_arena *arena)
 	if (!m)
 		return NULL;
 	bool known;
-	const char *memo = mapping_memo_get(m->memo, id, &known);
+	size_t len = 0;
+	const char *memo = mapping_memo_get(m->memo, id, &known, &len);
 	if (known)
-		return memo ? hg_arena_strdup(arena, memo) : NULL;
+		return memo ? hg_arena_strndup(arena, memo, len) : NULL;
 	hg_mapping_entry e;
 	int rc = hg_mapping_lookup(m, id, arena, &e);
 	const char *sym = rc == 0 ? hg_format_java_method(arena, e.cls, e.cls_len, e.method,

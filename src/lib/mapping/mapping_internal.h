@@ -34,7 +34,9 @@ struct hg_mapping {
  * absent), creating the memo on first use; destroy accepts NULL.  Not
  * thread-safe: a mapping is looked up from one thread at a time. */
 struct mapping_memo;
-const char *mapping_memo_get(const struct mapping_memo *memo, int32_t id, bool *known);
+/* *len: the symbol's strlen, when known and not NULL. */
+const char *mapping_memo_get(const struct mapping_memo *memo, int32_t id, bool *known,
+			     size_t *len);
 void mapping_memo_put(struct mapping_memo **memo, int32_t id, const char *symbol);
 void mapping_memo_destroy(struct mapping_memo *memo);
 

@@ -15,6 +15,7 @@ static const char absent_marker;
 
 struct memo_slot {
 	int32_t id;        /* -1: empty */
+	uint32_t len;      /* strlen(symbol): the caller copies it without measuring again */
 	char *symbol;      /* owned, or ABSENT */
 };
 
@@ -51,7 +52,7 @@ static int grow(struct mapping_memo *m)
 	return 0;
 }
 
-const char *mapping_memo_get(const struct mapping_memo *m, int32_t id, bool *known)
+const char *mapping_memo_get(const struct mapping_memo *m, int32_t id, bool *known, size_t *len)
 {
 	*known = false;
 	if (!m || !m->slots)
@@ -59,6 +60,7 @@ const char *mapping_memo_get(const struct mapping_memo *m, int32_t id, bool *kno
 	for (size_t i = slot_of(id, m->mask); m->slots[i].id >= 0; i = (i + 1) & m->mask)
 		if (m->slots[i].id == id) {
 			*known = true;
+			*len = m->slots[i].len;
 			return m->slots[i].symbol == ABSENT ? NULL : m->slots[i].symbol;
 		}
 	return NULL;
@@ -70,7 +72,7 @@ void mapping_memo_put(struct mapping_memo **memo, int32_t id, const char *symbol
 	if (!m && !(m = *memo = calloc(1, sizeof *m)))
 		return;
 	size_t n = symbol ? strlen(symbol) + 1 : 0;
-	if (m->bytes + n > MEMO_MAX_BYTES)
+	if (m->bytes + n > MEMO_MAX_BYTES || n > UINT32_MAX)
 		return;
 	if ((!m->slots || 2 * (m->len + 1) > m->mask + 1) && grow(m) != 0)
 		return;
@@ -87,7 +89,7 @@ void mapping_memo_put(struct mapping_memo **memo, int32_t id, const char *symbol
 			free(copy);
 		return;
 	}
-	m->slots[i] = (struct memo_slot){id, copy};
+	m->slots[i] = (struct memo_slot){id, symbol ? (uint32_t)(n - 1) : 0, copy};
 	m->len++;
 	m->bytes += n;
 }

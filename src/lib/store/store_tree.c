@@ -150,10 +150,24 @@ static int from_method_stack(const hg_report *rep, hg_arena *arena, hg_arena *sc
 	return 0;
 }
 
+/* "Class.method", joined by hand: through printf it cost a microsecond a
+ * frame, 3 % of a big ingest's reading thread. */
+static const char *join_class_method(const char *cls, const char *method, hg_arena *arena)
+{
+	size_t c = strlen(cls), m = strlen(method);
+	char *out = hg_arena_alloc(arena, c + m + 2);
+	if (!out)
+		return NULL;
+	memcpy(out, cls, c);
+	out[c] = '.';
+	memcpy(out + c + 1, method, m + 1);
+	return out;
+}
+
 static const char *frame_symbol(const hg_frame *f, hg_arena *arena)
 {
 	if (f->kind == HG_FRAME_JAVA && f->cls && f->method)
-		return hg_arena_printf(arena, "%s.%s", f->cls, f->method);
+		return join_class_method(f->cls, f->method, arena);
 	if (f->method)
 		return f->method;
 	if (f->symbol)
