@@ -33,19 +33,44 @@ static bool has_prefix(const char *s, const char *const *list, size_t n)
 
 /* ---- normalization ---- */
 
+/* Appends s[0..len) with each '$'-digits run as "$N", copying the runs
+ * between dollars whole (a byte at a time this was most of a signature). */
+static void put_digits_normalized(hg_buf *b, const char *s, size_t len)
+{
+	if (len == 0)
+		return;
+	const char *end = s + len;
+	while (s < end) {
+		const char *dollar = memchr(s, '$', (size_t)(end - s));
+		if (!dollar) {
+			hg_buf_add(b, s, (size_t)(end - s));
+			return;
+		}
+		hg_buf_add(b, s, (size_t)(dollar + 1 - s));
+		s = dollar + 1;
+		if (s < end && *s >= '0' && *s <= '9') {
+			hg_buf_putc(b, 'N');
+			while (s < end && *s >= '0' && *s <= '9')
+				s++;
+		}
+	}
+}
+
 /* Appends name[0..len) with compiler numbering normalized: a class or
  * method name is cut at "$$ExternalSynthetic", "$$InternalSynthetic",
  * "$$Lambda" or "$r8$lambda$" and "$$Synthetic" put in place of the rest;
  * then every run of digits right after a '$' becomes "N". */
 static void put_name(hg_buf *b, const char *name, size_t len)
 {
+	if (len == 0)
+		return;
 	static const char *const cuts[] = {"$$ExternalSynthetic", "$$InternalSynthetic",
 					   "$$Lambda", "$r8$lambda$"};
 	size_t keep = len;
 	bool cut = false;
-	for (size_t i = 0; i < len && !cut; i++) {
-		if (name[i] != '$')
-			continue;
+	for (const char *d = memchr(name, '$', len); d && !cut;
+	     d = memchr(d + 1, '$', len - (size_t)(d + 1 - name))) {
+		size_t i = (size_t)(d - name);
 		for (size_t c = 0; c < sizeof cuts / sizeof *cuts && !cut; c++) {
 			size_t n = strlen(cuts[c]);
 			if (n <= len - i && memcmp(name + i, cuts[c], n) == 0) {
@@ -53,30 +78,12 @@ static void put_name(hg_buf *b, const char *name, size_t len)
 				cut = true;
 			}
 		}
+		if (i + 1 >= len)
+			break;
 	}
-	for (size_t i = 0; i < keep; i++) {
-		hg_buf_putc(b, name[i]);
-		if (name[i] == '$' && i + 1 < keep && name[i + 1] >= '0' && name[i + 1] <= '9') {
-			hg_buf_putc(b, 'N');
-			while (i + 1 < keep && name[i + 1] >= '0' && name[i + 1] <= '9')
-				i++;
-		}
-	}
+	put_digits_normalized(b, name, keep);
 	if (cut)
 		hg_buf_puts(b, SYNTHETIC);
-}
-
-/* Appends s[0..len) with each '$'-digits run as "$N" (argument lists). */
-static void put_digits_normalized(hg_buf *b, const char *s, size_t len)
-{
-	for (size_t i = 0; i < len; i++) {
-		hg_buf_putc(b, s[i]);
-		if (s[i] == '$' && i + 1 < len && s[i + 1] >= '0' && s[i + 1] <= '9') {
-			hg_buf_putc(b, 'N');
-			while (i + 1 < len && s[i + 1] >= '0' && s[i + 1] <= '9')
-				i++;
-		}
-	}
 }
 
 /* The buffer as an arena string with CR and LF made spaces (a frame is one

@@ -215,6 +215,13 @@ int db_bind_text(hg_db_stmt *st, int i, const char *s)
 	return rc == SQLITE_OK ? 0 : map_rc(rc);
 }
 
+int db_bind_text_here(hg_db_stmt *st, int i, const char *s)
+{
+	int rc = s ? sqlite3_bind_text(ST(st), i, s, -1, SQLITE_STATIC)
+		   : sqlite3_bind_null(ST(st), i);
+	return rc == SQLITE_OK ? 0 : map_rc(rc);
+}
+
 /* The two binds of large values (a report's text, a cluster's tree) let
  * SQLite read the caller's bytes instead of copying them (SQLITE_STATIC): a
  * 100 MB report cost two more copies.  Every caller binds, steps and

@@ -63,6 +63,10 @@ hg_db_stmt *db_stmt(hg_db *db, int slot, const char *sql);
 /* Parameters are 1-based.  A NULL string binds SQL NULL.  Text and blobs
  * are copied by SQLite (SQLITE_TRANSIENT).  Return 0 or DB_ERROR. */
 int db_bind_text(hg_db_stmt *st, int i, const char *s);
+/* The same, read where it is (SQLITE_STATIC): s must outlive the step, as
+ * in a function that binds, steps and resets (a report's eleven texts were
+ * as many mallocs and copies). */
+int db_bind_text_here(hg_db_stmt *st, int i, const char *s);
 /* These two do not copy: the bytes must live until the statement is reset. */
 int db_bind_blob(hg_db_stmt *st, int i, const void *p, size_t n);
 int db_bind_text_n(hg_db_stmt *st, int i, const char *s, size_t n); /* n bytes of UTF-8 */

@@ -33,23 +33,24 @@ static int insert_report(hg_store *store, const hg_report *rep, const hg_signatu
 		" ON CONFLICT(content_hash) DO NOTHING");
 	if (!st)
 		return DB_ERROR;
-	db_bind_text(st, 1, hash);
-	db_bind_text(st, 2, rep->source ? rep->source : "");
+	/* Every text here lives until the reset below. */
+	db_bind_text_here(st, 1, hash);
+	db_bind_text_here(st, 2, rep->source ? rep->source : "");
 	db_bind_int(st, 3, rep->line);
-	db_bind_text(st, 4, hg_report_kind_name(rep->kind));
-	db_bind_text(st, 5, rep->process);
-	db_bind_text(st, 6, rep->app_version);
-	db_bind_text(st, 7, rep->device);
-	db_bind_text(st, 8, rep->scene);
-	db_bind_text(st, 9, rep->time_written ? rep->time_written : rep->time);
+	db_bind_text_here(st, 4, hg_report_kind_name(rep->kind));
+	db_bind_text_here(st, 5, rep->process);
+	db_bind_text_here(st, 6, rep->app_version);
+	db_bind_text_here(st, 7, rep->device);
+	db_bind_text_here(st, 8, rep->scene);
+	db_bind_text_here(st, 9, rep->time_written ? rep->time_written : rep->time);
 	db_bind_int(st, 10, report_cost(rep));
 	if (rep->foreground >= 0)
 		db_bind_int(st, 11, rep->foreground);
-	db_bind_text(st, 12, sig->hash);
+	db_bind_text_here(st, 12, sig->hash);
 	db_bind_int(st, 13, sig->symbolicated);
 	db_bind_blob(st, 14, text, len);
-	db_bind_text(st, 15, time[0] ? time : NULL);
-	db_bind_text(st, 16, now);
+	db_bind_text_here(st, 15, time[0] ? time : NULL);
+	db_bind_text_here(st, 16, now);
 	int rc = db_step(st);
 	db_reset(st);
 	if (rc >= 0 && db_changes(store->db) > 0) {
