@@ -534,6 +534,42 @@ static void test_hot_array_every_length(void **state)
 
 /* What is not a plain integer leaves the array to the exact reader, at the
  * start of a long array (read eight digits at a time) as at its end. */
+/* Random words of every length, signs and spacing, as strtoll reads them
+ * (the 16-byte reader, the 8-byte one near the end, the byte one last). */
+static void test_hot_array_random(void **state)
+{
+	(void)state;
+	uint64_t x = 88172645463325252u;
+	hg_buf b;
+	hg_buf_init(&b);
+	hg_buf_puts(&b, "{\"buffer\":[");
+	size_t n = 5000;
+	int64_t *want = malloc(n * sizeof *want);
+	assert_non_null(want);
+	for (size_t k = 0; k < n; k++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17; /* xorshift64 */
+		int64_t w = (int64_t)(x >> (x % 64)); /* every magnitude */
+		want[k] = (x & 1) ? -w : w;
+		if (k % 997 == 5)
+			want[k] = (x & 2) ? INT64_MIN : INT64_MAX;
+		hg_buf_printf(&b, "%s%lld", k ? (k % 13 == 4 ? " , " : ",") : "", (long long)want[k]);
+	}
+	hg_buf_puts(&b, "]}");
+	hg_buf_putc(&b, '\0');
+	hg_json_doc *doc = NULL;
+	size_t end = 0;
+	assert_int_equal(hg_json_parse_hot(b.data, b.len - 1, "buffer", &doc, &end), 0);
+	const int64_t *v;
+	size_t got;
+	assert_int_equal(hg_json_int_array(doc, hg_json_get(hg_json_root(doc), "buffer"), &v, &got), 0);
+	assert_int_equal(got, n);
+	for (size_t k = 0; k < n; k++)
+		assert_true(v[k] == want[k]);
+	hg_json_doc_destroy(doc);
+	free(want);
+	hg_buf_release(&b);
+}
+
 static void test_hot_array_not_plain(void **state)
 {
 	(void)state;
@@ -912,6 +948,7 @@ int main(void)
 		cmocka_unit_test(test_hot_key_anywhere),
 		cmocka_unit_test(test_hot_array_overflow),
 		cmocka_unit_test(test_hot_array_every_length),
+		cmocka_unit_test(test_hot_array_random),
 		cmocka_unit_test(test_hot_array_not_plain),
 		cmocka_unit_test(test_hot_array_quirks),
 		cmocka_unit_test(test_hot_error_offsets),
