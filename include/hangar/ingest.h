@@ -49,6 +49,14 @@ typedef struct hg_ingest_progress {
  * the call. */
 typedef void (*hg_ingest_progress_fn)(void *user, const hg_ingest_progress *p);
 
+/* Which thread prepares a report for the store (its content hash and its
+ * tree): the result is the same either way, only the time differs. */
+enum hg_ingest_prepare {
+	HG_PREPARE_AUTO = 0, /* the writer while it waits for work, else the reader */
+	HG_PREPARE_READER,
+	HG_PREPARE_WRITER,
+};
+
 /* A run's options.  hg_ingest_opts_init fills the defaults (every field
  * zero or NULL, fetch options the library's). */
 typedef struct hg_ingest_opts {
@@ -68,6 +76,7 @@ typedef struct hg_ingest_opts {
 	hg_ingest_progress_fn progress;  /* may be NULL */
 	void *progress_user;
 	long progress_ms;                /* HG_INGEST_STORING / FETCHING told at most this often */
+	enum hg_ingest_prepare prepare_on; /* HG_PREPARE_AUTO; the others for tests */
 } hg_ingest_opts;
 
 /* Every count of a run, each counted once its batch was committed (a

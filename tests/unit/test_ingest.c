@@ -133,6 +133,68 @@ static void test_real_reports_then_duplicates(void **state)
 	assert_false(hg_ingest_failed_newly(&again));
 }
 
+/* What a store holds, as one text: clusters, reports (but when they were
+ * ingested), and trees with their symbols' texts. */
+static char *store_contents(const char *path)
+{
+	static const char *const queries[] = {
+		"SELECT group_concat(r, char(10)) FROM (SELECT hash || '|' || kind || '|' || title || '|'"
+		" || coalesce(key_symbol, '') || '|' || frames || '|' || count || '|' ||"
+		" coalesce(first_seen, '') || '|' || coalesce(last_seen, '') AS r FROM clusters"
+		" ORDER BY hash)",
+		"SELECT group_concat(r, char(10)) FROM (SELECT content_hash || '|' || cluster || '|' ||"
+		" kind || '|' || cost || '|' || coalesce(time, '') || '|' || symbolicated || '|' ||"
+		" length(text) AS r FROM reports ORDER BY id)",
+		"SELECT group_concat(r, char(10)) FROM (SELECT cluster || '|' || id || '|' ||"
+		" coalesce(parent, '') || '|' || symbol || '|' || reports || '|' || total_cost || '|' ||"
+		" self_cost || '|' || on_key_path AS r FROM tree ORDER BY cluster, id)",
+	};
+	size_t size = 16u << 20;
+	char *all = malloc(3 * size);
+	assert_non_null(all);
+	for (size_t q = 0; q < 3; q++) {
+		sql_text(path, queries[q], all + q * size, size);
+		assert_true(strlen(all + q * size) > 100);
+		assert_true(strlen(all + q * size) < size - 1); /* not cut */
+	}
+	for (size_t q = 0; q < 2; q++) /* one text */
+		all[q * size + strlen(all + q * size)] = '\n';
+	return all;
+}
+
+/* Preparing reports on the reader, on the writer or on whichever is free
+ * stores the same clusters, reports and trees. */
+static void test_prepared_anywhere_same_store(void **state)
+{
+	struct fx *f = *state;
+	char ndjson[512], anr[512], raw[512];
+	snprintf(ndjson, sizeof ndjson, "%s/matrix-mangatoon/reports.ndjson", testdata);
+	snprintf(anr, sizeof anr, "%s/anr", testdata);
+	snprintf(raw, sizeof raw, "%s/regroup/reports", testdata);
+	const char *inputs[] = {ndjson, anr, raw};
+	const enum hg_ingest_prepare modes[] = {HG_PREPARE_READER, HG_PREPARE_WRITER,
+						HG_PREPARE_AUTO};
+	char *first = NULL;
+	for (size_t m = 0; m < 3; m++) {
+		unlink(f->path);
+		f->storing_calls = f->last_reports = 0;
+		hg_ingest_opts o;
+		opts_for(f, &o);
+		o.prepare_on = modes[m];
+		hg_ingest_summary s = run_over(f, &o, inputs, 3);
+		assert_int_equal(s.store_errors, 0);
+		assert_true(s.fresh > 500);
+		char *got = store_contents(f->path);
+		if (!first)
+			first = got;
+		else {
+			assert_string_equal(got, first);
+			free(got);
+		}
+	}
+	free(first);
+}
+
 /* A rate-limited callback is told less often, and at least once. */
 static void test_progress_rate_limited(void **state)
 {
@@ -321,6 +383,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_real_reports_then_duplicates, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_progress_rate_limited, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_prepared_anywhere_same_store, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_input_rejected_rest_stored, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_missing_files_said, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mapping_dir_per_version, setup, teardown),

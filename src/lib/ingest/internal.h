@@ -63,6 +63,7 @@ struct ingest_item {
 	hg_report *rep;
 	hg_signature sig;       /* its strings live in rep's arena */
 	hg_store_prep *prep;
+	bool prepare;           /* prep left to the writer (see ingest_on_report) */
 	int err;                /* non-zero: signing or preparing failed */
 	char *path, *reason;    /* unreadable input */
 	hg_object_row object;   /* strings owned (malloc'd) when source is set */
@@ -106,6 +107,8 @@ size_t ingest_queue_pop_all(struct ingest_queue *q, struct ingest_item *out, siz
 void ingest_queue_close(struct ingest_queue *q);     /* reader: no more items */
 void ingest_queue_stop(struct ingest_queue *q);      /* writer: take no more */
 bool ingest_queue_stopped(struct ingest_queue *q);
+/* Whether the writer is waiting for items (it has nothing to do). */
+bool ingest_queue_writer_idle(struct ingest_queue *q);
 void ingest_item_release(struct ingest_item *item);
 /* Writer: hands n stored items back to be freed (freed here when the
  * reader is done or has not caught up); clears them. */

@@ -141,6 +141,14 @@ void ingest_queue_stop(struct ingest_queue *q)
 	pthread_mutex_unlock(&q->lock);
 }
 
+bool ingest_queue_writer_idle(struct ingest_queue *q)
+{
+	pthread_mutex_lock(&q->lock);
+	bool idle = q->writer_waits;
+	pthread_mutex_unlock(&q->lock);
+	return idle;
+}
+
 bool ingest_queue_stopped(struct ingest_queue *q)
 {
 	pthread_mutex_lock(&q->lock);

@@ -1,7 +1,7 @@
 /* An ingest run's reader thread: files, folders (hg_input_list_folder:
  * searched recursively, in a stable order, regular files only) and stdin
- * or FIFOs (streams); each report parsed, named (mappings), signed and
- * prepared for the store here, so that the writer only writes. */
+ * or FIFOs (streams); each report parsed, named (mappings) and signed
+ * here, and prepared for the store here too unless the writer is idle. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,7 +25,17 @@ int ingest_on_report(void *user, hg_report *rep)
 				 "are grouped apart, as \"%s\"; --app NAME names their app",
 				 item.sig.app);
 		}
-		if (!item.err)
+		/* Preparing it for the store (its content hash, its tree) goes to
+		 * the writer while the writer waits for work: on two cores the
+		 * reader is the busier thread of a bucket's first half and the
+		 * writer of its second (its indexes grow), and either way the
+		 * stored result is the same (the writer's symbols by text, the
+		 * reader's by symtab number). */
+		if (!item.err && in->opts.prepare_on != HG_PREPARE_READER &&
+		    (in->opts.prepare_on == HG_PREPARE_WRITER ||
+		     ingest_queue_writer_idle(&in->queue)))
+			item.prepare = true;
+		else if (!item.err)
 			item.err = hg_store_prepare_with(rep, rep->text ? rep->text : "",
 							 rep->text ? rep->text_len : 0, in->symbols,
 							 &item.prep);

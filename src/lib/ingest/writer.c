@@ -236,8 +236,21 @@ static void store_item(struct hg_ingest *in, const struct ingest_item *item)
 				  rep && rep->text ? rep->text_len : 0);
 	} else {
 		bool dup = false;
+		hg_store_prep *prep = item->prep;
+		if (item->prepare) {
+			rc = hg_store_prepare_with(rep, rep->text ? rep->text : "",
+						   rep->text ? rep->text_len : 0, NULL, &prep);
+			if (rc != 0) {
+				ingest_note(in, "%s:%ld: cannot prepare a report: %s", rep->source,
+					    rep->line, hg_strerror(rc));
+				in->sum.store_errors++;
+				return;
+			}
+		}
 		rc = hg_store_add_prepared(in->store, rep, &item->sig, rep->text ? rep->text : "",
-					   rep->text ? rep->text_len : 0, item->prep, &dup);
+					   rep->text ? rep->text_len : 0, prep, &dup);
+		if (prep != item->prep)
+			hg_store_prep_destroy(prep);
 		if (rc == 0) {
 			dup ? in->batch.duplicate++ : in->batch.fresh++;
 			touch(in, item->sig.hash);
