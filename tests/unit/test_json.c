@@ -777,6 +777,29 @@ static void test_lazy_array(void **state)
 	assert_int_equal(end, 28); /* at the 2 where a colon belongs */
 }
 
+/* A \u escape without four hex digits is invalid JSON, said where it
+ * is (cJSON reads it as a NUL and goes on); cut by the text's end it is a
+ * value cut short. */
+static void test_bad_unicode_escape(void **state)
+{
+	(void)state;
+	const char *bad = "{\"t\":\"a\\u0a\\u0000b\"}";
+	hg_json_doc *doc = NULL;
+	size_t end = 0;
+	const char *why = NULL;
+	assert_int_equal(hg_json_parse_keys(bad, strlen(bad), NULL, NULL, &doc, &end, &why), HG_EPARSE);
+	assert_null(doc);
+	assert_int_equal(end, 7); /* the backslash */
+	assert_non_null(why);
+	assert_non_null(strstr(why, "four hex digits"));
+	const char *cut = "{\"t\":\"a\\u0a";
+	assert_int_equal(hg_json_parse_keys(cut, strlen(cut), NULL, NULL, &doc, &end, &why), HG_EPARSE);
+	assert_true(why == NULL || strstr(why, "four hex digits") == NULL);
+	doc = parse_ok("{\"t\":\"\\u00e9\\uD83D\\uDE00\"}", NULL);
+	assert_string_equal(hg_json_string(hg_json_get(hg_json_root(doc), "t")), "\xC3\xA9\xF0\x9F\x98\x80");
+	hg_json_doc_destroy(doc);
+}
+
 /* ---- long strings: decoded here and hidden from cJSON ---- */
 
 /* Compares hangar's tree with plain cJSON's, node by node: types, keys,
@@ -957,6 +980,7 @@ int main(void)
 		cmocka_unit_test(test_nesting_limit_named),
 		cmocka_unit_test(test_touches_only_the_value),
 		cmocka_unit_test(test_lazy_array),
+		cmocka_unit_test(test_bad_unicode_escape),
 		cmocka_unit_test(test_long_strings_as_cjson),
 		cmocka_unit_test(test_long_strings_offsets_and_errors),
 	};

@@ -379,6 +379,7 @@ int hg_json_parse_keys(const char *text, size_t len, const char *hot_key, const 
 		*end = scan->error;
 		if (why)
 			*why = scan->too_deep ? "nested deeper than 1000 arrays and objects (the reader's limit)"
+			       : scan->bad_escape ? "a \\u escape without four hex digits"
 			       : text[scan->error] == '\n' || text[scan->error] == '\r' ? NULL
 			       : "a raw control byte in a string (JSON escapes it, as \\u0000 to \\u001f)";
 		hg_json_doc_destroy(doc);

@@ -61,6 +61,7 @@ struct string_end {
 	size_t end;        /* offset just past the closing quote */
 	bool open;         /* the text ended first */
 	bool control;      /* stopped at a raw control byte, at `end` */
+	bool bad_escape;   /* ... or at a \u without four hex digits, at `end` */
 	bool escaped_nul;  /* holds \u0000 */
 	bool only_simple;  /* no escapes but the one-letter ones (\n, \", ...) */
 };
@@ -99,13 +100,25 @@ static inline size_t plain_run_end(const char *t, size_t i, size_t len)
  * let a broken NDJSON line swallow the next one): the string stops there. */
 static struct string_end skip_string(const char *t, size_t i, size_t len)
 {
-	struct string_end s = {len, false, false, false, true};
+	struct string_end s = {len, false, false, false, false, true};
 	for (i++; i < len; i++) {
 		i = plain_run_end(t, i, len);
 		if (i >= len)
 			break;
 		unsigned char c = (unsigned char)t[i];
 		if (c == '\\') {
+			if (i + 1 < len && t[i + 1] == 'u') {
+				/* cJSON reads a \u with fewer than four hex digits as a
+				 * NUL and goes on: invalid JSON, said here. */
+				size_t h = 0;
+				while (h < 4 && i + 2 + h < len && hg_hex_value(t[i + 2 + h]) >= 0)
+					h++;
+				if (h < 4 && i + 2 + h < len) {
+					s.end = i;
+					s.control = s.bad_escape = true;
+					return s;
+				}
+			}
 			if (len - i > 5 && memcmp(t + i + 1, "u0000", 5) == 0)
 				s.escaped_nul = true;
 			if (i + 1 >= len || !strchr("\"\\/bfnrt", t[i + 1]) || !t[i + 1])
@@ -358,6 +371,7 @@ static bool string_done(struct json_scan *scan, const struct string_end *s, bool
 {
 	if (s->control) {
 		scan->control_in_string = s->end;
+		scan->bad_escape = s->bad_escape;
 		return false;
 	}
 	if (s->open) {
@@ -583,6 +597,7 @@ static int scan_value(const char *t, size_t len, const struct scan_opts *o, stru
 					if (!end && !oom) {
 						scan->too_deep = sub.too_deep;
 						scan->control_in_string = sub.control_in_string;
+						scan->bad_escape = sub.bad_escape;
 						sub_unfinished = sub.unfinished;
 						i = sub.error != SIZE_MAX ? sub.error : len;
 					}

@@ -66,6 +66,7 @@ struct json_scan {
 	bool unfinished;             /* the text ends inside a value */
 	size_t cut_hot_array;        /* ... inside this hot array, all integers so far; or SIZE_MAX */
 	size_t control_in_string;    /* offset of a raw control byte (< 0x20) in a string, or SIZE_MAX */
+	bool bad_escape;             /* ... there a \u escape without four hex digits instead */
 };
 
 /* cJSON's CJSON_NESTING_LIMIT: containers nested deeper are refused. */
