@@ -1,0 +1,129 @@
+/* Runs of decimal digits read fast, for the buffer words of hot arrays
+ * (private to src/lib/json; static inline, as json_scan.c calls them once
+ * a word).  Each reads at most 19 digits, their count returned and their
+ * value in *v (19 digits fit in a uint64); a 20th is left for the caller
+ * to see. */
+#ifndef HANGAR_LIB_JSON_DIGITS_H
+#define HANGAR_LIB_JSON_DIGITS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
+/* Eight bytes of text as a little-endian word: the first byte lowest. */
+static inline uint64_t load8(const char *p)
+{
+	uint64_t x;
+	memcpy(&x, p, sizeof x);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	x = __builtin_bswap64(x);
+#endif
+	return x;
+}
+
+#define BYTES(b) ((uint64_t)(b) * 0x0101010101010101u)
+
+/* How many of the 8 bytes in x are digits before the first that is not
+ * (0..8).  A byte is a digit when its high nibble is 3 and adding 6 keeps
+ * it so; the addition carries only out of a byte >= 0xFA, which is past
+ * the first non-digit and so cannot change the answer. */
+static inline unsigned leading_digits(uint64_t x)
+{
+	uint64_t hi = BYTES(0xF0), three = BYTES(0x30);
+	uint64_t not_digit = ((x & hi) ^ three) | (((x + BYTES(0x06)) & hi) ^ three);
+	return not_digit ? (unsigned)__builtin_ctzll(not_digit) >> 3 : 8;
+}
+
+/* The value of the first k (0..8) digits of x, the first most significant:
+ * they are moved to the top, so that the bytes below read as leading
+ * zeros (k == 0 shifts all out, in two steps that stay below 64 bits),
+ * then combined in pairs, fours and eights. */
+static inline uint64_t digits_value(uint64_t x, unsigned k)
+{
+	x -= BYTES('0');
+	x = x << (4 * (8 - k)) << (4 * (8 - k));
+	x = x * 10 + (x >> 8);
+	x = ((x & 0x000000FF000000FFu) * (100 + (1000000ull << 32)) +
+	     ((x >> 16) & 0x000000FF000000FFu) * (1 + (10000ull << 32))) >> 32;
+	return x;
+}
+
+static const uint64_t pow10_u64[9] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000,
+				      100000000};
+
+/* The run of digits at p (24 bytes readable), at most 19 of them: their
+ * count, and their value in *v (19 digits fit in a uint64).  Without a
+ * branch: where a number of 15 to 19 digits ends would be a coin toss for
+ * the branch predictor, so all three words are read and those past the
+ * end of the run count for no digits. */
+static inline size_t read_digits8(const char *p, uint64_t *v)
+{
+	uint64_t x1 = load8(p), x2 = load8(p + 8), x3 = load8(p + 16);
+	unsigned k1 = leading_digits(x1), k2 = leading_digits(x2), k3 = leading_digits(x3);
+	k2 = k1 == 8 ? k2 : 0;
+	k3 = k2 == 8 ? (k3 > 3 ? 3 : k3) : 0; /* a 20th digit is left for the caller to see */
+	uint64_t value = digits_value(x1, k1);
+	value = value * pow10_u64[k2] + digits_value(x2, k2);
+	*v = value * pow10_u64[k3] + digits_value(x3, k3);
+	return k1 + k2 + k3;
+}
+
+#ifdef __SSE2__
+/* The same with SSE2 (every x86-64), where the 16 bytes before p and the
+ * 32 from p can be read: the digits' count from one compare of 32 bytes,
+ * and the value of the last 16 of them (up to 19) from a load that ends
+ * where the run ends, bytes before the run zeroed, combined in pairs,
+ * fours and eights by multiply-adds; the first 1 to 3 of a longer run a
+ * byte at a time.  A buffer's words have 19 digits: this is a third of
+ * the SWAR reader's instructions. */
+static inline size_t read_digits16(const char *p, uint64_t *v)
+{
+	const __m128i zero_char = _mm_set1_epi8('0'), nine = _mm_set1_epi8(9);
+	__m128i a = _mm_sub_epi8(_mm_loadu_si128((const __m128i *)(const void *)p), zero_char);
+	__m128i b = _mm_sub_epi8(_mm_loadu_si128((const __m128i *)(const void *)(p + 16)), zero_char);
+	/* a byte is a digit when, less '0', it is at most 9 unsigned */
+	unsigned digits = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(a, nine), a)) |
+			  (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(b, nine), b)) << 16;
+	unsigned run = ~digits ? (unsigned)__builtin_ctz(~digits) : 32;
+	size_t n = run > 19 ? 19 : run; /* a 20th digit is left for the caller to see */
+	if (n == 0) {
+		*v = 0;
+		return 0;
+	}
+	size_t low = n > 16 ? 16 : n;
+	__m128i w = _mm_sub_epi8(_mm_loadu_si128((const __m128i *)(const void *)(p + n - 16)),
+				 zero_char);
+	const __m128i lane = _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+	w = _mm_andnot_si128(_mm_cmplt_epi8(lane, _mm_set1_epi8((char)(16 - low))), w);
+	const __m128i z = _mm_setzero_si128();
+	__m128i pairs_hi = _mm_madd_epi16(_mm_unpacklo_epi8(w, z), _mm_setr_epi16(10, 1, 10, 1, 10, 1, 10, 1));
+	__m128i pairs_lo = _mm_madd_epi16(_mm_unpackhi_epi8(w, z), _mm_setr_epi16(10, 1, 10, 1, 10, 1, 10, 1));
+	__m128i fours = _mm_madd_epi16(_mm_packs_epi32(pairs_hi, pairs_lo),
+				       _mm_setr_epi16(100, 1, 100, 1, 100, 1, 100, 1));
+	__m128i eights = _mm_madd_epi16(_mm_packs_epi32(fours, fours),
+					_mm_setr_epi16(10000, 1, 10000, 1, 10000, 1, 10000, 1));
+	uint64_t value = (uint64_t)(uint32_t)_mm_cvtsi128_si32(eights) * 100000000u +
+			 (uint32_t)_mm_cvtsi128_si32(_mm_srli_si128(eights, 4));
+	uint64_t top = 0;
+	for (size_t k = 0; k + 16 < n; k++)
+		top = top * 10 + (uint64_t)(p[k] - '0');
+	*v = top * 10000000000000000u + value;
+	return n;
+}
+#endif
+
+/* The same, a byte at a time, near the end of the text. */
+static inline size_t read_digits1(const char *p, size_t avail, uint64_t *v)
+{
+	uint64_t value = 0;
+	size_t j = 0;
+	for (; j < avail && j < 19 && p[j] >= '0' && p[j] <= '9'; j++)
+		value = value * 10 + (uint64_t)(p[j] - '0');
+	*v = value;
+	return j;
+}
+
+#endif
