@@ -770,6 +770,13 @@ static void test_lazy_array(void **state)
 				      "\"s\":\"x\\u0000y\"},[2]],\"b\":[3]}");
 	hg_buf_release(&out);
 	hg_json_doc_destroy(doc);
+	/* Strings holding \u0000 after a lazy array of strings are still
+	 * theirs. */
+	const char *nul = "{\"contents\":[{\"s\":\"x\"},\"y\"],\"t\":\"a\\u0000b\",\"u\":\"c\\u0000d\"}";
+	assert_int_equal(hg_json_parse_keys(nul, strlen(nul), NULL, "contents", &doc, &end, NULL), 0);
+	assert_string_equal(hg_json_string(hg_json_get(hg_json_root(doc), "t")), "a\xC0\x80" "b");
+	assert_string_equal(hg_json_string(hg_json_get(hg_json_root(doc), "u")), "c\xC0\x80" "d");
+	hg_json_doc_destroy(doc);
 	/* Broken inside, the whole parse fails there. */
 	const char *bad = "{\"contents\":[{\"pc\":1},{\"pc\" 2}]}";
 	assert_int_equal(hg_json_parse_keys(bad, strlen(bad), NULL, "contents", &doc, &end, NULL),

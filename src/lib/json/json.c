@@ -132,11 +132,24 @@ static bool ends_at(const char *text, size_t len, size_t off)
 struct string_walk {
 	const char *text;
 	size_t end, pos, ordinal;
+	const struct json_scan *scan;
+	size_t array;      /* the next keyed array that may lie ahead */
 };
 
+/* The next string of the text, stepping over lazy arrays: cJSON did not
+ * see their strings and the scan counted them apart (without this, a lazy
+ * array before a string holding \u0000 put another string in its place). */
 static size_t next_string(struct string_walk *w)
 {
+	const struct json_scan *scan = w->scan;
 	for (; w->pos < w->end; w->pos++) {
+		while (w->array < scan->n_arrays &&
+		       (!scan->arrays[w->array].lazy || scan->arrays[w->array].open < w->pos))
+			w->array++;
+		if (w->array < scan->n_arrays && scan->arrays[w->array].open == w->pos) {
+			w->pos = scan->arrays[w->array].close; /* then past its ']' */
+			continue;
+		}
 		if (w->text[w->pos] != '"')
 			continue;
 		size_t at = w->pos++;
@@ -151,7 +164,8 @@ static size_t next_string(struct string_walk *w)
 
 /* Puts back the strings cJSON cut at an escaped NUL (scan.nul_strings),
  * visiting keys and values in the scan's order.  Hot arrays hold no
- * strings, so the original text can be walked string by string. */
+ * strings and lazy ones are stepped over, so the original text can be
+ * walked string by string. */
 static int restore_nuls(hg_json_doc *doc, cJSON *node, struct string_walk *w, size_t *k)
 {
 	for (; node && *k < doc->scan.n_nul_strings; node = node->next) {
@@ -288,7 +302,7 @@ int hg_json_parse_keys(const char *text, size_t len, const char *hot_key, const 
 		return HG_EPARSE;
 	}
 	if (doc->scan.n_nul_strings) {
-		struct string_walk w = {text, *end, 0, 0};
+		struct string_walk w = {text, *end, 0, 0, &doc->scan, 0};
 		size_t k = 0;
 		int rc = restore_nuls(doc, doc->root, &w, &k);
 		if (rc != 0) {
