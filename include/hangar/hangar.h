@@ -82,6 +82,9 @@ typedef struct hg_ctx {
 				* begin times (hg_report.item_begin): for a timeline
 				* (speedscope, Chrome trace); off, the rebuild does
 				* not pay for them */
+	int defer_rebuild;     /* leave the rebuild of a JSON report's buffer to
+				* hg_report_rebuild (a reader that hands reports to
+				* another thread lets that thread pay for it) */
 	int64_t file_time_ms;  /* the input's modification time (Unix ms), 0: unknown;
 				* hg_reports_read_path sets it for a regular file.
 				* A time written without its year (BlockCanary) is

@@ -139,6 +139,9 @@ typedef struct hg_report {
 	                              no times) */
 	bool has_device_key;
 	const char *device_key;  /* the stackKey the device sent, verbatim */
+	struct report_rebuild *rebuild; /* with ctx->defer_rebuild: the buffer waiting
+	                              for hg_report_rebuild (full, trimmed, stack_cost,
+	                              key_index and item_begin are unset until then) */
 
 	hg_threads threads;
 	/* a crash's exception chain: exceptions[0] was thrown, each next one
@@ -226,6 +229,10 @@ void hg_report_destroy(hg_report *report);
 
 /* Fills report->symbols from mapping (borrowed; may be NULL: then nothing is
  * resolved) and warns once with the count of ids the mapping lacks. */
+/* Rebuilds the stack of a report read with ctx->defer_rebuild, as the
+ * reader would have (its warnings where the reader would have put them);
+ * nothing for any other.  0 or HG_ENOMEM. */
+int hg_report_rebuild(hg_report *report);
 int hg_report_symbolicate(hg_report *report, const hg_mapping *mapping);
 
 /* The StackKey item's id as Matrix prints it ("<id>|"), or "" (arena). */

@@ -249,6 +249,7 @@ static int parse_options(struct stack_run *run, int argc, char **argv, bool *raw
 	if (!width_set)
 		run->render.width = render_default_width(STDOUT_FILENO);
 	run->ctx.want_times = flame_format_timed(run->format);
+	run->ctx.defer_rebuild = 1; /* to the main thread: name_methods */
 	return 0;
 }
 
@@ -272,7 +273,7 @@ static void hold_diag(void *user, const hg_diag *d)
 	cli_format_diag(&run->pending_diags, &run->diags, d);
 }
 
-/* Reader: a report, named, onto the queue with what was said before it. */
+/* Reader: a report onto the queue with what was said before it. */
 static int queue_item(struct stack_run *run, struct stack_item *item)
 {
 	item->diags = run->pending_diags;
@@ -283,14 +284,24 @@ static int queue_item(struct stack_run *run, struct stack_item *item)
 static int on_report(void *user, hg_report *rep)
 {
 	struct stack_run *run = user;
-	struct stack_item item = {.rep = rep};
-	if (!rep->error &&
-	    (hg_report_symbolicate(rep, run->current) != 0 ||
-	     (run->n_loaded && hg_report_retrace(rep, (const hg_proguard *const *)run->proguard,
-						 (size_t)run->n_loaded) != 0) ||
-	     hg_symbols_apply(run->symbols, rep) != 0))
+	/* Native frames are named here, where the symbolizer's diagnostics
+	 * go with the report's; methods on the main thread (name_methods),
+	 * after the rebuild the reader left it. */
+	struct stack_item item = {.rep = rep, .mapping = run->current};
+	if (!rep->error && hg_symbols_apply(run->symbols, rep) != 0)
 		item.out_of_memory = true;
 	return queue_item(run, &item);
+}
+
+/* Main thread: the buffer rebuilt, the methods named (methodMapping, then
+ * ProGuard/R8).  The mappings are only read by this thread after loading. */
+static bool name_methods(struct stack_run *run, struct stack_item *it)
+{
+	hg_report *rep = it->rep;
+	return rep->error ||
+	       (hg_report_rebuild(rep) == 0 && hg_report_symbolicate(rep, it->mapping) == 0 &&
+		(!run->n_loaded || hg_report_retrace(rep, (const hg_proguard *const *)run->proguard,
+						     (size_t)run->n_loaded) == 0));
 }
 
 static void say_report(FILE *to, const hg_report *rep)
@@ -434,7 +445,12 @@ static const hg_mapping *beside(struct stack_run *run, const char *path, bool *e
 		return NULL;
 	const char *dir = dirname(copy);
 	if (!run->local_dir || strcmp(run->local_dir, dir) != 0) {
-		hg_mapping_destroy(run->local_mapping);
+		if (run->local_mapping) {
+			/* Freed by the main thread once it has named the reports
+			 * before (the pipe keeps their order). */
+			struct stack_item retire = {.retired = run->local_mapping};
+			queue_item(run, &retire); /* refused, the pipe frees it */
+		}
 		run->local_mapping = NULL;
 		free(run->local_dir);
 		run->local_dir = strdup(dir);
@@ -569,6 +585,8 @@ static void print_all(struct stack_run *run)
 				if (it->text.len)
 					fwrite(it->text.data, 1, it->text.len, stdout);
 				run->failed_reports += it->failed_input;
+				if (it->rep && !name_methods(run, it))
+					it->out_of_memory = true;
 				if (it->rep && print_report(run, it->rep, it->out_of_memory) != 0) {
 					failed = true;
 					hg_pipe_stop(run->pipe);

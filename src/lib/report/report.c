@@ -249,6 +249,58 @@ int report_analyse_buffer(hg_report *rep, const int64_t *words, size_t n, bool s
 	return 0;
 }
 
+/* A buffer's rebuild left for later (ctx->defer_rebuild). */
+struct report_rebuild {
+	int64_t *words;
+	size_t n;
+	bool strict, has_end_time, want_times;
+	int64_t end_time;
+	size_t warnings_at; /* where its warnings go among the report's */
+};
+
+int report_defer_rebuild(hg_report *rep, const int64_t *words, size_t n, bool strict,
+			 bool has_end_time, int64_t end_time, bool want_times)
+{
+	struct report_rebuild *r = hg_arena_alloc(rep->arena, sizeof *r);
+	int64_t *copy = n > SIZE_MAX / sizeof *copy ? NULL
+			: hg_arena_alloc(rep->arena, (n ? n : 1) * sizeof *copy);
+	if (!r || !copy)
+		return HG_ENOMEM;
+	if (n)
+		memcpy(copy, words, n * sizeof *copy); /* words may be the JSON document's */
+	*r = (struct report_rebuild){copy, n, strict, has_end_time, want_times, end_time,
+				     rep->warnings.len};
+	rep->rebuild = r;
+	rep->has_method_stack = true;
+	rep->from_buffer = true;
+	rep->buffer_words = n;
+	rep->key_index = -1;
+	return 0;
+}
+
+int hg_report_rebuild(hg_report *rep)
+{
+	struct report_rebuild *r = rep ? rep->rebuild : NULL;
+	if (!r)
+		return 0;
+	rep->rebuild = NULL;
+	size_t before = rep->warnings.len;
+	int rc = report_analyse_buffer(rep, r->words, r->n, r->strict, r->has_end_time, r->end_time,
+				       r->want_times);
+	/* Its warnings to where the reader would have added them: before
+	 * those added after the rebuild (a time that cannot be read, ...). */
+	size_t added = rep->warnings.len - before, at = r->warnings_at;
+	if (added && at < before) {
+		char **items = rep->warnings.items;
+		for (size_t k = 0; k < added; k++) {
+			char *w = items[before + k];
+			memmove(items + at + k + 1, items + at + k, (before - at) * sizeof *items);
+			items[at + k] = w;
+		}
+	}
+	return rc;
+}
+
 void report_analyse_structured(hg_report *rep)
 {
 	rep->has_method_stack = true;

@@ -154,6 +154,11 @@ int report_demangle_frames(hg_report *rep, hg_demangler **names);
 int report_analyse_buffer(hg_report *rep, const int64_t *words, size_t n, bool strict,
 			  bool has_end_time, int64_t end_time, bool want_times);
 
+/* The same, later (hg_report_rebuild): the words copied into rep and
+ * what the rebuild needs kept.  0 or HG_ENOMEM. */
+int report_defer_rebuild(hg_report *rep, const int64_t *words, size_t n, bool strict,
+			 bool has_end_time, int64_t end_time, bool want_times);
+
 /* Keys a structured stack already in rep->full. */
 void report_analyse_structured(hg_report *rep);
 

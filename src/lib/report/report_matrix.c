@@ -85,6 +85,8 @@ static int read_buffer(const hg_ctx *ctx, const hg_json_doc *doc, const hg_json 
 	bool has_end = (v = report_field(content, wrapper, "end_time")) != NULL;
 	if (has_end && (rc = report_int_field(doc, v, "end_time", &end_time, err)) != 0)
 		return rc;
+	if (ctx->defer_rebuild)
+		return report_defer_rebuild(rep, words, n, strict, has_end, end_time, ctx->want_times);
 	return report_analyse_buffer(rep, words, n, strict, has_end, end_time, ctx->want_times);
 }
 
