@@ -4,18 +4,9 @@
  * made it at once: the same stacks, StackKey, costs, begin times and
  * warnings in the same order; a report without a buffer is left alone.
  * usage: test_report_rebuild TESTDATA_DIR */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include <cmocka.h>
-
 #include "hangar/hangar.h"
-#include "hangar/report.h"
+
+#include "report_fixture.h"
 
 static const char *testdata = "testdata";
 
@@ -85,25 +76,6 @@ static size_t expect_same(const char *text, size_t len, bool times)
 	return deferred;
 }
 
-static char *load(const char *name, size_t *len)
-{
-	char path[512];
-	snprintf(path, sizeof path, "%s/%s", testdata, name);
-	FILE *f = fopen(path, "rb");
-	assert_non_null(f);
-	assert_int_equal(fseek(f, 0, SEEK_END), 0);
-	long n = ftell(f);
-	assert_true(n > 0);
-	rewind(f);
-	char *text = malloc((size_t)n + 1);
-	assert_non_null(text);
-	assert_int_equal(fread(text, 1, (size_t)n, f), (size_t)n);
-	text[n] = '\0';
-	fclose(f);
-	*len = (size_t)n;
-	return text;
-}
-
 /* Matrix's ground-truth vectors (41 buffers, strict and not, with and
  * without end_time) and the sample jank reports, with and without times. */
 static void test_real_buffers(void **state)
@@ -114,7 +86,7 @@ static void test_real_buffers(void **state)
 	size_t deferred = 0;
 	for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
 		size_t len;
-		char *text = load(files[i], &len);
+		char *text = load_file(testdata, files[i], &len);
 		deferred += expect_same(text, len, false);
 		deferred += expect_same(text, len, true);
 		free(text);
