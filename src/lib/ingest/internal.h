@@ -160,6 +160,7 @@ struct hg_ingest {
 	const char *path;                    /* the input being read */
 	struct ingest_queue queue;
 	hg_store_symtab *symbols;            /* numbers the reports' symbols for the writer */
+	hg_store_symtab *writer_symbols;     /* the same for those the writer prepares */
 	size_t reports_of_object;            /* reports queued from the object at hand */
 	double last_fetch_progress;
 

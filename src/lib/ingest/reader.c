@@ -29,8 +29,8 @@ int ingest_on_report(void *user, hg_report *rep)
 		 * the writer while the writer waits for work: on two cores the
 		 * reader is the busier thread of a bucket's first half and the
 		 * writer of its second (its indexes grow), and either way the
-		 * stored result is the same (the writer's symbols by text, the
-		 * reader's by symtab number). */
+		 * stored result is the same (each numbers symbols in a symtab of
+		 * its own, which the store keeps apart). */
 		if (!item.err && in->opts.prepare_on != HG_PREPARE_READER &&
 		    (in->opts.prepare_on == HG_PREPARE_WRITER ||
 		     ingest_queue_writer_idle(&in->queue)))

@@ -155,9 +155,11 @@ static void run_threads(struct hg_ingest *in)
 {
 	pthread_t reader;
 	in->symbols = hg_store_symtab_create(); /* NULL: symbols found by text */
+	in->writer_symbols = hg_store_symtab_create();
 	if (ingest_queue_init(&in->queue) != 0) {
 		hg_store_symtab_destroy(in->symbols);
-		in->symbols = NULL;
+		hg_store_symtab_destroy(in->writer_symbols);
+		in->symbols = in->writer_symbols = NULL;
 		in->sum.store_errors++;
 		return;
 	}
@@ -172,7 +174,8 @@ static void run_threads(struct hg_ingest *in)
 	}
 	ingest_queue_release(&in->queue);
 	hg_store_symtab_destroy(in->symbols);
-	in->symbols = NULL;
+	hg_store_symtab_destroy(in->writer_symbols);
+	in->symbols = in->writer_symbols = NULL;
 }
 
 /* The rules and mappings: a file that fails is said; the run goes on

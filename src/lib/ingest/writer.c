@@ -239,7 +239,8 @@ static void store_item(struct hg_ingest *in, const struct ingest_item *item)
 		hg_store_prep *prep = item->prep;
 		if (item->prepare) {
 			rc = hg_store_prepare_with(rep, rep->text ? rep->text : "",
-						   rep->text ? rep->text_len : 0, NULL, &prep);
+						   rep->text ? rep->text_len : 0, in->writer_symbols,
+						   &prep);
 			if (rc != 0) {
 				ingest_note(in, "%s:%ld: cannot prepare a report: %s", rep->source,
 					    rep->line, hg_strerror(rc));

@@ -129,7 +129,9 @@ struct hg_store {
 	struct tree_batch *tree; /* tree-node additions not yet written (store_tree.c) */
 	struct cluster_batch *clusters; /* cluster updates not yet written (store_cluster_batch.c) */
 	strmap symbols;         /* symbol ids already looked up (store_symbols.c) */
-	struct symbol_numbers numbers; /* the same by symtab number (store_tree_batch.c) */
+	struct symbol_numbers numbers[2]; /* the same by symtab number (store_tree_batch.c):
+	                           two tables, as ingest's reader and writer each number
+	                           the reports they prepare */
 	bool mark_pending;      /* hg_store_mark_ingest: mark with the next new report */
 };
 

@@ -44,22 +44,33 @@ struct tree_batch {
 /* The id of a report node's symbol: by its number when it has one (the
  * numbers of one symtab at a time; forgotten with the symbol memo), else
  * by text. */
+/* The numbers of symtab serial: its table, else the other one's started
+ * over for it (the older serial when both are taken). */
+static struct symbol_numbers *numbers_of(hg_store *store, uint64_t serial)
+{
+	struct symbol_numbers *a = &store->numbers[0], *b = &store->numbers[1];
+	if (a->serial == serial)
+		return a;
+	if (b->serial == serial)
+		return b;
+	struct symbol_numbers *s = !a->serial ? a : !b->serial ? b : a->serial < b->serial ? a : b;
+	free(s->ids);
+	*s = (struct symbol_numbers){NULL, 0, serial};
+	return s;
+}
+
 static int symbol_id(hg_store *store, const struct store_report_node *n, uint64_t serial,
 		     int64_t *id)
 {
-	struct symbol_numbers *s = &store->numbers;
-	if (n->num && serial) {
-		if (serial != s->serial) {
-			free(s->ids);
-			*s = (struct symbol_numbers){NULL, 0, serial};
-		}
+	struct symbol_numbers *s = n->num && serial ? numbers_of(store, serial) : NULL;
+	if (s) {
 		if (n->num < s->len && s->ids[n->num]) {
 			*id = s->ids[n->num];
 			return 0;
 		}
 	}
 	int err = store_symbol_id(store, n->symbol, id);
-	if (err || !n->num || !serial)
+	if (err || !s)
 		return err;
 	if (n->num >= s->len) {
 		size_t len = s->len ? s->len : 1024;
@@ -78,8 +89,10 @@ static int symbol_id(hg_store *store, const struct store_report_node *n, uint64_
 
 void store_numbers_forget(hg_store *store)
 {
-	free(store->numbers.ids);
-	store->numbers = (struct symbol_numbers){NULL, 0, 0};
+	for (int t = 0; t < 2; t++) {
+		free(store->numbers[t].ids);
+		store->numbers[t] = (struct symbol_numbers){NULL, 0, 0};
+	}
 }
 
 /* ---- the tables ---- */
