@@ -107,8 +107,9 @@ size_t ingest_queue_pop_all(struct ingest_queue *q, struct ingest_item *out, siz
 void ingest_queue_close(struct ingest_queue *q);     /* reader: no more items */
 void ingest_queue_stop(struct ingest_queue *q);      /* writer: take no more */
 bool ingest_queue_stopped(struct ingest_queue *q);
-/* Whether the writer is waiting for items (it has nothing to do). */
-bool ingest_queue_writer_idle(struct ingest_queue *q);
+/* Whether the writer keeps up: it waits for items, or fewer than half the
+ * queue's places are taken. */
+bool ingest_queue_writer_keeps_up(struct ingest_queue *q);
 void ingest_item_release(struct ingest_item *item);
 /* Writer: hands n stored items back to be freed (freed here when the
  * reader is done or has not caught up); clears them. */

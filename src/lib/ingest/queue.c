@@ -141,12 +141,12 @@ void ingest_queue_stop(struct ingest_queue *q)
 	pthread_mutex_unlock(&q->lock);
 }
 
-bool ingest_queue_writer_idle(struct ingest_queue *q)
+bool ingest_queue_writer_keeps_up(struct ingest_queue *q)
 {
 	pthread_mutex_lock(&q->lock);
-	bool idle = q->writer_waits;
+	bool keeps_up = q->writer_waits || q->len < INGEST_QUEUE_LEN / 2;
 	pthread_mutex_unlock(&q->lock);
-	return idle;
+	return keeps_up;
 }
 
 bool ingest_queue_stopped(struct ingest_queue *q)

@@ -26,14 +26,15 @@ int ingest_on_report(void *user, hg_report *rep)
 				 item.sig.app);
 		}
 		/* Preparing it for the store (its content hash, its tree) goes to
-		 * the writer while the writer waits for work: on two cores the
-		 * reader is the busier thread of a bucket's first half and the
-		 * writer of its second (its indexes grow), and either way the
-		 * stored result is the same (each numbers symbols in a symtab of
-		 * its own, which the store keeps apart). */
+		 * the writer while the writer keeps up (the queue less than half
+		 * full), so that the queue settles there with both threads busy:
+		 * on two cores the reader is the busier thread of a bucket's
+		 * first half and the writer of its second (its indexes grow).
+		 * Either way the stored result is the same (each numbers symbols
+		 * in a symtab of its own, which the store keeps apart). */
 		if (!item.err && in->opts.prepare_on != HG_PREPARE_READER &&
 		    (in->opts.prepare_on == HG_PREPARE_WRITER ||
-		     ingest_queue_writer_idle(&in->queue)))
+		     ingest_queue_writer_keeps_up(&in->queue)))
 			item.prepare = true;
 		else if (!item.err)
 			item.err = hg_store_prepare_with(rep, rep->text ? rep->text : "",
