@@ -18,6 +18,16 @@ int hg_parse_int64(const char *s, size_t len, int64_t *out)
 	/* Accumulate the magnitude as unsigned so that -2^63 fits. */
 	uint64_t limit = negative ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
 	uint64_t value = 0;
+	if (len - i <= 18) {
+		/* 18 digits cannot overflow: no bound to check (a folded stack's
+		 * four small numbers a line come this way). */
+		for (; i < len; i++) {
+			unsigned d = (unsigned char)s[i] - '0';
+			if (d > 9)
+				return HG_EPARSE;
+			value = value * 10 + d;
+		}
+	}
 	for (; i < len; i++) {
 		unsigned d = (unsigned char)s[i] - '0';
 		if (d > 9)
