@@ -71,6 +71,19 @@ static const char *source_folder(hg_arena *arena, const char *source)
 /* Which app the report is of: its process up to ':' (Android's package;
  * KSCrash gives the bundle id here; ingest --app fills it in), else
  * unknown within its source.  Also the defaults for whose a frame is. */
+/* a[0..n) then b, in arena: the two lines every signature starts from,
+ * joined without printf (a microsecond each, at a bucket's scale). */
+static char *joined(hg_arena *arena, const char *a, size_t n, const char *b)
+{
+	size_t m = strlen(b);
+	char *out = hg_arena_alloc(arena, n + m + 1);
+	if (out) {
+		memcpy(out, a, n);
+		memcpy(out + n, b, m + 1);
+	}
+	return out;
+}
+
 static int set_app(struct sig *s, hg_signature *out)
 {
 	const char *proc = s->rep->process;
@@ -84,7 +97,7 @@ static int set_app(struct sig *s, hg_signature *out)
 		const char *dot = memchr(proc, '.', n);
 		const char *dot2 = dot ? memchr(dot + 1, '.', (size_t)(proc + n - dot - 1)) : NULL;
 		size_t plen = dot2 ? (size_t)(dot2 - proc) : n;
-		if (!(s->prefix = hg_arena_printf(s->arena, "%.*s.", (int)plen, proc)))
+		if (!(s->prefix = joined(s->arena, proc, plen, ".")))
 			return HG_ENOMEM;
 		s->prefix_len = plen + 1;
 		if (s->ios) {
@@ -121,7 +134,7 @@ int hg_signature_compute(const hg_report *rep, const hg_rules *rules, hg_arena *
 	if (!(s.frames = hg_arena_calloc(arena, s.cap_frames, sizeof *s.frames)))
 		return HG_ENOMEM;
 	/* The app first: reports of two apps never share a cluster. */
-	if ((rc = sig_add(&s, hg_arena_printf(arena, "app %s", out->app))))
+	if ((rc = sig_add(&s, joined(arena, "app ", 4, out->app))))
 		return rc;
 	if (rep->has_method_stack && rep->key_index >= 0 &&
 	    (size_t)rep->key_index < rep->trimmed.len)
