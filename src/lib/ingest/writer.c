@@ -223,10 +223,15 @@ static void store_item(struct hg_ingest *in, const struct ingest_item *item)
 		return;
 	}
 	in->sum.reports++;
-	if (rep && !rep->error && item->err) {
-		/* Naming or signing it failed (out of memory), not the store. */
+	hg_store_prep *prep = item->prep; /* made here when the reader left it to the writer */
+	int err = item->err;
+	if (rep && !rep->error && !err && item->prepare)
+		err = hg_store_prepare_with(rep, rep->text ? rep->text : "",
+					    rep->text ? rep->text_len : 0, in->writer_symbols, &prep);
+	if (rep && !rep->error && err) {
+		/* Naming, signing or preparing it failed (out of memory), not the store. */
 		ingest_note(in, "%s:%ld: cannot prepare a report: %s", rep->source, rep->line,
-			    hg_strerror(item->err));
+			    hg_strerror(err));
 		in->sum.store_errors++;
 		return;
 	}
@@ -236,18 +241,6 @@ static void store_item(struct hg_ingest *in, const struct ingest_item *item)
 				  rep && rep->text ? rep->text_len : 0);
 	} else {
 		bool dup = false;
-		hg_store_prep *prep = item->prep;
-		if (item->prepare) {
-			rc = hg_store_prepare_with(rep, rep->text ? rep->text : "",
-						   rep->text ? rep->text_len : 0, in->writer_symbols,
-						   &prep);
-			if (rc != 0) {
-				ingest_note(in, "%s:%ld: cannot prepare a report: %s", rep->source,
-					    rep->line, hg_strerror(rc));
-				in->sum.store_errors++;
-				return;
-			}
-		}
 		rc = hg_store_add_prepared(in->store, rep, &item->sig, rep->text ? rep->text : "",
 					   rep->text ? rep->text_len : 0, prep, &dup);
 		if (prep != item->prep)

@@ -119,10 +119,10 @@ static struct string_end skip_string(const char *t, size_t i, size_t len)
 					s.control = s.bad_escape = true;
 					return s;
 				}
+				if (h == 4 && memcmp(t + i + 2, "0000", 4) == 0)
+					s.escaped_nul = true;
 			}
-			if (len - i > 5 && memcmp(t + i + 1, "u0000", 5) == 0)
-				s.escaped_nul = true;
-			if (i + 1 >= len || !strchr("\"\\/bfnrt", t[i + 1]) || !t[i + 1])
+			if (i + 1 >= len || json_escape_letter(t[i + 1]) < 0)
 				s.only_simple = false;
 			i++;
 		} else if (c == '"') {
@@ -160,11 +160,10 @@ static bool string_equals(const char *t, size_t s, size_t e, const char *key)
 				if (c >= 0x80)
 					return false; /* key is ASCII */
 			} else {
-				const char *from = "\"\\/bfnrt", *to = "\"\\/\b\f\n\r\t";
-				const char *p = strchr(from, esc);
-				if (!p || !esc)
+				int e = json_escape_letter(esc);
+				if (e < 0)
 					return false;
-				c = (unsigned char)to[p - from];
+				c = (unsigned)e;
 			}
 		}
 		if (key[k] == '\0' || (unsigned char)key[k] != c)

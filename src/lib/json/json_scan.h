@@ -69,6 +69,23 @@ struct json_scan {
 	bool bad_escape;             /* ... there a \u escape without four hex digits instead */
 };
 
+/* The byte a one-letter escape stands for (\n, \", ...: the letter after
+ * the backslash), or -1 when c is no such letter (a \u, or not JSON). */
+static inline int json_escape_letter(char c)
+{
+	switch (c) {
+	case '"': return '"';
+	case '\\': return '\\';
+	case '/': return '/';
+	case 'b': return '\b';
+	case 'f': return '\f';
+	case 'n': return '\n';
+	case 'r': return '\r';
+	case 't': return '\t';
+	default: return -1;
+	}
+}
+
 /* cJSON's CJSON_NESTING_LIMIT: containers nested deeper are refused. */
 #define JSON_MAX_NESTING 1000
 

@@ -100,8 +100,7 @@ char *json_decode_long_string(hg_arena *arena, const char *text, size_t open, si
 		o += run;
 		if (!bs)
 			break;
-		const char *from = "\"\\/bfnrt", *to = "\"\\/\b\f\n\r\t";
-		*o++ = to[strchr(from, bs[1]) - from];
+		*o++ = (char)json_escape_letter(bs[1]); /* one-letter: the scan checked */
 		p = bs + 2;
 	}
 	*o = '\0';
@@ -127,9 +126,8 @@ char *json_decode_keeping_nul(hg_arena *arena, const char *text, size_t at)
 		}
 		char esc = text[++i];
 		if (esc != 'u') {
-			const char *from = "\"\\/bfnrt", *to = "\"\\/\b\f\n\r\t";
-			const char *p = strchr(from, esc);
-			*o++ = p ? to[p - from] : esc;
+			int e = json_escape_letter(esc);
+			*o++ = e >= 0 ? (char)e : esc;
 			continue;
 		}
 		unsigned long c = 0;
