@@ -21,6 +21,8 @@ void hg_arena_destroy(hg_arena *arena);
 /* Zeroed memory owned by the arena; NULL on ENOMEM or size overflow. */
 void *hg_arena_alloc(hg_arena *arena, size_t size);
 void *hg_arena_calloc(hg_arena *arena, size_t count, size_t size);
+/* The same, not zeroed: for memory the caller fills whole before reading. */
+void *hg_arena_alloc_unzeroed(hg_arena *arena, size_t size);
 /* A NUL-terminated copy of s[0..len) owned by the arena. */
 char *hg_arena_strndup(hg_arena *arena, const char *s, size_t len);
 char *hg_arena_strdup(hg_arena *arena, const char *s);

@@ -2,7 +2,8 @@
  * as hangar stack's main thread does it): every report of Matrix's own
  * vectors and of the sample reports comes out as the reader would have
  * made it at once: the same stacks, StackKey, costs, begin times and
- * warnings in the same order; a report without a buffer is left alone.
+ * warnings in the same order; a report without a buffer, or with an empty
+ * one, is settled by the reader.
  * usage: test_report_rebuild TESTDATA_DIR */
 #include "hangar/hangar.h"
 
@@ -91,7 +92,7 @@ static void test_real_buffers(void **state)
 		deferred += expect_same(text, len, true);
 		free(text);
 	}
-	assert_true(deferred >= 2 * 43); /* the vectors' and the samples' buffers */
+	assert_true(deferred >= 2 * 42); /* the vectors' and the samples' buffers but the empty one */
 }
 
 /* Warnings of the rebuild (end_time in nanoseconds, an empty buffer) stay
@@ -112,7 +113,8 @@ static void test_warnings_in_order(void **state)
 	assert_true(r.rep[0]->warnings.len >= 3); /* the three kinds, to be kept in order */
 	for (size_t k = 0; k < r.n; k++)
 		hg_report_destroy(r.rep[k]);
-	assert_int_equal(expect_same(text, strlen(text), false), 2);
+	/* the empty buffer is settled at once: nothing to rebuild */
+	assert_int_equal(expect_same(text, strlen(text), false), 1);
 }
 
 int main(int argc, char **argv)

@@ -5,6 +5,7 @@
  * rebuild + trim + key + call tree checking invariants.  Trimming, StackKey,
  * parsing and the call tree on their own are in test_stack_key.c. */
 #include "stack_fixture.h"
+#include "stack/stack_rebuild.h"
 
 static int64_t in(int32_t id, int64_t t)
 {
@@ -303,6 +304,7 @@ struct gen {
 	uint64_t rng;
 	int64_t t;
 	unsigned noise;
+	unsigned ids; /* method ids drawn from 1..ids; 0: 40 */
 	int32_t open[48];
 	size_t depth;
 };
@@ -322,7 +324,7 @@ static int64_t gen_word(struct gen *g)
 {
 	uint64_t r = xorshift(&g->rng);
 	unsigned kind = (unsigned)(r % 100);
-	int32_t id = 1 + (int32_t)((r >> 8) % 40);
+	int32_t id = 1 + (int32_t)((r >> 8) % (g->ids ? g->ids : 40));
 	advance_clock(g, r);
 	if (kind < g->noise)
 		return kind % 3 == 0 ? 0 : kind % 3 == 1 ? out(id, g->t) : in(D, g->t);
@@ -406,6 +408,56 @@ static void test_random_buffers(void **state)
 	assert_true(large > 200 && small > 200 && empty > 50);
 }
 
+/* The rebuild lists a buffer without oddities in call order instead of
+ * building Matrix's tree (stack_rebuild.c).  Both ways, on buffers with
+ * and without oddities, with few ids (many merged repeats) and many:
+ * the same items, times and warnings. */
+static void same_both_ways(const int64_t *w, size_t n, bool strict, int64_t end, size_t *shaped)
+{
+	hg_arena *arena = hg_arena_create();
+	assert_non_null(arena);
+	hg_rebuild_opts opts = {strict, end};
+	hg_method_stack a, b;
+	int64_t *ta = NULL, *tb = NULL;
+	hg_strlist wa = {0}, wb = {0};
+	assert_int_equal(hg_stack_rebuild_timed(w, n, &opts, arena, &a, &ta, &wa), 0);
+	assert_int_equal(stack_rebuild_by_tree(w, n, &opts, arena, &b, &tb, &wb), 0);
+	assert_int_equal(a.len, b.len);
+	if (a.len)
+		assert_memory_equal(a.items, b.items, a.len * sizeof *a.items);
+	assert_true((ta == NULL) == (tb == NULL));
+	if (ta)
+		assert_memory_equal(ta, tb, a.len * sizeof *ta);
+	assert_int_equal(wa.len, wb.len);
+	for (size_t i = 0; i < wa.len; i++)
+		assert_string_equal(wa.items[i], wb.items[i]);
+	*shaped += a.len > 0 && wa.len == 0;
+	hg_arena_destroy(arena);
+}
+
+static void test_call_order_is_matrix_tree_order(void **state)
+{
+	(void)state;
+	struct gen g = {.rng = 0xD1B54A32D192ED03ull};
+	int64_t w[400];
+	size_t shaped = 0;
+	for (int round = 0; round < 3000; round++) {
+		size_t n = (size_t)(xorshift(&g.rng) % N(w));
+		g.t = (int64_t)(xorshift(&g.rng) % 100000);
+		g.noise = (unsigned)(round % 3) * 3; /* a third without oddities */
+		g.ids = round % 2 ? 2 : 0;
+		g.depth = 0;
+		for (size_t i = 0; i < n; i++)
+			w[i] = gen_word(&g);
+		int64_t latest = hg_stack_latest_time(w, n);
+		same_both_ways(w, n, true, latest, &shaped);
+		same_both_ways(w, n, false, latest, &shaped);
+		same_both_ways(w, n, true, (int64_t)(xorshift(&g.rng) % 200000), &shaped);
+	}
+	printf("%zu rebuilds without a warning\n", shaped);
+	assert_true(shaped > 1000); /* the call-order way was taken */
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
@@ -430,6 +482,7 @@ int main(void)
 		T(test_rebuild_first_item_not_at_depth_zero),
 		T(test_latest_time),
 		T(test_random_buffers),
+		T(test_call_order_is_matrix_tree_order),
 	};
 #undef T
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -133,6 +133,11 @@ void *hg_arena_alloc(hg_arena *arena, size_t size)
 	return take(arena, size, true);
 }
 
+void *hg_arena_alloc_unzeroed(hg_arena *arena, size_t size)
+{
+	return take(arena, size, false);
+}
+
 void *hg_arena_calloc(hg_arena *arena, size_t count, size_t size)
 {
 	if (size && count > SIZE_MAX / size)

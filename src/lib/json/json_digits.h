@@ -72,32 +72,42 @@ static inline size_t read_digits8(const char *p, uint64_t *v)
 }
 
 #ifdef __SSE2__
+/* The 4 bytes at p as a little-endian word. */
+static inline uint32_t load4(const char *p)
+{
+	uint32_t x;
+	memcpy(&x, p, sizeof x);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	x = __builtin_bswap32(x);
+#endif
+	return x;
+}
+
 /* The same with SSE2 (every x86-64), where the 16 bytes before p and the
- * 32 from p can be read: the digits' count from one compare of 32 bytes,
- * and the value of the last 16 of them (up to 19) from a load that ends
- * where the run ends, bytes before the run zeroed, combined in pairs,
- * fours and eights by multiply-adds; the first 1 to 3 of a longer run a
- * byte at a time.  A buffer's words have 19 digits: this is a third of
- * the SWAR reader's instructions. */
+ * 32 from p can be read: the digits' count from one compare of 32 bytes;
+ * the value of the last 16 of them (up to 19) from a load that ends where
+ * the run ends, bytes before the run masked off, combined in pairs, fours
+ * and eights by multiply-adds; the first 0 to 3 of a longer run from the 4
+ * bytes at p as one word.  No branch on the length: where a buffer word
+ * of 17 to 19 digits ends is a coin toss for the branch predictor. */
 static inline size_t read_digits16(const char *p, uint64_t *v)
 {
+	/* loadu(keep_last + k): the last k of 16 bytes set */
+	static const unsigned char keep_last[32] = {
+		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+		255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255};
 	const __m128i zero_char = _mm_set1_epi8('0'), nine = _mm_set1_epi8(9);
 	__m128i a = _mm_sub_epi8(_mm_loadu_si128((const __m128i *)(const void *)p), zero_char);
 	__m128i b = _mm_sub_epi8(_mm_loadu_si128((const __m128i *)(const void *)(p + 16)), zero_char);
 	/* a byte is a digit when, less '0', it is at most 9 unsigned */
 	unsigned digits = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(a, nine), a)) |
 			  (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(b, nine), b)) << 16;
-	unsigned run = ~digits ? (unsigned)__builtin_ctz(~digits) : 32;
+	unsigned run = (unsigned)__builtin_ctz(~digits | 0x80000000u); /* 31 stands for 31 or 32 */
 	size_t n = run > 19 ? 19 : run; /* a 20th digit is left for the caller to see */
-	if (n == 0) {
-		*v = 0;
-		return 0;
-	}
-	size_t low = n > 16 ? 16 : n;
+	size_t low = n > 16 ? 16 : n, high = n - low;
 	__m128i w = _mm_sub_epi8(_mm_loadu_si128((const __m128i *)(const void *)(p + n - 16)),
 				 zero_char);
-	const __m128i lane = _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-	w = _mm_andnot_si128(_mm_cmplt_epi8(lane, _mm_set1_epi8((char)(16 - low))), w);
+	w = _mm_and_si128(w, _mm_loadu_si128((const __m128i *)(const void *)(keep_last + low)));
 	const __m128i z = _mm_setzero_si128();
 	__m128i pairs_hi = _mm_madd_epi16(_mm_unpacklo_epi8(w, z), _mm_setr_epi16(10, 1, 10, 1, 10, 1, 10, 1));
 	__m128i pairs_lo = _mm_madd_epi16(_mm_unpackhi_epi8(w, z), _mm_setr_epi16(10, 1, 10, 1, 10, 1, 10, 1));
@@ -107,9 +117,13 @@ static inline size_t read_digits16(const char *p, uint64_t *v)
 					_mm_setr_epi16(10000, 1, 10000, 1, 10000, 1, 10000, 1));
 	uint64_t value = (uint64_t)(uint32_t)_mm_cvtsi128_si32(eights) * 100000000u +
 			 (uint32_t)_mm_cvtsi128_si32(_mm_srli_si128(eights, 4));
-	uint64_t top = 0;
-	for (size_t k = 0; k + 16 < n; k++)
-		top = top * 10 + (uint64_t)(p[k] - '0');
+	/* The first `high` digits moved to the top of a 4-byte word (high 0
+	 * shifts all out: the shift is done in 64 bits), then read as four
+	 * digits with leading zeros.  With high > 0 all four bytes are digits,
+	 * so subtracting '0' borrows nothing. */
+	uint64_t top = (uint64_t)(load4(p) - 0x30303030u) << (8 * (4 - high)) & 0xFFFFFFFFu;
+	top = top * 10 + (top >> 8);
+	top = (top & 0xFF) * 100 + ((top >> 16) & 0xFF);
 	*v = top * 10000000000000000u + value;
 	return n;
 }

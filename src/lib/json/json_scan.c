@@ -204,6 +204,35 @@ static bool vec_room(struct vec *v)
 	return true;
 }
 
+#ifdef __SSE2__
+/* The run of a buffer that is all "digits," (a word of 1 to 19 digits,
+ * signed or not, then a comma and no space), read with none of the general
+ * loop's other tests: from i, at most up to values' capacity.  Returns
+ * where it stopped: before the first word that is anything else (the last
+ * one, a 20th digit, a fraction, past int64), or after a comma that a
+ * space follows.  The general loop reads on from there. */
+static size_t read_plain_words(const char *t, size_t i, size_t len, struct vec *values)
+{
+	if (i < 16 || len < 34)
+		return i;
+	int64_t *out = values->data;
+	size_t n = values->len, cap = values->cap, last = len - 34; /* 32 bytes after a sign */
+	while (i <= last && n < cap) {
+		size_t negative = t[i] == '-';
+		const char *p = t + i + negative;
+		uint64_t v;
+		size_t k = read_digits16(p, &v);
+		if (k == 0 || p[k] != ',' || v > (uint64_t)INT64_MAX + negative)
+			break;
+		uint64_t sign = 0 - (uint64_t)negative; /* all ones or zero: no branch on the sign */
+		out[n++] = (int64_t)((v ^ sign) - sign);
+		i += negative + k + 1;
+	}
+	values->len = n;
+	return i;
+}
+#endif
+
 /* Reads "[int, int, ...]" at t[i] == '[' into values.  Returns the offset
  * past ']' or 0 when the array is not made of integers only.  The digits
  * are read 16 or 8 at a time (read_digits), and the common "digits," goes
@@ -213,11 +242,26 @@ static size_t read_int_array(const char *t, size_t i, size_t len, struct vec *va
 {
 	size_t newline_before = *first_newline;
 	size_t start_len = values->len;
+	/* Room for a usual buffer (hundreds of words) at once, rather than by
+	 * six doublings from vec_push's 64. */
+	if (values->cap < 1024) {
+		void *p = realloc(values->data, 1024 * values->size);
+		if (p) {
+			values->data = p;
+			values->cap = 1024;
+		}
+	}
 	*count = 0;
 	i = skip_ws(t, i + 1, len, first_newline);
 	if (i < len && t[i] == ']')
 		return i + 1;
 	while (i < len) {
+#ifdef __SSE2__
+		i = read_plain_words(t, i, len, values);
+		i = skip_ws(t, i, len, first_newline); /* when a space followed a comma */
+		if (i >= len)
+			break;
+#endif
 		bool negative = t[i] == '-';
 		size_t d = i + negative, j;
 		uint64_t v;

@@ -208,22 +208,14 @@ static void finish_analysis(hg_report *rep)
 	rep->key_index = hg_stack_key(&rep->trimmed, rep->stack_cost);
 }
 
-int report_analyse_buffer(hg_report *rep, const int64_t *words, size_t n, bool strict,
-			  bool has_end_time, int64_t end_time, bool want_times)
+/* The time unfinished methods are costed up to: end_time when the report
+ * gives one (with a warning when it looks wrong), else the buffer's
+ * latest time, as Matrix does. */
+static int64_t settle_end_time(hg_report *rep, int64_t latest, bool has_end_time, int64_t end_time)
 {
-	rep->has_method_stack = true;
-	rep->from_buffer = true;
-	rep->buffer_words = n;
-	if (n == 0) {
-		/* Matrix skips both steps for an empty buffer. */
-		hg_strlist_addf(&rep->warnings, rep->arena, "the buffer is empty: no stack to rebuild");
-		finish_analysis(rep);
-		return 0;
-	}
-	int64_t latest = hg_stack_latest_time(words, n);
 	if (!has_end_time)
-		end_time = latest;
-	else if (latest > 0 && end_time / 1000 >= latest && end_time > 1000000000)
+		return latest;
+	if (latest > 0 && end_time / 1000 >= latest && end_time > 1000000000)
 		hg_strlist_addf(&rep->warnings, rep->arena,
 				"end_time %lld looks like nanoseconds (the buffer's times end at %lld ms); "
 				"Matrix 2.1 passes System.nanoTime() there, so unfinished methods get "
@@ -232,6 +224,13 @@ int report_analyse_buffer(hg_report *rep, const int64_t *words, size_t n, bool s
 		hg_strlist_addf(&rep->warnings, rep->arena,
 				"end_time %lld is before the buffer's latest time %lld; unfinished "
 				"methods get negative costs", (long long)end_time, (long long)latest);
+	return end_time;
+}
+
+/* Rebuild, trim and key of a buffer of n > 0 words, its end time settled. */
+static int rebuild_buffer(hg_report *rep, const int64_t *words, size_t n, bool strict,
+			  int64_t end_time, bool want_times)
+{
 	hg_rebuild_opts opts = {strict, end_time};
 	int64_t *begin = NULL;
 	int rc = want_times ? hg_stack_rebuild_timed(words, n, &opts, rep->arena, &rep->full, &begin,
@@ -249,27 +248,51 @@ int report_analyse_buffer(hg_report *rep, const int64_t *words, size_t n, bool s
 	return 0;
 }
 
+int report_analyse_buffer(hg_report *rep, const int64_t *words, size_t n, bool strict,
+			  bool has_end_time, int64_t end_time, bool want_times)
+{
+	rep->has_method_stack = true;
+	rep->from_buffer = true;
+	rep->buffer_words = n;
+	if (n == 0) {
+		/* Matrix skips both steps for an empty buffer. */
+		hg_strlist_addf(&rep->warnings, rep->arena, "the buffer is empty: no stack to rebuild");
+		finish_analysis(rep);
+		return 0;
+	}
+	end_time = settle_end_time(rep, hg_stack_latest_time(words, n), has_end_time, end_time);
+	return rebuild_buffer(rep, words, n, strict, end_time, want_times);
+}
+
 /* A buffer's rebuild left for later (ctx->defer_rebuild). */
 struct report_rebuild {
 	int64_t *words;
 	size_t n;
-	bool strict, has_end_time, want_times;
-	int64_t end_time;
+	bool strict, want_times;
+	int64_t end_time; /* settled */
 	size_t warnings_at; /* where its warnings go among the report's */
 };
 
+/* The end time is settled here, on the reading thread: its warnings come
+ * before the rebuild's, and the words are read once for the copy and for
+ * their latest time. */
 int report_defer_rebuild(hg_report *rep, const int64_t *words, size_t n, bool strict,
 			 bool has_end_time, int64_t end_time, bool want_times)
 {
+	if (n == 0)
+		return report_analyse_buffer(rep, words, n, strict, has_end_time, end_time, want_times);
 	struct report_rebuild *r = hg_arena_alloc(rep->arena, sizeof *r);
 	int64_t *copy = n > SIZE_MAX / sizeof *copy ? NULL
-			: hg_arena_alloc(rep->arena, (n ? n : 1) * sizeof *copy);
+			: hg_arena_alloc_unzeroed(rep->arena, n * sizeof *copy);
 	if (!r || !copy)
 		return HG_ENOMEM;
-	if (n)
-		memcpy(copy, words, n * sizeof *copy); /* words may be the JSON document's */
-	*r = (struct report_rebuild){copy, n, strict, has_end_time, want_times, end_time,
-				     rep->warnings.len};
+	int64_t latest = 0; /* as hg_stack_latest_time */
+	for (size_t i = 0; i < n; i++) {
+		int64_t t = hg_beat_time(copy[i] = words[i]); /* words may be the JSON document's */
+		latest = t > latest ? t : latest;
+	}
+	end_time = settle_end_time(rep, latest, has_end_time, end_time);
+	*r = (struct report_rebuild){copy, n, strict, want_times, end_time, rep->warnings.len};
 	rep->rebuild = r;
 	rep->has_method_stack = true;
 	rep->from_buffer = true;
@@ -285,8 +308,7 @@ int hg_report_rebuild(hg_report *rep)
 		return 0;
 	rep->rebuild = NULL;
 	size_t before = rep->warnings.len;
-	int rc = report_analyse_buffer(rep, r->words, r->n, r->strict, r->has_end_time, r->end_time,
-				       r->want_times);
+	int rc = rebuild_buffer(rep, r->words, r->n, r->strict, r->end_time, r->want_times);
 	/* Its warnings to where the reader would have added them: before
 	 * those added after the rebuild (a time that cannot be read, ...). */
 	size_t added = rep->warnings.len - before, at = r->warnings_at;

@@ -12,7 +12,18 @@
  * item just pushed), then rebuilds a tree from that list and flattens it.
  * Every quirk of that code is reproduced here on purpose, because reports
  * are compared against what the device computed; what Matrix swallows
- * silently becomes a warning naming the buffer word. */
+ * silently becomes a warning naming the buffer word.
+ *
+ * The tree is built only when the buffer needs it.  In a buffer Matrix
+ * reads without an oddity (every exit matches the innermost entry, no
+ * dispatch entry above pending ones, nothing left unfinished that it
+ * drops), each item's depth is its call's nesting level and the result
+ * list is the calls in the order they finished, repeats merged into the
+ * call before them.  stackToTree then rebuilds the calls' own tree and
+ * treeToStack lists it in pre-order, children in the order they ran:
+ * the order the calls were entered.  So the rebuild numbers each call
+ * as it is entered and lists the items by that number instead
+ * (flatten_in_call_order), and keeps the tree for the other buffers. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,13 +31,15 @@
 #include "hangar/beat.h"
 #include "hangar/stack.h"
 #include "java_int.h"
+#include "stack_rebuild.h"
 
 #define NIL UINT32_MAX /* no node: indexes are 32-bit, see the cap in hg_stack_rebuild */
 
 /* The pending entries: a deque whose front is the top of Matrix's stack. */
 struct pending {
 	int64_t word;
-	size_t index; /* position in the buffer, for warnings */
+	uint32_t index; /* position in the buffer, for warnings (n < UINT32_MAX) */
+	uint32_t call;  /* the how-manyth entry of the rebuild: its place in call order */
 };
 
 struct deque {
@@ -34,23 +47,26 @@ struct deque {
 	size_t cap, head, len;
 };
 
+/* The wraps compare rather than divide: a push and a pop a word, and the
+ * rebuild runs on the thread that prints. */
 static void push_front(struct deque *q, struct pending p)
 {
-	q->head = (q->head + q->cap - 1) % q->cap;
+	q->head = q->head ? q->head - 1 : q->cap - 1;
 	q->slot[q->head] = p;
 	q->len++;
 }
 
 static void push_back(struct deque *q, struct pending p)
 {
-	q->slot[(q->head + q->len) % q->cap] = p;
+	size_t at = q->head + q->len;
+	q->slot[at < q->cap ? at : at - q->cap] = p;
 	q->len++;
 }
 
 static struct pending pop_front(struct deque *q)
 {
 	struct pending p = q->slot[q->head];
-	q->head = (q->head + 1) % q->cap;
+	q->head = q->head + 1 < q->cap ? q->head + 1 : 0;
 	q->len--;
 	return p;
 }
@@ -73,13 +89,14 @@ struct items {
 	size_t len;
 	size_t *word; /* buffer index that finished each item */
 	int64_t *begin; /* entry time of each item's first call; NULL: not asked for */
+	uint32_t *of_call; /* by call number: the item it made, NIL when merged */
 };
 
 /* addMethodItem: merge into the previous item when id and depth repeat.
  * Inlined, like handle_exit, into each of the rebuild's two copies (see
  * rebuild), so that the one without times tests nothing for them. */
 static inline __attribute__((always_inline)) void add_item(struct items *r, int32_t id, int32_t cost, int32_t depth, size_t word,
-		     int64_t begin, struct oddities *odd)
+		     int64_t begin, uint32_t call, struct oddities *odd)
 {
 	if (r->len > 0) {
 		hg_method_item *last = &r->item[r->len - 1];
@@ -96,6 +113,7 @@ static inline __attribute__((always_inline)) void add_item(struct items *r, int3
 	}
 	/* A merged repeat keeps the first call's begin: the repeats follow it. */
 	r->item[r->len] = (hg_method_item){depth, id, 1, cost, 0};
+	r->of_call[call] = (uint32_t)r->len;
 	r->word[r->len] = word;
 	if (r->begin)
 		r->begin[r->len] = begin;
@@ -106,12 +124,13 @@ static inline __attribute__((always_inline)) void add_item(struct items *r, int3
  * discard the whole stack (a negative duration), or HG_ENOMEM. */
 #define ABANDON 1
 static inline __attribute__((always_inline)) int handle_exit(struct deque *raw, int64_t *depth, int64_t word, size_t index,
-		    struct items *r, struct oddities *odd, hg_arena *arena, hg_strlist *warnings)
+		    struct items *r, struct oddities *odd, bool *shaped, hg_arena *arena, hg_strlist *warnings)
 {
 	int32_t out_id = hg_beat_method_id(word);
 	if (raw->len == 0) {
 		if (odd->stray_exits++ == 0)
 			odd->first_stray = index;
+		*shaped = false;
 		return 0;
 	}
 	struct pending in = pop_front(raw);
@@ -125,6 +144,7 @@ static inline __attribute__((always_inline)) int handle_exit(struct deque *raw, 
 		 * in order, as its `tmp` list does. */
 		if (odd->mismatches++ == 0)
 			odd->first_mismatch = index;
+		*shaped = false;
 		tmp = malloc((popped_from + 1) * sizeof *tmp);
 		if (!tmp)
 			return HG_ENOMEM;
@@ -159,13 +179,14 @@ static inline __attribute__((always_inline)) int handle_exit(struct deque *raw, 
 		hg_strlist_addf(warnings, arena,
 				"time goes backwards at word %zu: exit of method %d at %lld ms precedes "
 				"its entry at word %zu (%lld ms); Matrix discards the whole stack",
-				index, out_id, (long long)hg_beat_time(word), in.index,
+				index, out_id, (long long)hg_beat_time(word), (size_t)in.index,
 				(long long)hg_beat_time(in.word));
 		return ABANDON;
 	}
 	if (during > INT32_MAX && odd->wraps++ == 0)
 		odd->first_wrap = index;
-	add_item(r, out_id, java_int(during), java_int(*depth), index, hg_beat_time(in.word), odd);
+	add_item(r, out_id, java_int(during), java_int(*depth), index, hg_beat_time(in.word), in.call,
+		 odd);
 	return 0;
 }
 
@@ -200,6 +221,17 @@ static void report_oddities(const struct oddities *odd, bool strict, hg_arena *a
 	if (odd->dropped_unfinished)
 		hg_strlist_addf(w, arena, "%zu entr%s never exited; non-strict mode drops them",
 				odd->dropped_unfinished, odd->dropped_unfinished == 1 ? "y" : "ies");
+}
+
+/* Times made relative to the earliest of them. */
+static int64_t *from_earliest(int64_t *times, size_t n)
+{
+	int64_t first = INT64_MAX;
+	for (size_t i = 0; i < n; i++)
+		first = times[i] < first ? times[i] : first;
+	for (size_t i = 0; i < n; i++)
+		times[i] -= first;
+	return times;
 }
 
 /* stackToTree + treeToStack over the result list in Matrix's order (our
@@ -261,8 +293,9 @@ static int tree_and_flatten(const struct items *r, uint32_t *scratch, hg_arena *
 		hg_strlist_addf(warnings, arena, "%zu item(s) had no parent in Matrix's tree and were "
 				"dropped, first the one finished at word %zu",
 				dropped, r->word[first_dropped]);
-	out->items = hg_arena_calloc(arena, m, sizeof *out->items);
-	int64_t *times = begin ? hg_arena_calloc(arena, m, sizeof *times) : NULL;
+	/* Both filled up to out->len before anyone reads them. */
+	out->items = hg_arena_alloc_unzeroed(arena, m * sizeof *out->items);
+	int64_t *times = begin ? hg_arena_alloc_unzeroed(arena, m * sizeof *times) : NULL;
 	if (!out->items || (begin && !times)) {
 		rc = HG_ENOMEM;
 		goto empty;
@@ -287,25 +320,51 @@ static int tree_and_flatten(const struct items *r, uint32_t *scratch, hg_arena *
 		}
 	}
 #undef ITEM
-	if (times) {
-		int64_t first = INT64_MAX;
-		for (size_t i = 0; i < out->len; i++)
-			first = times[i] < first ? times[i] : first;
-		for (size_t i = 0; i < out->len; i++)
-			times[i] -= first;
-		*begin = times;
-	}
+	if (times)
+		*begin = from_earliest(times, out->len);
 	return 0;
 empty:
 	out->len = 0;
 	return rc;
 }
 
+/* The items of a buffer without oddities in the order their calls were
+ * entered: what tree_and_flatten gives for it (see the top of the file). */
+static int flatten_in_call_order(const struct items *r, uint32_t calls, hg_arena *arena,
+				 hg_method_stack *out, int64_t **begin)
+{
+	size_t m = r->len;
+	out->items = NULL;
+	out->len = 0;
+	if (m == 0)
+		return 0;
+	out->items = hg_arena_alloc_unzeroed(arena, m * sizeof *out->items);
+	int64_t *times = begin ? hg_arena_alloc_unzeroed(arena, m * sizeof *times) : NULL;
+	if (!out->items || (begin && !times))
+		return HG_ENOMEM;
+	size_t len = 0;
+	for (uint32_t c = 0; c < calls; c++) {
+		uint32_t k = r->of_call[c];
+		if (k == NIL)
+			continue; /* merged into the call before it */
+		hg_method_item it = r->item[k];
+		it.origin = (uint32_t)len;
+		if (times)
+			times[len] = r->begin[k];
+		out->items[len++] = it;
+	}
+	out->len = len;
+	if (times)
+		*begin = from_earliest(times, len);
+	return 0;
+}
+
 /* The rebuild, inlined into hg_stack_rebuild (begin NULL: the compiler
- * drops every test for times) and hg_stack_rebuild_timed. */
+ * drops every test for times) and hg_stack_rebuild_timed; by_tree keeps
+ * Matrix's tree for every buffer (for tests that compare the two ways). */
 static inline __attribute__((always_inline)) int
 rebuild(const int64_t *words, size_t n, const hg_rebuild_opts *opts, hg_arena *arena,
-	hg_method_stack *out, int64_t **begin, hg_strlist *warnings)
+	hg_method_stack *out, int64_t **begin, hg_strlist *warnings, bool by_tree)
 {
 	out->items = NULL;
 	out->len = 0;
@@ -314,11 +373,12 @@ rebuild(const int64_t *words, size_t n, const hg_rebuild_opts *opts, hg_arena *a
 	if (n >= UINT32_MAX)
 		return HG_ELIMIT; /* items carry 32-bit origins */
 	/* One block per buffer: the pending entries, the items, the words that
-	 * finished them and tree_and_flatten's four index arrays (malloc and
-	 * free were a tenth of the rebuild of a 440-word buffer). */
+	 * finished them, the item of each call and tree_and_flatten's four
+	 * index arrays (malloc and free were a tenth of the rebuild of a
+	 * 440-word buffer). */
 	size_t slots = n + 1;
 	size_t per_slot = sizeof(struct pending) + sizeof(size_t) + sizeof(hg_method_item) +
-			  4 * sizeof(uint32_t);
+			  5 * sizeof(uint32_t);
 	if (slots > SIZE_MAX / per_slot)
 		return HG_ENOMEM;
 	char *block = malloc(slots * per_slot);
@@ -329,8 +389,9 @@ rebuild(const int64_t *words, size_t n, const hg_rebuild_opts *opts, hg_arena *a
 	struct deque raw = {(struct pending *)(void *)block, slots, 0, 0};
 	struct items r = {(hg_method_item *)(void *)(block + slots * (sizeof(struct pending) +
 								       sizeof(size_t))),
-			  0, (size_t *)(void *)(block + slots * sizeof(struct pending)), NULL};
-	uint32_t *scratch = (uint32_t *)(void *)((char *)r.item + slots * sizeof(hg_method_item));
+			  0, (size_t *)(void *)(block + slots * sizeof(struct pending)), NULL, NULL};
+	r.of_call = (uint32_t *)(void *)((char *)r.item + slots * sizeof(hg_method_item));
+	uint32_t *scratch = r.of_call + slots;
 	/* Only a caller that asks for times pays for them (a flame's
 	 * timeline): one more array, apart from the block the hot loop uses. */
 	if (begin && !(r.begin = malloc(slots * sizeof *r.begin))) {
@@ -338,8 +399,9 @@ rebuild(const int64_t *words, size_t n, const hg_rebuild_opts *opts, hg_arena *a
 		return HG_ENOMEM;
 	}
 	struct oddities odd = {0};
-	bool begun = !opts->strict;
+	bool begun = !opts->strict, shaped = !by_tree;
 	int64_t depth = 0;
+	uint32_t calls = 0;
 	for (size_t i = 0; i < n; i++) {
 		int64_t w = words[i];
 		if (w == 0)
@@ -353,11 +415,15 @@ rebuild(const int64_t *words, size_t n, const hg_rebuild_opts *opts, hg_arena *a
 		if (!begun)
 			continue;
 		if (entry) {
-			if (id == HG_BEAT_DISPATCH_ID)
+			if (id == HG_BEAT_DISPATCH_ID) {
+				shaped = shaped && raw.len == 0; /* depth reset under pending entries */
 				depth = 0;
+			}
 			depth++;
-			push_front(&raw, (struct pending){w, i});
-		} else if ((rc = handle_exit(&raw, &depth, w, i, &r, &odd, arena, warnings)) != 0) {
+			r.of_call[calls] = NIL;
+			push_front(&raw, (struct pending){w, (uint32_t)i, calls++});
+		} else if ((rc = handle_exit(&raw, &depth, w, i, &r, &odd, &shaped, arena,
+					     warnings)) != 0) {
 			report_oddities(&odd, opts->strict, arena, warnings);
 			rc = rc == ABANDON ? 0 : rc;
 			goto done;
@@ -370,13 +436,15 @@ rebuild(const int64_t *words, size_t n, const hg_rebuild_opts *opts, hg_arena *a
 			struct pending p = pop_front(&raw);
 			add_item(&r, hg_beat_method_id(p.word),
 				 java_low32((uint64_t)opts->end_time - (uint64_t)hg_beat_time(p.word)),
-				 java_int((int64_t)raw.len), n, hg_beat_time(p.word), &odd);
+				 java_int((int64_t)raw.len), n, hg_beat_time(p.word), p.call, &odd);
 		}
 	} else {
 		odd.dropped_unfinished = raw.len;
+		shaped = shaped && raw.len == 0; /* their children would hang from nothing */
 	}
 	report_oddities(&odd, opts->strict, arena, warnings);
-	rc = tree_and_flatten(&r, scratch, arena, out, begin, warnings);
+	rc = shaped ? flatten_in_call_order(&r, calls, arena, out, begin)
+		    : tree_and_flatten(&r, scratch, arena, out, begin, warnings);
 done:
 	free(r.begin);
 	free(block);
@@ -386,21 +454,29 @@ done:
 int hg_stack_rebuild(const int64_t *words, size_t n, const hg_rebuild_opts *opts,
 		     hg_arena *arena, hg_method_stack *out, hg_strlist *warnings)
 {
-	return rebuild(words, n, opts, arena, out, NULL, warnings);
+	return rebuild(words, n, opts, arena, out, NULL, warnings, false);
 }
 
 int hg_stack_rebuild_timed(const int64_t *words, size_t n, const hg_rebuild_opts *opts,
 			   hg_arena *arena, hg_method_stack *out, int64_t **begin,
 			   hg_strlist *warnings)
 {
-	return rebuild(words, n, opts, arena, out, begin, warnings);
+	return rebuild(words, n, opts, arena, out, begin, warnings, false);
+}
+
+int stack_rebuild_by_tree(const int64_t *words, size_t n, const hg_rebuild_opts *opts,
+			  hg_arena *arena, hg_method_stack *out, int64_t **begin,
+			  hg_strlist *warnings)
+{
+	return rebuild(words, n, opts, arena, out, begin, warnings, true);
 }
 
 int64_t hg_stack_latest_time(const int64_t *words, size_t n)
 {
-	int64_t latest = 0;
-	for (size_t i = 0; i < n; i++)
-		if (words[i] != 0 && hg_beat_time(words[i]) > latest)
-			latest = hg_beat_time(words[i]);
+	int64_t latest = 0; /* a zero word's time is 0: it cannot raise this */
+	for (size_t i = 0; i < n; i++) {
+		int64_t t = hg_beat_time(words[i]);
+		latest = t > latest ? t : latest;
+	}
 	return latest;
 }
