@@ -1,5 +1,6 @@
 /* trimStack, the stack cost and getTreeKey, as EvilMethodTracer uses them. */
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "hangar/beat.h"
@@ -7,58 +8,71 @@
 #include "java_int.h"
 
 /* The filter pass (1..60) that removes an item: pass p removes what costs
- * less than p x 5 ms; 0 when no pass does. */
-static int removal_pass(int32_t cost)
+ * less than p x 5 ms; 0 when no pass does.  Without a branch: a cost
+ * below 5 ms (negative ones too) is pass 1, as 0..4 / 5 + 1 is. */
+static unsigned removal_pass(int32_t cost)
 {
-	if (cost < HG_MATRIX_FILTER_STEP_MS)
-		return 1;
-	int64_t pass = (int64_t)cost / HG_MATRIX_FILTER_STEP_MS + 1;
-	return pass <= HG_MATRIX_FILTER_MAX_PASSES ? (int)pass : 0;
+	uint32_t c = cost > 0 ? (uint32_t)cost : 0;
+	uint32_t pass = c / HG_MATRIX_FILTER_STEP_MS + 1;
+	return pass <= HG_MATRIX_FILTER_MAX_PASSES ? pass : 0;
 }
 
 /* trimStack in one pass.  Matrix's pass p walks from the end removing every
  * item cheaper than p x 5 ms until the stack is small enough.  Earlier passes
  * have removed everything cheaper than (p-1) x 5 ms, so pass p removes items
  * of exactly band p, from the end.  Hence: whole bands go until the one in
- * which the target is reached, which loses only its last `need` items. */
+ * which the target is reached, which loses only its last `need` items.
+ * Each item's band is found once and kept (a byte each, on the stack for
+ * the usual few hundred items); the keep-or-drop of the second walk has no
+ * branch, as it is a coin toss item by item. */
 int hg_stack_trim(const hg_method_stack *in, size_t target, hg_arena *arena, hg_method_stack *out)
 {
 	out->len = 0;
-	out->items = hg_arena_calloc(arena, target ? target : 1, sizeof *out->items);
+	out->items = hg_arena_alloc_unzeroed(arena, (target ? target : 1) * sizeof *out->items);
 	if (!out->items)
 		return HG_ENOMEM;
+	if (in->len <= target) {
+		if (in->len)
+			memcpy(out->items, in->items, in->len * sizeof *in->items);
+		out->len = in->len;
+		return 0;
+	}
+	if (target == 0)
+		return 0;
+	unsigned char near[1024], *band = in->len <= sizeof near ? near : malloc(in->len);
+	if (!band)
+		return HG_ENOMEM;
 	size_t band_size[HG_MATRIX_FILTER_MAX_PASSES + 1] = {0};
-	int last_band = HG_MATRIX_FILTER_MAX_PASSES; /* every band goes */
-	size_t need = 0;                             /* of last_band, from the end */
-	if (in->len > target) {
-		for (size_t i = 0; i < in->len; i++)
-			band_size[removal_pass(in->items[i].cost)]++;
-		size_t excess = in->len - target;
-		for (int p = 1; p <= HG_MATRIX_FILTER_MAX_PASSES; p++) {
-			if (band_size[p] >= excess) {
-				last_band = p;
-				need = excess;
-				break;
-			}
-			excess -= band_size[p];
+	for (size_t i = 0; i < in->len; i++)
+		band_size[band[i] = (unsigned char)removal_pass(in->items[i].cost)]++;
+	unsigned last_band = HG_MATRIX_FILTER_MAX_PASSES; /* every band goes */
+	size_t need = 0;                                  /* of last_band, from the end */
+	size_t excess = in->len - target;
+	for (unsigned p = 1; p <= HG_MATRIX_FILTER_MAX_PASSES; p++) {
+		if (band_size[p] >= excess) {
+			last_band = p;
+			need = excess;
+			break;
 		}
-		if (need == 0) /* no pass reached the target: all bands go */
-			need = band_size[HG_MATRIX_FILTER_MAX_PASSES];
+		excess -= band_size[p];
 	}
-	/* The last band loses its last `need` items: keep its first ones. */
-	size_t keep_of_last = in->len > target ? band_size[last_band] - need : 0;
-	for (size_t i = 0; i < in->len && out->len < target; i++) {
-		int p = in->len > target ? removal_pass(in->items[i].cost) : 0;
-		if (p != 0 && p < last_band)
-			continue;
-		if (p != 0 && p == last_band) {
-			if (keep_of_last == 0)
-				continue;
-			keep_of_last--;
-		}
+	if (need == 0) /* no pass reached the target: all bands go */
+		need = band_size[HG_MATRIX_FILTER_MAX_PASSES];
+	/* The last band loses its last `need` items: keep its first ones.
+	 * Band 0 (no pass removes it) and the bands past the last stay. */
+	size_t keep_of_last = band_size[last_band] - need, len = 0;
+	for (size_t i = 0; i < in->len && len < target; i++) {
+		unsigned p = band[i];
+		bool in_last = p == last_band;
+		bool keep = p == 0 || p > last_band || (in_last && keep_of_last > 0);
+		keep_of_last -= in_last && keep_of_last > 0;
 		/* Matrix's fallback keeps the first `target` survivors. */
-		out->items[out->len++] = in->items[i];
+		out->items[len] = in->items[i];
+		len += keep;
 	}
+	out->len = len;
+	if (band != near)
+		free(band);
 	return 0;
 }
 
