@@ -604,6 +604,69 @@ static void test_hot_array_not_plain(void **state)
 	}
 }
 
+/* Buffers are read 64 bytes at a time where they are all "digits,": a
+ * token that is not, at every place in such a block and amid words of
+ * every length, leaves the array to the exact reader, or the text to
+ * cJSON's verdict, just as it does at an array's ends. */
+static void test_hot_array_odd_inside_blocks(void **state)
+{
+	(void)state;
+	const char *odd[] = {"12345678901234567890", "-12345678901234567890", "9223372036854775808",
+			     "-9223372036854775809", "1.5", "1e3", "-", "--1", "1-", "-1-", "+1", "1 2",
+			     "", "1,,2", "-,", "\"7\"", "null", "[1]", "12345678901234567890123"};
+	const char *plain[] = {"-9223372036854775808", "9223372036854775807", "-0", "007",
+			       "0000000000000000001", "1 ", " 2", "3\n", "-9"};
+	uint64_t x = 0x2545F4914F6CDD1Du;
+	for (size_t t = 0; t < sizeof odd / sizeof *odd + sizeof plain / sizeof *plain; t++) {
+		bool is_odd = t < sizeof odd / sizeof *odd;
+		const char *token = is_odd ? odd[t] : plain[t - sizeof odd / sizeof *odd];
+		for (size_t before = 0; before < 80; before++) {
+			hg_buf b;
+			hg_buf_init(&b);
+			hg_buf_puts(&b, "{\"stack\":[");
+			int64_t want[256];
+			size_t n = 0;
+			for (size_t k = 0; k < before + 100; k++) {
+				if (k == before) {
+					hg_buf_printf(&b, "%s,", token);
+					continue;
+				}
+				x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+				int64_t w = (int64_t)(x >> (x % 64));
+				want[n++] = (x & 1) ? -w : w;
+				hg_buf_printf(&b, "%lld,", (long long)want[n - 1]);
+			}
+			hg_buf_puts(&b, "5]}");
+			hg_json_doc *doc = NULL;
+			size_t end = 0;
+			int rc = hg_json_parse_hot(b.data, b.len, "stack", &doc, &end);
+			cJSON *ref = cJSON_ParseWithLength(b.data, b.len);
+			assert_int_equal(rc == 0, ref != NULL); /* cJSON's verdict on the text */
+			if (rc == 0) {
+				const hg_json *stack = hg_json_get(hg_json_root(doc), "stack");
+				const int64_t *v;
+				size_t got;
+				int hot = hg_json_int_array(doc, stack, &v, &got);
+				if (is_odd) {
+					assert_int_equal(hot, HG_EINVAL);
+					assert_int_equal(hg_json_count(stack),
+							 cJSON_GetArraySize(cJSON_GetObjectItem(ref, "stack")));
+				} else {
+					assert_int_equal(hot, 0);
+					assert_int_equal(got, n + 2);
+					for (size_t k = 0, w = 0; k < got - 1; k++)
+						if (k != before)
+							assert_true(v[k] == want[w++]);
+					assert_true(v[got - 1] == 5);
+				}
+				hg_json_doc_destroy(doc);
+			}
+			cJSON_Delete(ref);
+			hg_buf_release(&b);
+		}
+	}
+}
+
 /* Leading zeros, "-0" and spaces are read as before: plain integers. */
 static void test_hot_array_quirks(void **state)
 {
@@ -980,6 +1043,7 @@ int main(void)
 		cmocka_unit_test(test_hot_array_every_length),
 		cmocka_unit_test(test_hot_array_random),
 		cmocka_unit_test(test_hot_array_not_plain),
+		cmocka_unit_test(test_hot_array_odd_inside_blocks),
 		cmocka_unit_test(test_hot_array_quirks),
 		cmocka_unit_test(test_hot_error_offsets),
 		cmocka_unit_test(test_raw_control_bytes),

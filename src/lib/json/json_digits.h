@@ -83,30 +83,23 @@ static inline uint32_t load4(const char *p)
 	return x;
 }
 
-/* The same with SSE2 (every x86-64), where the 16 bytes before p and the
- * 32 from p can be read: the digits' count from one compare of 32 bytes;
- * the value of the last 16 of them (up to 19) from a load that ends where
- * the run ends, bytes before the run masked off, combined in pairs, fours
- * and eights by multiply-adds; the first 0 to 3 of a longer run from the 4
- * bytes at p as one word.  No branch on the length: where a buffer word
- * of 17 to 19 digits ends is a coin toss for the branch predictor. */
-static inline size_t read_digits16(const char *p, uint64_t *v)
+/* The value of the n (1..19) digits at p, where the 16 bytes before the
+ * last digit and the 4 from p can be read: the last 16 (or fewer) from
+ * a load that ends where the run ends, bytes before the run masked off,
+ * combined in pairs, fours and eights by SSE2 multiply-adds; the first 0
+ * to 3 of a longer run from the 4 bytes at p as one word.  No branch on n:
+ * where a buffer word of 17 to 19 digits ends is a coin toss for the
+ * branch predictor.  (SSE4.1's byte multiply-add would save about 2 % of
+ * a raw `stack` run here: not worth a second build of the scanner.) */
+static inline uint64_t digits_value16(const char *p, size_t n)
 {
 	/* loadu(keep_last + k): the last k of 16 bytes set */
 	static const unsigned char keep_last[32] = {
 		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 		255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255};
-	const __m128i zero_char = _mm_set1_epi8('0'), nine = _mm_set1_epi8(9);
-	__m128i a = _mm_sub_epi8(_mm_loadu_si128((const __m128i *)(const void *)p), zero_char);
-	__m128i b = _mm_sub_epi8(_mm_loadu_si128((const __m128i *)(const void *)(p + 16)), zero_char);
-	/* a byte is a digit when, less '0', it is at most 9 unsigned */
-	unsigned digits = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(a, nine), a)) |
-			  (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(b, nine), b)) << 16;
-	unsigned run = (unsigned)__builtin_ctz(~digits | 0x80000000u); /* 31 stands for 31 or 32 */
-	size_t n = run > 19 ? 19 : run; /* a 20th digit is left for the caller to see */
 	size_t low = n > 16 ? 16 : n, high = n - low;
 	__m128i w = _mm_sub_epi8(_mm_loadu_si128((const __m128i *)(const void *)(p + n - 16)),
-				 zero_char);
+				 _mm_set1_epi8('0'));
 	w = _mm_and_si128(w, _mm_loadu_si128((const __m128i *)(const void *)(keep_last + low)));
 	const __m128i z = _mm_setzero_si128();
 	__m128i pairs_hi = _mm_madd_epi16(_mm_unpacklo_epi8(w, z), _mm_setr_epi16(10, 1, 10, 1, 10, 1, 10, 1));
@@ -124,8 +117,45 @@ static inline size_t read_digits16(const char *p, uint64_t *v)
 	uint64_t top = (uint64_t)(load4(p) - 0x30303030u) << (8 * (4 - high)) & 0xFFFFFFFFu;
 	top = top * 10 + (top >> 8);
 	top = (top & 0xFF) * 100 + ((top >> 16) & 0xFF);
-	*v = top * 10000000000000000u + value;
+	return top * 10000000000000000u + value;
+}
+
+/* The run of digits at p, where the 16 bytes before p and the 32 from p
+ * can be read, at most 19 of them: their count from one compare of 32
+ * bytes, their value in *v (digits_value16; 0 for none). */
+static inline size_t read_digits16(const char *p, uint64_t *v)
+{
+	const __m128i zero_char = _mm_set1_epi8('0'), nine = _mm_set1_epi8(9);
+	__m128i a = _mm_sub_epi8(_mm_loadu_si128((const __m128i *)(const void *)p), zero_char);
+	__m128i b = _mm_sub_epi8(_mm_loadu_si128((const __m128i *)(const void *)(p + 16)), zero_char);
+	/* a byte is a digit when, less '0', it is at most 9 unsigned */
+	unsigned digits = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(a, nine), a)) |
+			  (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(b, nine), b)) << 16;
+	unsigned run = (unsigned)__builtin_ctz(~digits | 0x80000000u); /* 31 stands for 31 or 32 */
+	size_t n = run > 19 ? 19 : run; /* a 20th digit is left for the caller to see */
+	*v = digits_value16(p, n);
 	return n;
+}
+
+/* Which of the 64 bytes at p are digits, commas and minus signs: bit k
+ * for p[k]. */
+struct byte_kinds {
+	uint64_t digit, comma, minus;
+};
+
+static inline struct byte_kinds byte_kinds64(const char *p)
+{
+	const __m128i zero_char = _mm_set1_epi8('0'), nine = _mm_set1_epi8(9),
+		      comma = _mm_set1_epi8(','), minus = _mm_set1_epi8('-');
+	struct byte_kinds k = {0, 0, 0};
+	for (int c = 0; c < 4; c++) {
+		__m128i x = _mm_loadu_si128((const __m128i *)(const void *)(p + 16 * c));
+		__m128i d = _mm_sub_epi8(x, zero_char);
+		k.digit |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(d, nine), d)) << (16 * c);
+		k.comma |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(x, comma)) << (16 * c);
+		k.minus |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(x, minus)) << (16 * c);
+	}
+	return k;
 }
 #endif
 

@@ -233,6 +233,68 @@ static size_t read_plain_words(const char *t, size_t i, size_t len, struct vec *
 }
 #endif
 
+/* Room for k more values; false when there is no memory. */
+static bool vec_reserve(struct vec *v, size_t k)
+{
+	if (v->cap - v->len >= k)
+		return true;
+	size_t cap = v->cap ? v->cap : 64;
+	while (cap - v->len < k)
+		cap *= 2;
+	void *p = realloc(v->data, cap * v->size);
+	if (!p)
+		return false;
+	v->data = p;
+	v->cap = cap;
+	if (cap * v->size >= ((size_t)4 << 20))
+		hg_hint_huge(p, cap * v->size);
+	return true;
+}
+
+#ifdef __SSE2__
+/* The words of a buffer 64 bytes at a time, from i (a word's start): the
+ * bytes' kinds from a few compares (byte_kinds64) say where the words end
+ * (their commas) and whether every byte before the block's last comma is
+ * a digit, a comma or a sign opening a word; then each word's value from
+ * its digits (digits_value16), with no search for where it ends.  Stops at
+ * the first block (or word) that is anything else: a space, the last word
+ * (no comma after it), more than 19 digits, past int64, a missing number;
+ * the general loop reads that one.  Returns where it stopped, a word's
+ * start. */
+static size_t read_word_blocks(const char *t, size_t i, size_t len, struct vec *values)
+{
+	if (i < 16)
+		return i;
+	while (len - i >= 80 && vec_reserve(values, 32)) { /* 64 bytes hold at most 32 words */
+		struct byte_kinds k = byte_kinds64(t + i);
+		uint64_t starts = k.comma << 1 | 1, sign = k.minus & starts;
+		uint64_t bad = ~(k.digit | k.comma | sign) | (starts & k.comma) | (sign << 1 & k.comma);
+		uint64_t commas = k.comma & ((bad & -bad) - 1); /* those before the first bad byte */
+		if (!commas)
+			break;
+		int64_t *out = (int64_t *)values->data + values->len;
+		size_t pos = 0, words = 0;
+		for (; commas; commas &= commas - 1) {
+			size_t end = (size_t)__builtin_ctzll(commas);
+			size_t negative = (size_t)(sign >> pos & 1), n = end - pos - negative;
+			if (n > 19)
+				break;
+			uint64_t v = digits_value16(t + i + pos + negative, n);
+			if (v > (uint64_t)INT64_MAX + negative)
+				break;
+			uint64_t all = 0 - (uint64_t)negative; /* all ones or zero: no branch on the sign */
+			out[words++] = (int64_t)((v ^ all) - all);
+			pos = end + 1;
+		}
+		values->len += words;
+		i += pos;
+		if (commas)
+			break; /* stopped at a word the general loop must read */
+	}
+	return i;
+}
+#endif
+
 /* Reads "[int, int, ...]" at t[i] == '[' into values.  Returns the offset
  * past ']' or 0 when the array is not made of integers only.  The digits
  * are read 16 or 8 at a time (read_digits), and the common "digits," goes
@@ -257,6 +319,7 @@ static size_t read_int_array(const char *t, size_t i, size_t len, struct vec *va
 		return i + 1;
 	while (i < len) {
 #ifdef __SSE2__
+		i = read_word_blocks(t, i, len, values);
 		i = read_plain_words(t, i, len, values);
 		i = skip_ws(t, i, len, first_newline); /* when a space followed a comma */
 		if (i >= len)
