@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "hangar.h"
 
@@ -22,8 +23,28 @@ typedef struct hg_buf {
 void hg_buf_init(hg_buf *buf);
 void hg_buf_release(hg_buf *buf);
 void hg_buf_reset(hg_buf *buf);
-void hg_buf_add(hg_buf *buf, const char *s, size_t len);
-void hg_buf_puts(hg_buf *buf, const char *s);
+/* hg_buf_add's way when the buffer must grow (or has failed). */
+void hg_buf_add_growing(hg_buf *buf, const char *s, size_t len);
+
+/* Appends s[0..len).  Inline, like hg_buf_puts: the renderers append a
+ * few bytes at a time, most of them literals whose length and copy the
+ * compiler then works out in place. */
+static inline void hg_buf_add(hg_buf *buf, const char *s, size_t len)
+{
+	if (len && !buf->failed && len < buf->cap - buf->len) { /* room for s and the NUL */
+		memcpy(buf->data + buf->len, s, len);
+		buf->len += len;
+		buf->data[buf->len] = '\0';
+		return;
+	}
+	hg_buf_add_growing(buf, s, len);
+}
+
+static inline void hg_buf_puts(hg_buf *buf, const char *s)
+{
+	hg_buf_add(buf, s, strlen(s));
+}
+
 void hg_buf_putc(hg_buf *buf, char c);
 void hg_buf_printf(hg_buf *buf, const char *fmt, ...) HG_PRINTF(2, 3);
 /* Appends v in decimal (without printf: the hot loops of the writers). */

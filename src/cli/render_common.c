@@ -33,9 +33,12 @@ void render_source_fields(hg_buf *out, const hg_report *rep)
 {
 	hg_buf_puts(out, "{\"source\":");
 	hg_buf_json_string(out, rep->source, strlen(rep->source));
-	if (rep->line > 0)
-		hg_buf_printf(out, ",\"line\":%ld", rep->line);
-	hg_buf_printf(out, ",\"report\":%ld", rep->number);
+	if (rep->line > 0) {
+		hg_buf_puts(out, ",\"line\":");
+		hg_buf_int(out, rep->line);
+	}
+	hg_buf_puts(out, ",\"report\":");
+	hg_buf_int(out, rep->number);
 }
 
 void render_error_json(hg_buf *out, const hg_report *rep)

@@ -4,9 +4,24 @@
 
 #include "render.h"
 
-static void key_string(hg_buf *out, const char *key, const char *value)
+/* ,"key": then the value; keys are plain names (no escaping), and not
+ * printf: a report has about twenty of them. */
+static void key(hg_buf *out, const char *name)
 {
-	hg_buf_printf(out, ",\"%s\":", key);
+	hg_buf_add(out, ",\"", 2);
+	hg_buf_puts(out, name);
+	hg_buf_add(out, "\":", 2);
+}
+
+static void key_int(hg_buf *out, const char *name, int64_t value)
+{
+	key(out, name);
+	hg_buf_int(out, value);
+}
+
+static void key_string(hg_buf *out, const char *name, const char *value)
+{
+	key(out, name);
 	if (value)
 		hg_buf_json_string(out, value, strlen(value));
 	else
@@ -61,8 +76,8 @@ void render_json(hg_buf *out, const hg_report *rep, const struct render_opts *op
 	key_string(out, "device", rep->device);
 	key_string(out, "time", rep->time);
 	key_string(out, "time_written", rep->time_written);
-	hg_buf_printf(out, ",\"foreground\":%s",
-		      rep->foreground < 0 ? "null" : rep->foreground ? "true" : "false");
+	key(out, "foreground");
+	hg_buf_puts(out, rep->foreground < 0 ? "null" : rep->foreground ? "true" : "false");
 	key_string(out, "anr_type", rep->anr_type);
 	key_string(out, "tag", rep->tag);
 	key_string(out, "detail", rep->detail);
@@ -79,24 +94,26 @@ void render_json(hg_buf *out, const hg_report *rep, const struct render_opts *op
 	hg_buf_putc(out, '}');
 	key_string(out, "input", rep->from_buffer ? "buffer" : rep->has_method_stack ? "stack" : NULL);
 	if (rep->from_buffer)
-		hg_buf_printf(out, ",\"buffer_words\":%zu", rep->buffer_words);
-	hg_buf_printf(out, ",\"cost\":%lld,\"stack_cost\":%lld", (long long)rep->cost,
-		      (long long)rep->stack_cost);
+		key_int(out, "buffer_words", (int64_t)rep->buffer_words);
+	key_int(out, "cost", rep->cost);
+	key_int(out, "stack_cost", rep->stack_cost);
 	hg_buf_puts(out, ",\"stack_key\":");
 	if (rep->key_index >= 0) {
 		const hg_method_item *k = &rep->trimmed.items[rep->key_index];
-		hg_buf_printf(out, "{\"id\":%d", k->id);
+		hg_buf_puts(out, "{\"id\":");
+		hg_buf_int(out, k->id);
 		key_string(out, "symbol", item_symbol(rep, k));
 		key_string(out, "text", hg_report_stack_key_text(rep));
-		hg_buf_printf(out, ",\"index\":%ld", shown_key(rep, opts));
+		key_int(out, "index", shown_key(rep, opts));
 		key_string(out, "device", rep->has_device_key ? rep->device_key : NULL);
 		hg_buf_putc(out, '}');
 	} else {
 		hg_buf_puts(out, "null");
 	}
 	/* Only a rebuilt buffer is trimmed; a structured stack is shown as sent. */
-	hg_buf_printf(out, ",\"trimmed\":%s,\"stack_len\":%zu",
-		      rep->from_buffer && !opts->no_trim ? "true" : "false", rep->full.len);
+	key(out, "trimmed");
+	hg_buf_puts(out, rep->from_buffer && !opts->no_trim ? "true" : "false");
+	key_int(out, "stack_len", (int64_t)rep->full.len);
 	frames(out, rep, opts);
 	render_threads_json(out, rep, opts);
 	hg_buf_puts(out, ",\"warnings\":[");

@@ -48,20 +48,15 @@ static int reserve(hg_buf *buf, size_t extra)
 	return 0;
 }
 
-void hg_buf_add(hg_buf *buf, const char *s, size_t len)
+void hg_buf_add_growing(hg_buf *buf, const char *s, size_t len)
 {
 	if (len == 0)
 		return;
-	if ((buf->failed || len >= buf->cap - buf->len) && reserve(buf, len) != 0)
+	if (reserve(buf, len) != 0)
 		return; /* (reserve keeps len < cap, and says no once it failed) */
 	memcpy(buf->data + buf->len, s, len);
 	buf->len += len;
 	buf->data[buf->len] = '\0';
-}
-
-void hg_buf_puts(hg_buf *buf, const char *s)
-{
-	hg_buf_add(buf, s, strlen(s));
 }
 
 void hg_buf_putc(hg_buf *buf, char c)
