@@ -122,6 +122,11 @@ void render_fit_name(hg_buf *out, const char *lead, const char *cls, size_t cls_
 /* The same for a symbol "a.b.C.m(args)" (a method stack's frame). */
 void render_fit_symbol(hg_buf *out, const char *lead, const char *sym, int avail,
 		       const char *ellipsis);
+/* A native function's name (C++ or Swift, demangled) shortened by level:
+ * 0 whole; 1 its argument lists as "(…)"; 2 its template arguments as
+ * "<…>" too; 3 its qualifiers too ("…Execute(…)").  Never the function's
+ * own name. */
+void render_native_name(hg_buf *out, const char *name, int level, const char *ellipsis);
 /* first + s[0..len) wrapped at blanks to width columns (0: one line), the
  * lines after the first starting with cont; each line ends with '\n'. */
 void render_wrap(hg_buf *out, const char *first, const char *cont, const char *s, size_t len,

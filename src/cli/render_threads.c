@@ -37,19 +37,35 @@ static void image_text(hg_buf *out, const char *image, bool short_form, const ch
 	}
 }
 
-/* A demangled frame: its readable name, with the "+offset" the symbol was
- * written with ("_ZN3art3FooEv+24" reads "art::Foo()+24"). */
-static void readable_symbol(hg_buf *out, const hg_frame *f)
+/* Whether a symbol as a dump wrote it reads as C++ ("art::Foo(int)+8",
+ * shortened by render_native_name), rather than as a JIT'd Java method
+ * ("a.b.C.m+12", shortened by its package) or an Objective-C one
+ * ("-[NSRunLoop(NSRunLoop) run]", whose parentheses hold a category). */
+static bool cxx_symbol(const char *s)
+{
+	if ((s[0] == '-' || s[0] == '+') && s[1] == '[')
+		return false;
+	return strstr(s, "::") || strchr(s, '(');
+}
+
+/* A demangled frame: its readable name (shortened by name_level, see
+ * render_native_name), with the "+offset" the symbol was written with
+ * ("_ZN3art3FooEv+24" reads "art::Foo()+24"). */
+static void readable_symbol(hg_buf *out, const hg_frame *f, int name_level, const char *ellipsis)
 {
 	size_t n = strlen(f->mangled);
 	const char *rest = f->symbol && strncmp(f->symbol, f->mangled, n) == 0 ? f->symbol + n : "";
-	hg_buf_printf(out, " (%s%s)", f->method, rest);
+	hg_buf_puts(out, " (");
+	render_native_name(out, f->method, name_level, ellipsis);
+	hg_buf_puts(out, rest);
+	hg_buf_putc(out, ')');
 }
 
 /* A native frame: the pc without its leading zeros when short_pc, the
- * image without its folders when short_image. */
+ * image without its folders when short_image, the function's name
+ * shortened by name_level. */
 static void native_text(hg_buf *out, const hg_frame *f, bool short_pc, bool short_image,
-			const char *ellipsis)
+			int name_level, const char *ellipsis)
 {
 	if (f->has_pc)
 		hg_buf_printf(out, short_pc ? "pc 0x%" PRIx64 : "pc 0x%016" PRIx64, f->pc);
@@ -57,12 +73,19 @@ static void native_text(hg_buf *out, const hg_frame *f, bool short_pc, bool shor
 		hg_buf_puts(out, f->has_pc ? "  " : "");
 		image_text(out, f->image, short_image, ellipsis);
 	}
-	if (f->mangled && !f->symbolicated)
-		readable_symbol(out, f);
-	else if (f->symbol && !f->symbolicated) /* else the function symbol files name */
-		hg_buf_printf(out, " (%s)", f->symbol);
-	else if (f->method)
-		hg_buf_printf(out, " (%s)", f->method);
+	if (f->mangled && !f->symbolicated) {
+		readable_symbol(out, f, name_level, ellipsis);
+	} else if (f->symbol && !f->symbolicated) { /* else the function symbol files name */
+		/* ART writes its own C++ names readable: shortened like ours;
+		 * a JIT'd Java method ("a.b.C.m") is left to frame_text */
+		hg_buf_puts(out, " (");
+		render_native_name(out, f->symbol, cxx_symbol(f->symbol) ? name_level : 0, ellipsis);
+		hg_buf_putc(out, ')');
+	} else if (f->method) {
+		hg_buf_puts(out, " (");
+		render_native_name(out, f->method, name_level, ellipsis);
+		hg_buf_putc(out, ')');
+	}
 	else if (f->has_offset)
 		hg_buf_printf(out, " +0x%" PRIx64, f->offset);
 	render_native_source(out, f);
@@ -113,18 +136,21 @@ static void frame_text(hg_buf *out, const hg_frame *f, int avail, const char *el
 		/* Narrower than a 16-digit pc reads well, every pc of the report
 		 * loses its zeros, so that frames stay in columns. */
 		bool short_pc = avail > 0 && avail < NATIVE_FULL_WIDTH, fits = false;
-		for (int level = 0; level <= 1 && !fits; level++) {
+		/* The image's folders first, then the function's arguments,
+		 * template arguments and qualifiers (render_native_name). */
+		for (int level = 0; level <= 4 && !fits; level++) {
 			hg_buf_reset(&tail);
-			native_text(&tail, f, short_pc, level == 1, ellipsis);
+			native_text(&tail, f, short_pc, level >= 1, level - 1, ellipsis);
 			fits = avail <= 0 || tail.failed || render_cols(tail.data, tail.len) <= (size_t)avail;
 		}
-		if (!fits && f->symbol && !f->symbolicated) { /* a JIT'd Java method: "a.b.C.m+12", by its package */
+		if (!fits && f->symbol && !f->symbolicated && !f->mangled && !cxx_symbol(f->symbol)) {
+			/* a JIT'd Java method: "a.b.C.m+12", by its package */
 			hg_frame bare = *f;
 			bare.symbol = bare.method = bare.mangled = NULL;
 			bare.has_offset = false;
 			bare.text = NULL;
 			hg_buf_reset(&tail);
-			native_text(&tail, &bare, short_pc, true, ellipsis);
+			native_text(&tail, &bare, short_pc, true, 0, ellipsis);
 			hg_buf_puts(&tail, " (");
 			int rest = avail - (int)render_cols(tail.data, tail.len) - 1;
 			render_fit_symbol(&tail, "", f->symbol, rest > RENDER_MIN_ROOM ? rest : RENDER_MIN_ROOM,

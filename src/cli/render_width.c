@@ -116,6 +116,62 @@ void render_fit_symbol(hg_buf *out, const char *lead, const char *sym, int avail
 	render_fit_name(out, lead, sym, dot - 1, sym + dot - 1, avail, ellipsis);
 }
 
+/* name with what its outermost open..close groups hold (when they hold
+ * anything) replaced by the ellipsis: "f(int, char*)" -> "f(…)",
+ * "operator()(int)" -> "operator()(…)". */
+static void elide_groups(hg_buf *out, const char *name, char open, char close,
+			 const char *ellipsis)
+{
+	size_t depth = 0;
+	for (const char *p = name; *p; p++) {
+		if (*p == open) {
+			if (depth++ == 0) {
+				hg_buf_putc(out, open);
+				if (p[1] != close)
+					hg_buf_puts(out, ellipsis);
+			}
+		} else if (*p == close && depth > 0) {
+			if (--depth == 0)
+				hg_buf_putc(out, close);
+		} else if (depth == 0) {
+			hg_buf_putc(out, *p);
+		}
+	}
+}
+
+void render_native_name(hg_buf *out, const char *name, int level, const char *ellipsis)
+{
+	if (level <= 0) {
+		hg_buf_puts(out, name);
+		return;
+	}
+	hg_buf args, templates;
+	hg_buf_init(&args);
+	hg_buf_init(&templates);
+	elide_groups(&args, name, '(', ')', ellipsis);
+	const char *s = args.data ? args.data : "";
+	if (level >= 2) {
+		elide_groups(&templates, s, '<', '>', ellipsis);
+		s = templates.data ? templates.data : "";
+	}
+	if (level >= 3) {
+		/* the qualifiers before the function's own name go */
+		size_t open = strcspn(s, "(");
+		const char *own = NULL;
+		for (size_t i = 0; i + 1 < open; i++)
+			if (s[i] == ':' && s[i + 1] == ':')
+				own = s + i + 2;
+		if (own) {
+			hg_buf_puts(out, ellipsis);
+			s = own;
+		}
+	}
+	hg_buf_puts(out, s);
+	out->failed |= args.failed | templates.failed;
+	hg_buf_release(&args);
+	hg_buf_release(&templates);
+}
+
 /* The length of the longest start of s[0..len) that fits in cols columns,
  * ending at a blank when one is there (*blank set). */
 static size_t break_at(const char *s, size_t len, size_t cols, bool *blank)
