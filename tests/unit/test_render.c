@@ -293,12 +293,57 @@ static void test_fold_periods_and_non_repeats(void **state)
 	hg_arena_destroy(a);
 }
 
+static char *native(const char *name, int level)
+{
+	hg_buf b;
+	hg_buf_init(&b);
+	render_native_name(&b, name, level, "…");
+	hg_buf_putc(&b, '\0');
+	assert_false(b.failed);
+	return b.data;
+}
+
+/* C++ names from real dumps, shortened a level at a time: arguments, then
+ * template arguments, then qualifiers; never the function's own name. */
+static void test_native_names_shorten(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *name, *level[4];
+	} cases[] = {
+		{"art::jit::Jit::MaybeDoOnStackReplacement(art::Thread*, art::ArtMethod*, unsigned int)+415",
+		 {NULL, "art::jit::Jit::MaybeDoOnStackReplacement(…)+415",
+		  "art::jit::Jit::MaybeDoOnStackReplacement(…)+415", "…MaybeDoOnStackReplacement(…)+415"}},
+		{"art::interpreter::Execute(art::Thread*, bool) (.llvm.16375758241455872412)+370",
+		 {NULL, "art::interpreter::Execute(…) (…)+370", "art::interpreter::Execute(…) (…)+370",
+		  "…Execute(…) (…)+370"}},
+		{"void* std::__1::__thread_proxy<std::__1::tuple<std::__1::unique_ptr<std::__1::__thread_struct>, void (*)(void*)>>(void*)",
+		 {NULL, "void* std::__1::__thread_proxy<std::__1::tuple<std::__1::unique_ptr<std::__1::__thread_struct>, void (…)(…)>>(…)",
+		  "void* std::__1::__thread_proxy<…>(…)", "…__thread_proxy<…>(…)"}},
+		{"std::function<void (int)>::operator()(int) const",
+		 {NULL, "std::function<void (…)>::operator()(…) const", "std::function<…>::operator()(…) const",
+		  "…operator()(…) const"}},
+		{"art_quick_invoke_stub+556", {NULL, "art_quick_invoke_stub+556", "art_quick_invoke_stub+556",
+					       "art_quick_invoke_stub+556"}},
+		{"f(int", {NULL, "f(…", "f(…", "f(…"}},
+		{"ns::g()", {NULL, "ns::g()", "ns::g()", "…g()"}},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		for (int level = 0; level < 4; level++) {
+			char *got = native(cases[i].name, level);
+			assert_string_equal(got, level ? cases[i].level[level] : cases[i].name);
+			free(got);
+		}
+	}
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1)
 		testdata = argv[1];
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_names_lose_packages_first),
+		cmocka_unit_test(test_native_names_shorten),
 		cmocka_unit_test(test_wrap_at_any_width),
 		cmocka_unit_test(test_parse_width),
 		cmocka_unit_test(test_fold_view_recursion),
