@@ -22,19 +22,28 @@ struct vec {
 	size_t len, cap, size;
 };
 
+/* Room for k more values (the capacity doubled from 64 as needed); false
+ * when there is no memory. */
+static bool vec_reserve(struct vec *v, size_t k)
+{
+	if (v->cap - v->len >= k)
+		return true;
+	size_t cap = v->cap ? v->cap : 64;
+	while (cap - v->len < k)
+		cap *= 2;
+	void *p = realloc(v->data, cap * v->size);
+	if (!p)
+		return false;
+	v->data = p;
+	v->cap = cap;
+	if (cap * v->size >= ((size_t)4 << 20))
+		hg_hint_huge(p, cap * v->size); /* a million-word buffer */
+	return true;
+}
+
 static void *vec_push(struct vec *v)
 {
-	if (v->len == v->cap) {
-		size_t cap = v->cap ? v->cap * 2 : 64;
-		void *p = realloc(v->data, cap * v->size);
-		if (!p)
-			return NULL;
-		v->data = p;
-		v->cap = cap;
-		if (cap * v->size >= ((size_t)4 << 20))
-			hg_hint_huge(p, cap * v->size); /* a million-word buffer */
-	}
-	return (char *)v->data + v->size * v->len++;
+	return vec_reserve(v, 1) ? (char *)v->data + v->size * v->len++ : NULL;
 }
 
 /* Whitespace as cJSON skips it: every byte up to 0x20. */
@@ -193,17 +202,6 @@ static inline size_t read_digits(const char *t, size_t d, size_t len, uint64_t *
 	return len - d >= 24 ? read_digits8(t + d, v) : read_digits1(t + d, len - d, v);
 }
 
-/* Makes room for one more value, calling vec_push only when full. */
-static bool vec_room(struct vec *v)
-{
-	if (v->len < v->cap)
-		return true;
-	if (!vec_push(v))
-		return false;
-	v->len--;
-	return true;
-}
-
 #ifdef __SSE2__
 /* The run of a buffer that is all "digits," (a word of 1 to 19 digits,
  * signed or not, then a comma and no space), read with none of the general
@@ -232,24 +230,6 @@ static size_t read_plain_words(const char *t, size_t i, size_t len, struct vec *
 	return i;
 }
 #endif
-
-/* Room for k more values; false when there is no memory. */
-static bool vec_reserve(struct vec *v, size_t k)
-{
-	if (v->cap - v->len >= k)
-		return true;
-	size_t cap = v->cap ? v->cap : 64;
-	while (cap - v->len < k)
-		cap *= 2;
-	void *p = realloc(v->data, cap * v->size);
-	if (!p)
-		return false;
-	v->data = p;
-	v->cap = cap;
-	if (cap * v->size >= ((size_t)4 << 20))
-		hg_hint_huge(p, cap * v->size);
-	return true;
-}
 
 #ifdef __SSE2__
 /* The words of a buffer 64 bytes at a time, from i (a word's start): the
@@ -305,14 +285,9 @@ static size_t read_int_array(const char *t, size_t i, size_t len, struct vec *va
 	size_t newline_before = *first_newline;
 	size_t start_len = values->len;
 	/* Room for a usual buffer (hundreds of words) at once, rather than by
-	 * six doublings from vec_push's 64. */
-	if (values->cap < 1024) {
-		void *p = realloc(values->data, 1024 * values->size);
-		if (p) {
-			values->data = p;
-			values->cap = 1024;
-		}
-	}
+	 * four doublings from 64 (without it, the word by word reader grows
+	 * it as it goes). */
+	(void)vec_reserve(values, 1024);
 	*count = 0;
 	i = skip_ws(t, i + 1, len, first_newline);
 	if (i < len && t[i] == ']')
@@ -335,7 +310,7 @@ static size_t read_int_array(const char *t, size_t i, size_t len, struct vec *va
 			i = j == d ? d : i; /* "-" alone at the end: ran out too */
 			goto not_ints;
 		}
-		if (!vec_room(values))
+		if (!vec_reserve(values, 1))
 			goto not_ints;
 		((int64_t *)values->data)[values->len++] =
 			!negative ? (int64_t)v : v ? -(int64_t)(v - 1) - 1 : 0;
