@@ -57,6 +57,9 @@ typedef struct hg_fetch_opts {
 	unsigned shard, shards;  /* only keys with hg_shard_of(key, shards) == shard; shards 0 = all */
 	const char *cache_dir;   /* where downloads are staged (created 0700); NULL: a private
 				  * directory under $TMPDIR, removed by hg_source_destroy */
+	int64_t memory_max;      /* with a done_data callback: an object listed at most this
+				  * size, not .gz, is held in memory (a body that grows past
+				  * it goes to a staged file after all); 0: none */
 } hg_fetch_opts;
 
 /* One listed object.  Strings are owned by the source. */
@@ -108,6 +111,12 @@ typedef struct hg_fetch_callbacks {
 	int (*failed)(void *user, const hg_object *obj, const char *reason);
 	/* May be NULL; called at most about 4 times a second. */
 	void (*progress)(void *user, const hg_fetch_progress *p);
+	/* May be NULL.  An object held in memory (opts.memory_max): its bytes,
+	 * data[len] == '\0', the library's until done_data returns.  Saves a
+	 * small object's file (create, write, rename, read, unlink): most of
+	 * hangar's own work per object of a bucket of reports.  Non-zero stops
+	 * the fetch. */
+	int (*done_data)(void *user, const hg_object *obj, const char *data, size_t len);
 } hg_fetch_callbacks;
 
 /* Downloads objs[0..n) (objects listed by this source, or copies of them)

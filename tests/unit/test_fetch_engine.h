@@ -60,7 +60,7 @@ static int engine_teardown(void **state)
 
 /* What the callbacks saw. */
 struct seen {
-	int done, failed;
+	int done, failed, in_memory;
 	hg_buf log;      /* "key: ok <len> <first bytes>" or "key: failed <reason>" */
 	char cache[256];
 	bool outside;    /* a staged path outside the cache dir */
@@ -76,6 +76,23 @@ static char *expected_content(const char *name)
 	return b.data;
 }
 
+/* Whether data[0..got) is what the fixture serves for obj (len bytes). */
+static void check_content(struct seen *s, const hg_object *obj, const char *data, size_t got,
+			  int64_t len)
+{
+	const char *slash = strrchr(obj->key, '/');
+	char name[256];
+	snprintf(name, sizeof name, "%s", slash ? slash + 1 : obj->key);
+	size_t nl = strlen(name);
+	if (nl > 3 && strcmp(name + nl - 3, ".gz") == 0 && strncmp(obj->key, "gzfile/", 7) == 0)
+		name[nl - 3] = '\0';
+	char *want = expected_content(name);
+	if (got != (size_t)len || strcmp(data, want) != 0)
+		s->bad_data = true;
+	hg_buf_printf(&s->log, "%s: ok %lld\n", obj->key, (long long)len);
+	free(want);
+}
+
 static int on_done(void *user, const hg_object *obj, const char *path, int64_t len)
 {
 	struct seen *s = user;
@@ -88,18 +105,18 @@ static int on_done(void *user, const hg_object *obj, const char *path, int64_t l
 	size_t got = f ? fread(data, 1, (size_t)len, f) : 0;
 	if (f)
 		fclose(f);
-	const char *slash = strrchr(obj->key, '/');
-	char name[256];
-	snprintf(name, sizeof name, "%s", slash ? slash + 1 : obj->key);
-	size_t nl = strlen(name);
-	if (nl > 3 && strcmp(name + nl - 3, ".gz") == 0 && strncmp(obj->key, "gzfile/", 7) == 0)
-		name[nl - 3] = '\0';
-	char *want = expected_content(name);
-	if (got != (size_t)len || strcmp(data, want) != 0)
-		s->bad_data = true;
-	hg_buf_printf(&s->log, "%s: ok %lld\n", obj->key, (long long)len);
-	free(want);
+	check_content(s, obj, data, got, len);
 	free(data);
+	return 0;
+}
+
+static int on_done_data(void *user, const hg_object *obj, const char *data, size_t len)
+{
+	struct seen *s = user;
+	s->in_memory++;
+	if (data[len] != '\0')
+		s->bad_data = true;
+	check_content(s, obj, data, strlen(data), (int64_t)len);
 	return 0;
 }
 
@@ -111,7 +128,8 @@ static int on_failed(void *user, const hg_object *obj, const char *reason)
 	return 0;
 }
 
-static const hg_fetch_callbacks callbacks = {on_done, on_failed, NULL};
+static const hg_fetch_callbacks callbacks = {on_done, on_failed, NULL, NULL};
+static const hg_fetch_callbacks in_memory = {on_done, on_failed, NULL, on_done_data};
 
 static hg_fetch_opts test_opts(struct seen *s)
 {
@@ -141,8 +159,9 @@ static void assert_cache_clean(struct seen *s)
 	hg_buf_release(&s->log);
 }
 
-static void fetch_keys(const char *url, const char **keys, size_t n, hg_fetch_opts *o,
-		       struct seen *s)
+/* Fetches keys under base_url, each listed at sizes[i] (NULL: unknown). */
+static void fetch_sized(const char *url, const char **keys, const int64_t *sizes, size_t n,
+			hg_fetch_opts *o, const hg_fetch_callbacks *cb, struct seen *s)
 {
 	hg_ctx ctx = test_ctx();
 	hg_source *src;
@@ -154,12 +173,18 @@ static void fetch_keys(const char *url, const char **keys, size_t n, hg_fetch_op
 		hg_buf_init(&u);
 		hg_buf_printf(&u, "%s%s", base_url, keys[i]);
 		urls[i] = u.data;
-		objs[i] = (hg_object){keys[i], urls[i], NULL, -1, NULL};
+		objs[i] = (hg_object){keys[i], urls[i], NULL, sizes ? sizes[i] : -1, NULL};
 	}
-	assert_int_equal(hg_source_fetch(src, objs, n, &callbacks, s), 0);
+	assert_int_equal(hg_source_fetch(src, objs, n, cb, s), 0);
 	for (size_t i = 0; i < n; i++)
 		free(urls[i]);
 	hg_source_destroy(src);
+}
+
+static void fetch_keys(const char *url, const char **keys, size_t n, hg_fetch_opts *o,
+		       struct seen *s)
+{
+	fetch_sized(url, keys, NULL, n, o, &callbacks, s);
 }
 
 static long stat_count(const char *path)
@@ -250,6 +275,33 @@ static void test_engine_concurrency(void **state)
 	assert_false(s.bad_data);
 	long max = stat_count("max_active");
 	assert_int_equal(max, 8);
+	assert_cache_clean(&s);
+}
+
+/* Objects listed at most memory_max, not .gz, reach done_data from memory,
+ * also after retries of a truncated body and when the listing understates
+ * a size that still fits; one whose body outgrows memory_max goes to a
+ * staged file after all; .gz, bigger and unsized ones are staged as
+ * before.  Every byte as served, the cache left empty. */
+static void test_engine_in_memory(void **state)
+{
+	(void)state;
+	struct seen s = {0};
+	hg_fetch_opts o = test_opts(&s);
+	o.memory_max = 200;
+	const char *keys[] = {"files/a.json", "files/b.json", "fail/trunc/2/c.json",
+			      "gzfile/d.json.gz", "files/e.json", "files/f.json",
+			      "files/spill-over-the-listed-size.json"}; /* 440 bytes */
+	const int64_t sizes[] = {180, 50, 180, 60, -1, 5000, 100};
+	fetch_sized(base_url, keys, sizes, 7, &o, &in_memory, &s);
+	if (s.in_memory != 3 || s.done != 4)
+		fprintf(stderr, "%s", s.log.data ? s.log.data : "");
+	assert_int_equal(s.in_memory, 3); /* a, b, and c after two truncated attempts */
+	assert_int_equal(s.done, 4);      /* d .gz, e unsized, f over memory_max, the spilled one */
+	assert_int_equal(s.failed, 0);
+	assert_false(s.bad_data);
+	assert_false(s.outside);
+	assert_int_equal(stat_count("/fail/trunc/2/c.json"), 3);
 	assert_cache_clean(&s);
 }
 
@@ -412,7 +464,7 @@ static void test_engine_s3(void **state)
 	struct seen t = {0};
 	hg_fetch_opts unused = test_opts(&t);
 	(void)unused;
-	const hg_fetch_callbacks cb = {on_done, on_failed, NULL};
+	const hg_fetch_callbacks cb = {on_done, on_failed, NULL, NULL};
 	assert_int_equal(hg_source_fetch(src, objs, n, &cb, &t), 0);
 	assert_int_equal(t.failed, 0);
 	assert_int_equal(t.done, 5);
@@ -444,6 +496,7 @@ static void test_engine_s3(void **state)
 	cmocka_unit_test(test_engine_retries),                         \
 	cmocka_unit_test(test_engine_stall_reason),                    \
 	cmocka_unit_test(test_engine_concurrency),                     \
+	cmocka_unit_test(test_engine_in_memory),                       \
 	cmocka_unit_test(test_engine_gzip_and_cap),                    \
 	cmocka_unit_test(test_engine_hostile_keys),                    \
 	cmocka_unit_test(test_engine_redirects_and_credentials),       \

@@ -66,6 +66,11 @@ static size_t on_body(char *data, size_t size, size_t nmemb, void *user)
 	}
 	if (status < 200 || status > 299)
 		return len; /* an error page is not the object */
+	if (x->in_memory && (int64_t)len > x->src->opts.memory_max - gunzip_written(x->gz) &&
+	    object_spill(x) != 0) {
+		x->sink_err = GZ_IO; /* more than listed: to a staged file after all */
+		return 0;
+	}
 	x->sink_err = gunzip_write(x->gz, data, len);
 	return x->sink_err ? 0 : len;
 }
@@ -351,14 +356,21 @@ static bool ends_with_gz(const char *key)
 int xfer_start(struct engine *en, struct xfer *x)
 {
 	object_close_sink(x, false);
-	/* O_EXCL|O_NOFOLLOW after an unlink: a link planted at the name is not followed. */
-	unlink(x->part);
-	int fd = open(x->part, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	x->file = fd >= 0 ? fdopen(fd, "wb") : NULL;
-	if (!x->file) {
-		if (fd >= 0)
-			close(fd);
-		return HG_EIO;
+	x->in_memory = en->cb->done_data && x->obj->size >= 0 &&
+		       x->obj->size <= en->src->opts.memory_max && !ends_with_gz(x->obj->key);
+	if (x->in_memory) {
+		if (!(x->file = open_memstream(&x->body, &x->body_len)))
+			return HG_ENOMEM;
+	} else {
+		/* O_EXCL|O_NOFOLLOW after an unlink: a link planted at the name is not followed. */
+		unlink(x->part);
+		int fd = open(x->part, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		x->file = fd >= 0 ? fdopen(fd, "wb") : NULL;
+		if (!x->file) {
+			if (fd >= 0)
+				close(fd);
+			return HG_EIO;
+		}
 	}
 	x->gz = gunzip_create(x->file, en->src->opts.max_object, ends_with_gz(x->obj->key));
 	if (!x->gz || setup_easy(x) != 0)

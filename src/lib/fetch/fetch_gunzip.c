@@ -32,6 +32,11 @@ struct gunzip *gunzip_create(FILE *out, int64_t cap, bool maybe_gzip)
 	return g;
 }
 
+void gunzip_retarget(struct gunzip *g, FILE *out)
+{
+	g->out = out;
+}
+
 static int emit(struct gunzip *g, const void *data, size_t len)
 {
 	if (len > (uint64_t)(g->cap - g->written))

@@ -107,6 +107,7 @@ struct gunzip *gunzip_create(FILE *out, int64_t cap, bool maybe_gzip);
 int gunzip_write(struct gunzip *g, const void *data, size_t len);
 int gunzip_finish(struct gunzip *g); /* GZ_BAD for a truncated stream */
 int64_t gunzip_written(const struct gunzip *g);
+void gunzip_retarget(struct gunzip *g, FILE *out); /* where the bytes go from now on */
 void gunzip_destroy(struct gunzip *g);
 
 /* ---- fetch_retry.c: what to do after a failed attempt ---- */
@@ -209,7 +210,10 @@ struct xfer {
 	uint64_t ready_at, started;
 	/* where the body goes: a staged file through the gunzip sink, or memory */
 	char *path, *part;
-	FILE *file;
+	FILE *file;              /* the staged file, or with in_memory an open_memstream on body */
+	bool in_memory;
+	char *body;
+	size_t body_len;
 	struct gunzip *gz;
 	hg_buf *mem;
 	int sink_err;
@@ -250,6 +254,10 @@ void xfer_free(struct xfer *x);
 
 /* Closes x's sink and staged file, removing the .part file unless keep. */
 void object_close_sink(struct xfer *x, bool keep);
+/* An object held in memory that grows past opts.memory_max (its listing
+ * said less): its bytes so far to the staged .part file, and the rest
+ * after them.  0 or HG_EIO. */
+int object_spill(struct xfer *x);
 /* Counts x's object failed, says why, and tells the failed callback. */
 void object_failed(struct engine *en, struct xfer *x, const char *reason);
 /* x's body is all there: its staged file renamed into place and handed to

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "internal.h"
 
@@ -87,6 +88,32 @@ static int on_fetched(void *user, const hg_object *obj, const char *path, int64_
 	return queue_object(in, l->source, obj, NULL, (int64_t)in->reports_of_object);
 }
 
+/* The same for an object held in memory: read as hg_reports_read_path
+ * reads its staged file, whose time would be now. */
+static int on_fetched_data(void *user, const hg_object *obj, const char *data, size_t len)
+{
+	struct listing *l = user;
+	struct hg_ingest *in = l->in;
+	in->sum.objects.fetched++;
+	in->sum.objects.bytes += (int64_t)len;
+	in->reports_of_object = 0;
+	in->path = obj->key;
+	hg_ctx with_time = in->ctx;
+	struct timespec now;
+	if (clock_gettime(CLOCK_REALTIME, &now) == 0)
+		with_time.file_time_ms = (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000;
+	int rc = hg_reports_read_as(&with_time, obj->url, data, len, in->opts.format, ingest_on_report,
+				    in);
+	if (ingest_queue_stopped(&in->queue))
+		return HG_EIO;
+	if (rc == HG_EIO || rc == HG_ELIMIT) {
+		in->sum.objects.fetched--;
+		in->sum.objects.failed++;
+		return queue_object(in, l->source, obj, in->diags.last, 0);
+	}
+	return queue_object(in, l->source, obj, NULL, (int64_t)in->reports_of_object);
+}
+
 static int on_failed(void *user, const hg_object *obj, const char *reason)
 {
 	struct listing *l = user;
@@ -106,7 +133,14 @@ static void on_progress(void *user, const hg_fetch_progress *p)
 void ingest_remote(struct hg_ingest *in, const char *url)
 {
 	hg_source *src = NULL;
-	if (hg_source_open(&in->ctx, url, &in->opts.fetch, &src) != 0) {
+	/* A report file of up to 1 MiB is read from memory, not from a staged
+	 * file (never more than a whole input may be). */
+	hg_fetch_opts fetch = in->opts.fetch;
+	if (fetch.memory_max == 0)
+		fetch.memory_max = (int64_t)(in->ctx.limits.max_input_bytes < ((size_t)1 << 20)
+						     ? in->ctx.limits.max_input_bytes
+						     : ((size_t)1 << 20));
+	if (hg_source_open(&in->ctx, url, &fetch, &src) != 0) {
 		in->sum.sources_failed++;
 		return;
 	}
@@ -134,7 +168,8 @@ void ingest_remote(struct hg_ingest *in, const char *url)
 		for (size_t i = 0; i < l.n; i++)
 			objs[i] = *l.todo[i];
 		in->names.no_beside = true;
-		hg_fetch_callbacks cb = {on_fetched, on_failed, on_progress};
+		hg_fetch_callbacks cb = {.done = on_fetched, .failed = on_failed,
+					 .progress = on_progress, .done_data = on_fetched_data};
 		rc = hg_source_fetch(src, objs, l.n, &cb, &l);
 		in->names.no_beside = false;
 		hg_ingest_progress done = {.phase = HG_INGEST_FETCHED,
