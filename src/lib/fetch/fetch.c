@@ -371,6 +371,7 @@ int xfer_start(struct engine *en, struct xfer *x)
 				close(fd);
 			return HG_EIO;
 		}
+		x->staged = true;
 	}
 	x->gz = gunzip_create(x->file, en->src->opts.max_object, ends_with_gz(x->obj->key));
 	if (!x->gz || setup_easy(x) != 0)

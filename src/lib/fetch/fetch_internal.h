@@ -212,6 +212,7 @@ struct xfer {
 	char *path, *part;
 	FILE *file;              /* the staged file, or with in_memory an open_memstream on body */
 	bool in_memory;
+	bool staged;             /* the .part file is ours and there, to unlink when dropped */
 	char *body;
 	size_t body_len;
 	struct gunzip *gz;

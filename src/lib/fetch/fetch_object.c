@@ -19,8 +19,9 @@ void object_close_sink(struct xfer *x, bool keep)
 		free(x->body);
 		x->body = NULL;
 		x->body_len = 0;
-	} else if (!keep && x->part) {
+	} else if (!keep && x->staged) {
 		unlink(x->part);
+		x->staged = false;
 	}
 }
 
@@ -37,6 +38,7 @@ int object_spill(struct xfer *x)
 	}
 	fclose(x->file); /* the body so far, complete */
 	x->file = file;
+	x->staged = true;
 	bool written = x->body_len == 0 || fwrite(x->body, 1, x->body_len, file) == x->body_len;
 	free(x->body);
 	x->body = NULL;
@@ -63,8 +65,10 @@ void object_finish(struct engine *en, struct xfer *x)
 	int64_t len = gunzip_written(x->gz);
 	bool flushed = fflush(x->file) == 0;
 	object_close_sink(x, true);
-	bool kept = x->in_memory ? x->body != NULL : rename(x->part, x->path) == 0;
-	if (gz != GZ_OK || !flushed || !kept) {
+	bool kept = gz == GZ_OK && flushed &&
+		    (x->in_memory ? x->body != NULL : rename(x->part, x->path) == 0);
+	x->staged = x->staged && !kept; /* renamed: the .part name is gone */
+	if (!kept) {
 		object_close_sink(x, false);
 		char reason[128];
 		snprintf(reason, sizeof reason, "%s",
