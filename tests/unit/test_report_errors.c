@@ -48,6 +48,29 @@ static void test_wrong_types(void **state)
 		one_failed(f, cases[i][0], cases[i][1]);
 }
 
+/* An APM report fetched from a bucket names its stack file relative to a
+ * URL: it is looked for in stack_dir only, never at "s3:/bucket/dir/...". */
+static void test_apm_stack_file_of_a_fetched_report(void **state)
+{
+	struct fixture *f = *state;
+	const char *text = "{\"reportType\":\"LAG\",\"cost\":2310,\"stack_file\":\"stacks/lag-1.txt\"}";
+	reset(f);
+	hg_reports_read(&f->ctx, "s3://bucket/day/r.json", text, strlen(text), sink, f);
+	assert_int_equal(f->delivered, 1);
+	assert_contains(f->rep[0]->error, "field \"stack_file\": \"stacks/lag-1.txt\" is not "
+					  "fetched with the report; give the folder that holds it "
+					  "with --stack-dir");
+	/* With stack_dir it is read from there. */
+	char *dir = path_in_testdata("apm");
+	f->ctx.stack_dir = dir;
+	reset(f);
+	hg_reports_read(&f->ctx, "s3://bucket/day/r.json", text, strlen(text), sink, f);
+	assert_int_equal(f->delivered, 1);
+	assert_null(f->rep[0]->error);
+	f->ctx.stack_dir = NULL;
+	free(dir);
+}
+
 static void test_out_of_range_word_location(void **state)
 {
 	struct fixture *f = *state;
@@ -388,6 +411,7 @@ int main(int argc, char **argv)
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 	const struct CMUnitTest tests[] = {
 		T(test_wrong_types),
+		T(test_apm_stack_file_of_a_fetched_report),
 		T(test_out_of_range_word_location),
 		T(test_extreme_words_accepted),
 		T(test_bad_base64),

@@ -168,6 +168,12 @@ static int read_stack_file(const hg_ctx *ctx, const hg_report *rep, const char *
 	if (name[0] == '/' || !name[0] || has_dotdot(name))
 		return report_fail(err, NO_OFFSET, "field \"stack_file\": \"%s\" must be a relative "
 				   "path without \"..\"", name);
+	/* A fetched report's source is its URL: no folder of this machine is
+	 * beside it (dirname would make "s3:/bucket/dir" a local path). */
+	if (!ctx->stack_dir && strstr(rep->source, "://"))
+		return report_fail(err, NO_OFFSET, "field \"stack_file\": \"%s\" is not fetched "
+				   "with the report; give the folder that holds it with --stack-dir",
+				   name);
 	char *copy = strdup(rep->source);
 	if (!copy)
 		return HG_ENOMEM;
