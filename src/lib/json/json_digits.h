@@ -1,5 +1,5 @@
 /* Runs of decimal digits read fast, for the buffer words of hot arrays
- * (private to src/lib/json; static inline, as json_scan.c calls them once
+ * (private to src/lib/json; static inline, as json_ints.c calls them once
  * a word).  Each reads at most 19 digits, their count returned and their
  * value in *v (19 digits fit in a uint64); a 20th is left for the caller
  * to see. */
@@ -72,22 +72,18 @@ static inline size_t read_digits8(const char *p, uint64_t *v)
 }
 
 #ifdef __SSE2__
-/* The 4 bytes at p as a little-endian word. */
-static inline uint32_t load4(const char *p)
+/* Bit k set where byte k of x is a digit: less '0', at most 9 unsigned. */
+static inline unsigned digit_mask16(__m128i x)
 {
-	uint32_t x;
-	memcpy(&x, p, sizeof x);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	x = __builtin_bswap32(x);
-#endif
-	return x;
+	__m128i d = _mm_sub_epi8(x, _mm_set1_epi8('0'));
+	return (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(d, _mm_set1_epi8(9)), d));
 }
 
 /* The value of the n (1..19) digits at p, where the 16 bytes before the
- * last digit and the 4 from p can be read: the last 16 (or fewer) from
+ * last digit and the 8 from p can be read: the last 16 (or fewer) from
  * a load that ends where the run ends, bytes before the run masked off,
  * combined in pairs, fours and eights by SSE2 multiply-adds; the first 0
- * to 3 of a longer run from the 4 bytes at p as one word.  No branch on n:
+ * to 3 of a longer run from the first 4 bytes at p as one word.  No branch on n:
  * where a buffer word of 17 to 19 digits ends is a coin toss for the
  * branch predictor.  (SSE4.1's byte multiply-add would save about 2 % of
  * a raw `stack` run here: not worth a second build of the scanner.) */
@@ -114,7 +110,7 @@ static inline uint64_t digits_value16(const char *p, size_t n)
 	 * shifts all out: the shift is done in 64 bits), then read as four
 	 * digits with leading zeros.  With high > 0 all four bytes are digits,
 	 * so subtracting '0' borrows nothing. */
-	uint64_t top = (uint64_t)(load4(p) - 0x30303030u) << (8 * (4 - high)) & 0xFFFFFFFFu;
+	uint64_t top = (uint64_t)((uint32_t)load8(p) - 0x30303030u) << (8 * (4 - high)) & 0xFFFFFFFFu;
 	top = top * 10 + (top >> 8);
 	top = (top & 0xFF) * 100 + ((top >> 16) & 0xFF);
 	return top * 10000000000000000u + value;
@@ -125,12 +121,8 @@ static inline uint64_t digits_value16(const char *p, size_t n)
  * bytes, their value in *v (digits_value16; 0 for none). */
 static inline size_t read_digits16(const char *p, uint64_t *v)
 {
-	const __m128i zero_char = _mm_set1_epi8('0'), nine = _mm_set1_epi8(9);
-	__m128i a = _mm_sub_epi8(_mm_loadu_si128((const __m128i *)(const void *)p), zero_char);
-	__m128i b = _mm_sub_epi8(_mm_loadu_si128((const __m128i *)(const void *)(p + 16)), zero_char);
-	/* a byte is a digit when, less '0', it is at most 9 unsigned */
-	unsigned digits = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(a, nine), a)) |
-			  (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(b, nine), b)) << 16;
+	unsigned digits = digit_mask16(_mm_loadu_si128((const __m128i *)(const void *)p)) |
+			  digit_mask16(_mm_loadu_si128((const __m128i *)(const void *)(p + 16))) << 16;
 	unsigned run = (unsigned)__builtin_ctz(~digits | 0x80000000u); /* 31 stands for 31 or 32 */
 	size_t n = run > 19 ? 19 : run; /* a 20th digit is left for the caller to see */
 	*v = digits_value16(p, n);
@@ -145,13 +137,11 @@ struct byte_kinds {
 
 static inline struct byte_kinds byte_kinds64(const char *p)
 {
-	const __m128i zero_char = _mm_set1_epi8('0'), nine = _mm_set1_epi8(9),
-		      comma = _mm_set1_epi8(','), minus = _mm_set1_epi8('-');
+	const __m128i comma = _mm_set1_epi8(','), minus = _mm_set1_epi8('-');
 	struct byte_kinds k = {0, 0, 0};
 	for (int c = 0; c < 4; c++) {
 		__m128i x = _mm_loadu_si128((const __m128i *)(const void *)(p + 16 * c));
-		__m128i d = _mm_sub_epi8(x, zero_char);
-		k.digit |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(d, nine), d)) << (16 * c);
+		k.digit |= (uint64_t)digit_mask16(x) << (16 * c);
 		k.comma |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(x, comma)) << (16 * c);
 		k.minus |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(x, minus)) << (16 * c);
 	}

@@ -11,6 +11,15 @@
 #include "json_digits.h"
 #include "json_scan_util.h"
 
+/* v with the sign of its text: without a branch (entries and exits, the
+ * words' signs, alternate at random).  The conversion to int64 wraps, as
+ * GCC and Clang define it. */
+static inline int64_t with_sign(uint64_t v, size_t negative)
+{
+	uint64_t all = 0 - (uint64_t)negative; /* all ones or zero */
+	return (int64_t)((v ^ all) - all);
+}
+
 /* Where the run of digits at t[d] ends and its value (json_digits.h): by
  * the widest reader the bytes around it allow. */
 static inline size_t read_digits(const char *t, size_t d, size_t len, uint64_t *v)
@@ -21,35 +30,6 @@ static inline size_t read_digits(const char *t, size_t d, size_t len, uint64_t *
 #endif
 	return len - d >= 24 ? read_digits8(t + d, v) : read_digits1(t + d, len - d, v);
 }
-
-#ifdef __SSE2__
-/* The run of a buffer that is all "digits," (a word of 1 to 19 digits,
- * signed or not, then a comma and no space), read with none of the general
- * loop's other tests: from i, at most up to values' capacity.  Returns
- * where it stopped: before the first word that is anything else (the last
- * one, a 20th digit, a fraction, past int64), or after a comma that a
- * space follows.  The general loop reads on from there. */
-static size_t read_plain_words(const char *t, size_t i, size_t len, struct vec *values)
-{
-	if (i < 16 || len < 34)
-		return i;
-	int64_t *out = values->data;
-	size_t n = values->len, cap = values->cap, last = len - 34; /* 32 bytes after a sign */
-	while (i <= last && n < cap) {
-		size_t negative = t[i] == '-';
-		const char *p = t + i + negative;
-		uint64_t v;
-		size_t k = read_digits16(p, &v);
-		if (k == 0 || p[k] != ',' || v > (uint64_t)INT64_MAX + negative)
-			break;
-		uint64_t sign = 0 - (uint64_t)negative; /* all ones or zero: no branch on the sign */
-		out[n++] = (int64_t)((v ^ sign) - sign);
-		i += negative + k + 1;
-	}
-	values->len = n;
-	return i;
-}
-#endif
 
 #ifdef __SSE2__
 /* The words of a buffer 64 bytes at a time, from i (a word's start): the
@@ -82,8 +62,7 @@ static size_t read_word_blocks(const char *t, size_t i, size_t len, struct vec *
 			uint64_t v = digits_value16(t + i + pos + negative, n);
 			if (v > (uint64_t)INT64_MAX + negative)
 				break;
-			uint64_t all = 0 - (uint64_t)negative; /* all ones or zero: no branch on the sign */
-			out[words++] = (int64_t)((v ^ all) - all);
+			out[words++] = with_sign(v, negative);
 			pos = end + 1;
 		}
 		values->len += words;
@@ -96,8 +75,8 @@ static size_t read_word_blocks(const char *t, size_t i, size_t len, struct vec *
 #endif
 
 /* The digits are read 64 bytes at a time where the text is all "digits,"
- * (read_word_blocks), then a word at a time (read_plain_words), then by the
- * general loop, which reads 16 or 8 digits at a time (read_digits). */
+ * (read_word_blocks), else (a space, the last few words) a word at a time,
+ * 16 or 8 digits at once (read_digits). */
 size_t json_read_int_array(const char *t, size_t i, size_t len, struct vec *values, size_t *count,
 			   size_t *first_newline, bool *ran_out)
 {
@@ -114,7 +93,6 @@ size_t json_read_int_array(const char *t, size_t i, size_t len, struct vec *valu
 	while (i < len) {
 #ifdef __SSE2__
 		i = read_word_blocks(t, i, len, values);
-		i = read_plain_words(t, i, len, values);
 		i = skip_ws(t, i, len, first_newline); /* when a space followed a comma */
 		if (i >= len)
 			break;
@@ -131,8 +109,7 @@ size_t json_read_int_array(const char *t, size_t i, size_t len, struct vec *valu
 		}
 		if (!vec_reserve(values, 1))
 			goto not_ints;
-		((int64_t *)values->data)[values->len++] =
-			!negative ? (int64_t)v : v ? -(int64_t)(v - 1) - 1 : 0;
+		((int64_t *)values->data)[values->len++] = with_sign(v, negative);
 		if (j < len && t[j] == ',') {
 			i = j + 1;
 			if (i < len && !is_space(t[i]))
