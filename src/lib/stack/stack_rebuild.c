@@ -124,13 +124,12 @@ static inline __attribute__((always_inline)) void add_item(struct items *r, int3
  * discard the whole stack (a negative duration), or HG_ENOMEM. */
 #define ABANDON 1
 static inline __attribute__((always_inline)) int handle_exit(struct deque *raw, int64_t *depth, int64_t word, size_t index,
-		    struct items *r, struct oddities *odd, bool *shaped, hg_arena *arena, hg_strlist *warnings)
+		    struct items *r, struct oddities *odd, hg_arena *arena, hg_strlist *warnings)
 {
 	int32_t out_id = hg_beat_method_id(word);
 	if (raw->len == 0) {
 		if (odd->stray_exits++ == 0)
 			odd->first_stray = index;
-		*shaped = false;
 		return 0;
 	}
 	struct pending in = pop_front(raw);
@@ -144,7 +143,6 @@ static inline __attribute__((always_inline)) int handle_exit(struct deque *raw, 
 		 * in order, as its `tmp` list does. */
 		if (odd->mismatches++ == 0)
 			odd->first_mismatch = index;
-		*shaped = false;
 		tmp = malloc((popped_from + 1) * sizeof *tmp);
 		if (!tmp)
 			return HG_ENOMEM;
@@ -399,7 +397,7 @@ rebuild(const int64_t *words, size_t n, const hg_rebuild_opts *opts, hg_arena *a
 		return HG_ENOMEM;
 	}
 	struct oddities odd = {0};
-	bool begun = !opts->strict, shaped = !by_tree;
+	bool begun = !opts->strict, reset_under_pending = false;
 	int64_t depth = 0;
 	uint32_t calls = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -416,14 +414,13 @@ rebuild(const int64_t *words, size_t n, const hg_rebuild_opts *opts, hg_arena *a
 			continue;
 		if (entry) {
 			if (id == HG_BEAT_DISPATCH_ID) {
-				shaped = shaped && raw.len == 0; /* depth reset under pending entries */
+				reset_under_pending |= raw.len > 0;
 				depth = 0;
 			}
 			depth++;
 			r.of_call[calls] = NIL;
 			push_front(&raw, (struct pending){w, (uint32_t)i, calls++});
-		} else if ((rc = handle_exit(&raw, &depth, w, i, &r, &odd, &shaped, arena,
-					     warnings)) != 0) {
+		} else if ((rc = handle_exit(&raw, &depth, w, i, &r, &odd, arena, warnings)) != 0) {
 			report_oddities(&odd, opts->strict, arena, warnings);
 			rc = rc == ABANDON ? 0 : rc;
 			goto done;
@@ -440,9 +437,12 @@ rebuild(const int64_t *words, size_t n, const hg_rebuild_opts *opts, hg_arena *a
 		}
 	} else {
 		odd.dropped_unfinished = raw.len;
-		shaped = shaped && raw.len == 0; /* their children would hang from nothing */
 	}
 	report_oddities(&odd, opts->strict, arena, warnings);
+	/* Without an oddity (see the top of the file); dropped unfinished
+	 * entries would leave their children hanging from nothing. */
+	bool shaped = !by_tree && !odd.stray_exits && !odd.mismatches && !reset_under_pending &&
+		      !odd.dropped_unfinished;
 	rc = shaped ? flatten_in_call_order(&r, calls, arena, out, begin)
 		    : tree_and_flatten(&r, scratch, arena, out, begin, warnings);
 done:
