@@ -248,12 +248,18 @@ static int rebuild_buffer(hg_report *rep, const int64_t *words, size_t n, bool s
 	return 0;
 }
 
-int report_analyse_buffer(hg_report *rep, const int64_t *words, size_t n, bool strict,
-			  bool has_end_time, int64_t end_time, bool want_times)
+/* rep holds a stack rebuilt from a buffer of n words. */
+static void mark_buffer(hg_report *rep, size_t n)
 {
 	rep->has_method_stack = true;
 	rep->from_buffer = true;
 	rep->buffer_words = n;
+}
+
+int report_analyse_buffer(hg_report *rep, const int64_t *words, size_t n, bool strict,
+			  bool has_end_time, int64_t end_time, bool want_times)
+{
+	mark_buffer(rep, n);
 	if (n == 0) {
 		/* Matrix skips both steps for an empty buffer. */
 		hg_strlist_addf(&rep->warnings, rep->arena, "the buffer is empty: no stack to rebuild");
@@ -274,8 +280,7 @@ struct report_rebuild {
 };
 
 /* The end time is settled here, on the reading thread: its warnings come
- * before the rebuild's, and the words are read once for the copy and for
- * their latest time. */
+ * before the rebuild's. */
 int report_defer_rebuild(hg_report *rep, const int64_t *words, size_t n, bool strict,
 			 bool has_end_time, int64_t end_time, bool want_times)
 {
@@ -286,17 +291,11 @@ int report_defer_rebuild(hg_report *rep, const int64_t *words, size_t n, bool st
 			: hg_arena_alloc_unzeroed(rep->arena, n * sizeof *copy);
 	if (!r || !copy)
 		return HG_ENOMEM;
-	int64_t latest = 0; /* as hg_stack_latest_time */
-	for (size_t i = 0; i < n; i++) {
-		int64_t t = hg_beat_time(copy[i] = words[i]); /* words may be the JSON document's */
-		latest = t > latest ? t : latest;
-	}
-	end_time = settle_end_time(rep, latest, has_end_time, end_time);
+	memcpy(copy, words, n * sizeof *copy); /* words may be the JSON document's */
+	end_time = settle_end_time(rep, hg_stack_latest_time(copy, n), has_end_time, end_time);
 	*r = (struct report_rebuild){copy, n, strict, want_times, end_time, rep->warnings.len};
 	rep->rebuild = r;
-	rep->has_method_stack = true;
-	rep->from_buffer = true;
-	rep->buffer_words = n;
+	mark_buffer(rep, n);
 	rep->key_index = -1;
 	return 0;
 }
