@@ -18,7 +18,6 @@
  * before a request is sent. */
 #include <curl/curl.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -361,17 +360,8 @@ int xfer_start(struct engine *en, struct xfer *x)
 	if (x->in_memory) {
 		if (!(x->file = open_memstream(&x->body, &x->body_len)))
 			return HG_ENOMEM;
-	} else {
-		/* O_EXCL|O_NOFOLLOW after an unlink: a link planted at the name is not followed. */
-		unlink(x->part);
-		int fd = open(x->part, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-		x->file = fd >= 0 ? fdopen(fd, "wb") : NULL;
-		if (!x->file) {
-			if (fd >= 0)
-				close(fd);
-			return HG_EIO;
-		}
-		x->staged = true;
+	} else if (!(x->file = object_open_part(x))) {
+		return HG_EIO;
 	}
 	x->gz = gunzip_create(x->file, en->src->opts.max_object, ends_with_gz(x->obj->key));
 	if (!x->gz || setup_easy(x) != 0)

@@ -255,6 +255,8 @@ void xfer_free(struct xfer *x);
 
 /* Closes x's sink and staged file, removing the .part file unless keep. */
 void object_close_sink(struct xfer *x, bool keep);
+/* A fresh .part file for x, staged (x->staged); NULL on failure. */
+FILE *object_open_part(struct xfer *x);
 /* An object held in memory that grows past opts.memory_max (its listing
  * said less): its bytes so far to the staged .part file, and the rest
  * after them.  0 or HG_EIO. */

@@ -25,20 +25,25 @@ void object_close_sink(struct xfer *x, bool keep)
 	}
 }
 
-int object_spill(struct xfer *x)
+FILE *object_open_part(struct xfer *x)
 {
 	/* O_EXCL|O_NOFOLLOW after an unlink: a link planted at the name is not followed. */
 	unlink(x->part);
 	int fd = open(x->part, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	FILE *file = fd >= 0 ? fdopen(fd, "wb") : NULL;
-	if (!file) {
-		if (fd >= 0)
-			close(fd);
+	if (!file && fd >= 0)
+		close(fd);
+	x->staged = file != NULL;
+	return file;
+}
+
+int object_spill(struct xfer *x)
+{
+	FILE *file = object_open_part(x);
+	if (!file)
 		return HG_EIO;
-	}
 	fclose(x->file); /* the body so far, complete */
 	x->file = file;
-	x->staged = true;
 	bool written = x->body_len == 0 || fwrite(x->body, 1, x->body_len, file) == x->body_len;
 	free(x->body);
 	x->body = NULL;

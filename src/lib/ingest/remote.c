@@ -69,41 +69,21 @@ static int queue_object(struct hg_ingest *in, const char *source, const hg_objec
 	return 0;
 }
 
-static int on_fetched(void *user, const hg_object *obj, const char *path, int64_t len)
+/* A fetched object about to be read: counted, its key kept for the
+ * version folder of the key. */
+static void object_begins(struct hg_ingest *in, const hg_object *obj, int64_t len)
 {
-	struct listing *l = user;
-	struct hg_ingest *in = l->in;
 	in->sum.objects.fetched++;
 	in->sum.objects.bytes += len;
 	in->reports_of_object = 0;
-	in->path = obj->key; /* for the version folder of the key */
-	int rc = hg_reports_read_path(&in->ctx, path, obj->url, in->opts.format, ingest_on_report, in);
-	if (ingest_queue_stopped(&in->queue))
-		return HG_EIO;
-	if (rc == HG_EIO || rc == HG_ELIMIT) { /* the fetched file could not be read: retry later */
-		in->sum.objects.fetched--;
-		in->sum.objects.failed++;
-		return queue_object(in, l->source, obj, in->diags.last, 0);
-	}
-	return queue_object(in, l->source, obj, NULL, (int64_t)in->reports_of_object);
+	in->path = obj->key;
 }
 
-/* The same for an object held in memory: read as hg_reports_read_path
- * reads its staged file, whose time would be now. */
-static int on_fetched_data(void *user, const hg_object *obj, const char *data, size_t len)
+/* A fetched object read (rc): queued after its reports, or as failed to
+ * retry later when its bytes could not be read. */
+static int object_read(struct listing *l, const hg_object *obj, int rc)
 {
-	struct listing *l = user;
 	struct hg_ingest *in = l->in;
-	in->sum.objects.fetched++;
-	in->sum.objects.bytes += (int64_t)len;
-	in->reports_of_object = 0;
-	in->path = obj->key;
-	hg_ctx with_time = in->ctx;
-	struct timespec now;
-	if (clock_gettime(CLOCK_REALTIME, &now) == 0)
-		with_time.file_time_ms = (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000;
-	int rc = hg_reports_read_as(&with_time, obj->url, data, len, in->opts.format, ingest_on_report,
-				    in);
 	if (ingest_queue_stopped(&in->queue))
 		return HG_EIO;
 	if (rc == HG_EIO || rc == HG_ELIMIT) {
@@ -112,6 +92,28 @@ static int on_fetched_data(void *user, const hg_object *obj, const char *data, s
 		return queue_object(in, l->source, obj, in->diags.last, 0);
 	}
 	return queue_object(in, l->source, obj, NULL, (int64_t)in->reports_of_object);
+}
+
+static int on_fetched(void *user, const hg_object *obj, const char *path, int64_t len)
+{
+	struct listing *l = user;
+	object_begins(l->in, obj, len);
+	return object_read(l, obj, hg_reports_read_path(&l->in->ctx, path, obj->url, l->in->opts.format,
+							 ingest_on_report, l->in));
+}
+
+/* The same for an object held in memory: read as hg_reports_read_path
+ * reads its staged file, whose time would be now. */
+static int on_fetched_data(void *user, const hg_object *obj, const char *data, size_t len)
+{
+	struct listing *l = user;
+	object_begins(l->in, obj, (int64_t)len);
+	hg_ctx with_time = l->in->ctx;
+	struct timespec now;
+	if (clock_gettime(CLOCK_REALTIME, &now) == 0)
+		with_time.file_time_ms = (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000;
+	return object_read(l, obj, hg_reports_read_as(&with_time, obj->url, data, len,
+						      l->in->opts.format, ingest_on_report, l->in));
 }
 
 static int on_failed(void *user, const hg_object *obj, const char *reason)
