@@ -48,15 +48,12 @@ static bool cxx_symbol(const char *s)
 	return strstr(s, "::") || strchr(s, '(');
 }
 
-/* A demangled frame: its readable name (shortened by name_level, see
- * render_native_name), with the "+offset" the symbol was written with
- * ("_ZN3art3FooEv+24" reads "art::Foo()+24"). */
-static void readable_symbol(hg_buf *out, const hg_frame *f, int name_level, const char *ellipsis)
+/* " (name+rest)", the name shortened by level (render_native_name). */
+static void function_text(hg_buf *out, const char *name, const char *rest, int level,
+			  const char *ellipsis)
 {
-	size_t n = strlen(f->mangled);
-	const char *rest = f->symbol && strncmp(f->symbol, f->mangled, n) == 0 ? f->symbol + n : "";
 	hg_buf_puts(out, " (");
-	render_native_name(out, f->method, name_level, ellipsis);
+	render_native_name(out, name, level, ellipsis);
 	hg_buf_puts(out, rest);
 	hg_buf_putc(out, ')');
 }
@@ -74,20 +71,20 @@ static void native_text(hg_buf *out, const hg_frame *f, bool short_pc, bool shor
 		image_text(out, f->image, short_image, ellipsis);
 	}
 	if (f->mangled && !f->symbolicated) {
-		readable_symbol(out, f, name_level, ellipsis);
+		/* demangled, with the "+offset" the symbol was written with
+		 * ("_ZN3art3FooEv+24" reads "art::Foo()+24") */
+		size_t n = strlen(f->mangled);
+		const char *rest = f->symbol && strncmp(f->symbol, f->mangled, n) == 0 ? f->symbol + n : "";
+		function_text(out, f->method, rest, name_level, ellipsis);
 	} else if (f->symbol && !f->symbolicated) { /* else the function symbol files name */
 		/* ART writes its own C++ names readable: shortened like ours;
 		 * a JIT'd Java method ("a.b.C.m") is left to frame_text */
-		hg_buf_puts(out, " (");
-		render_native_name(out, f->symbol, cxx_symbol(f->symbol) ? name_level : 0, ellipsis);
-		hg_buf_putc(out, ')');
+		function_text(out, f->symbol, "", cxx_symbol(f->symbol) ? name_level : 0, ellipsis);
 	} else if (f->method) {
-		hg_buf_puts(out, " (");
-		render_native_name(out, f->method, name_level, ellipsis);
-		hg_buf_putc(out, ')');
-	}
-	else if (f->has_offset)
+		function_text(out, f->method, "", name_level, ellipsis);
+	} else if (f->has_offset) {
 		hg_buf_printf(out, " +0x%" PRIx64, f->offset);
+	}
 	render_native_source(out, f);
 	if (!f->has_pc && !f->image && !f->symbol && !f->method && f->text)
 		hg_buf_puts(out, f->text);
