@@ -4,7 +4,8 @@
  * first value of the input, they must agree node for node: types, keys,
  * strings byte for byte (but for \u0000, which cJSON cuts and hangar keeps
  * as C0 80), integers exactly where cJSON's double holds them, the same
- * number of elements, and where the value ends. */
+ * number of elements, and where the value ends; with each reader of the
+ * words in turn. */
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stdbool.h>
@@ -14,6 +15,7 @@
 #include <string.h>
 
 #include "json/json.h"
+#include "json/json_words.h"
 
 static const char fuzz_target[] = "fuzz_json";
 #include "fuzz_fixture.h"
@@ -81,6 +83,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(text, data, size);
 	text[size] = '\0';
+	/* Every reader of a buffer's words (json_words.h) in turn, by the
+	 * input's length: each must agree with cJSON. */
+	json_words_use((enum json_words_reader)(size % 3));
 	hg_json_doc *doc = NULL;
 	size_t end = 0;
 	int rc = hg_json_parse_keys(text, size, "buffer", NULL, &doc, &end, NULL);

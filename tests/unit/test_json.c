@@ -17,6 +17,7 @@
 
 #include "hangar/text.h"
 #include "json/json.h"
+#include "json/json_words.h"
 
 static hg_json_doc *parse_ok(const char *text, size_t *end)
 {
@@ -608,9 +609,22 @@ static void test_hot_array_not_plain(void **state)
  * token that is not, at every place in such a block and amid words of
  * every length, leaves the array to the exact reader, or the text to
  * cJSON's verdict, just as it does at an array's ends. */
+static void odd_inside_blocks(void);
+
+/* Each reader of the words (json_words.h): the best this processor runs,
+ * the SSE2 build, none (word by word). */
 static void test_hot_array_odd_inside_blocks(void **state)
 {
 	(void)state;
+	for (int r = JSON_WORDS_BEST; r <= JSON_WORDS_NONE; r++) {
+		json_words_use((enum json_words_reader)r);
+		odd_inside_blocks();
+	}
+	json_words_use(JSON_WORDS_BEST);
+}
+
+static void odd_inside_blocks(void)
+{
 	const char *odd[] = {"12345678901234567890", "-12345678901234567890", "9223372036854775808",
 			     "-9223372036854775809", "1.5", "1e3", "-", "--1", "1-", "-1-", "+1", "1 2",
 			     "", "1,,2", "-,", "\"7\"", "null", "[1]", "12345678901234567890123"};
@@ -665,6 +679,73 @@ static void test_hot_array_odd_inside_blocks(void **state)
 			hg_buf_release(&b);
 		}
 	}
+}
+
+/* Long buffers of words of every length (1 to 19 digits, either sign,
+ * int64's ends among them), some with a space, a 20th digit or a word past
+ * int64 at a random place: every reader (json_words.h) gives the same
+ * verdict and the same words as strtoll, across 64-byte blocks and 2 KiB
+ * chunks. */
+static void test_word_readers_agree(void **state)
+{
+	(void)state;
+	uint64_t x = 0x9E3779B97F4A7C15u;
+	for (int round = 0; round < 300; round++) {
+		hg_buf b;
+		hg_buf_init(&b);
+		hg_buf_puts(&b, "{\"buffer\":[");
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		size_t n = 1 + x % 700, odd_at = round % 3 == 0 ? (x >> 20) % n : SIZE_MAX;
+		int odd_kind = (int)(x >> 40) % 4;
+		for (size_t k = 0; k < n; k++) {
+			if (k == odd_at) {
+				const char *odd[] = {" 1", "12345678901234567890", "9223372036854775808",
+						     "-9223372036854775809"};
+				hg_buf_printf(&b, "%s%s", odd[odd_kind], k + 1 < n ? "," : "");
+				continue;
+			}
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			int64_t w = k % 97 == 5 ? INT64_MIN : k % 89 == 7 ? INT64_MAX
+								   : (int64_t)(x >> (x % 63));
+			w = (x & 1) && w != INT64_MIN ? -w : w;
+			hg_buf_printf(&b, "%lld%s", (long long)w, k + 1 < n ? "," : "");
+		}
+		hg_buf_puts(&b, "]}");
+		int64_t first[800];
+		size_t first_n = 0;
+		int first_rc = 0;
+		for (int r = JSON_WORDS_BEST; r <= JSON_WORDS_NONE; r++) {
+			json_words_use((enum json_words_reader)r);
+			hg_json_doc *doc = NULL;
+			size_t end = 0;
+			assert_int_equal(hg_json_parse_hot(b.data, b.len, "buffer", &doc, &end), 0);
+			const int64_t *v = NULL;
+			size_t got = 0;
+			int rc = hg_json_int_array(doc, hg_json_get(hg_json_root(doc), "buffer"), &v, &got);
+			if (r == JSON_WORDS_BEST) {
+				first_rc = rc;
+				first_n = got;
+				if (rc == 0)
+					memcpy(first, v, got * sizeof *v);
+				/* strtoll's words, where the array is plain */
+				const char *p = strchr(b.data, '[') + 1;
+				for (size_t k = 0; rc == 0 && k < got; k++) {
+					char *e;
+					assert_true(strtoll(p, &e, 10) == v[k]);
+					p = e + 1;
+				}
+				assert_int_equal(rc == 0, odd_at == SIZE_MAX || odd_kind == 0);
+			} else {
+				assert_int_equal(rc, first_rc);
+				assert_int_equal(got, first_n);
+				for (size_t k = 0; rc == 0 && k < got; k++)
+					assert_true(v[k] == first[k]);
+			}
+			hg_json_doc_destroy(doc);
+		}
+		hg_buf_release(&b);
+	}
+	json_words_use(JSON_WORDS_BEST);
 }
 
 /* Leading zeros, "-0" and spaces are read as before: plain integers. */
@@ -1044,6 +1125,7 @@ int main(void)
 		cmocka_unit_test(test_hot_array_random),
 		cmocka_unit_test(test_hot_array_not_plain),
 		cmocka_unit_test(test_hot_array_odd_inside_blocks),
+		cmocka_unit_test(test_word_readers_agree),
 		cmocka_unit_test(test_hot_array_quirks),
 		cmocka_unit_test(test_hot_error_offsets),
 		cmocka_unit_test(test_raw_control_bytes),
