@@ -408,8 +408,8 @@ static void test_random_buffers(void **state)
 	assert_true(large > 200 && small > 200 && empty > 50);
 }
 
-/* The rebuild lists a buffer without oddities in call order instead of
- * building Matrix's tree (stack_rebuild.c).  Both ways, on buffers with
+/* The rebuild lists a buffer without oddities in call order, from a plain
+ * pass, instead of building Matrix's tree (stack_rebuild.c).  Both ways, on buffers with
  * and without oddities, with few ids (many merged repeats) and many:
  * the same items, times and warnings. */
 static void same_both_ways(const int64_t *w, size_t n, bool strict, int64_t end, size_t *shaped)
@@ -431,6 +431,16 @@ static void same_both_ways(const int64_t *w, size_t n, bool strict, int64_t end,
 	assert_int_equal(wa.len, wb.len);
 	for (size_t i = 0; i < wa.len; i++)
 		assert_string_equal(wa.items[i], wb.items[i]);
+	/* and without times: the rebuild the printing thread runs */
+	hg_method_stack c;
+	hg_strlist wc = {0};
+	assert_int_equal(hg_stack_rebuild(w, n, &opts, arena, &c, &wc), 0);
+	assert_int_equal(c.len, b.len);
+	if (c.len)
+		assert_memory_equal(c.items, b.items, c.len * sizeof *c.items);
+	assert_int_equal(wc.len, wb.len);
+	for (size_t i = 0; i < wc.len; i++)
+		assert_string_equal(wc.items[i], wb.items[i]);
 	*shaped += a.len > 0 && wa.len == 0;
 	hg_arena_destroy(arena);
 }
