@@ -274,13 +274,14 @@ int report_analyse_buffer(hg_report *rep, const int64_t *words, size_t n, bool s
 struct report_rebuild {
 	int64_t *words;
 	size_t n;
-	bool strict, want_times;
-	int64_t end_time; /* settled */
+	bool strict, want_times, has_end_time;
+	int64_t end_time; /* as the report gives it (settle_end_time) */
 	size_t warnings_at; /* where its warnings go among the report's */
 };
 
-/* The end time is settled here, on the reading thread: its warnings come
- * before the rebuild's. */
+/* Only the words are copied here, on the reading thread; their latest time
+ * and the end time's warnings are left with the rebuild too (the reading
+ * thread is the busier one for raw buffers). */
 int report_defer_rebuild(hg_report *rep, const int64_t *words, size_t n, bool strict,
 			 bool has_end_time, int64_t end_time, bool want_times)
 {
@@ -292,8 +293,8 @@ int report_defer_rebuild(hg_report *rep, const int64_t *words, size_t n, bool st
 	if (!r || !copy)
 		return HG_ENOMEM;
 	memcpy(copy, words, n * sizeof *copy); /* words may be the JSON document's */
-	end_time = settle_end_time(rep, hg_stack_latest_time(copy, n), has_end_time, end_time);
-	*r = (struct report_rebuild){copy, n, strict, want_times, end_time, rep->warnings.len};
+	*r = (struct report_rebuild){copy, n, strict, want_times, has_end_time, end_time,
+				     rep->warnings.len};
 	rep->rebuild = r;
 	mark_buffer(rep, n);
 	rep->key_index = -1;
@@ -307,9 +308,12 @@ int hg_report_rebuild(hg_report *rep)
 		return 0;
 	rep->rebuild = NULL;
 	size_t before = rep->warnings.len;
-	int rc = rebuild_buffer(rep, r->words, r->n, r->strict, r->end_time, r->want_times);
-	/* Its warnings to where the reader would have added them: before
-	 * those added after the rebuild (a time that cannot be read, ...). */
+	int64_t end_time = settle_end_time(rep, hg_stack_latest_time(r->words, r->n), r->has_end_time,
+					   r->end_time);
+	int rc = rebuild_buffer(rep, r->words, r->n, r->strict, end_time, r->want_times);
+	/* Its warnings (the end time's, the rebuild's) to where the reader
+	 * would have added them: before those added after the rebuild (a time
+	 * that cannot be read, ...). */
 	size_t added = rep->warnings.len - before, at = r->warnings_at;
 	if (added && at < before) {
 		char **items = rep->warnings.items;
