@@ -78,9 +78,10 @@ static struct chunk *chunk_new(size_t size, bool zeroed)
 }
 
 /* Memory of the arena, zeroed when asked: copies that fill it whole
- * (strings, a tenth of a big ingest's allocations) skip the memset.  A
- * block of its own comes from calloc, zero pages the caller may never
- * touch, either way. */
+ * (strings, a tenth of a big ingest's allocations, a buffer's words) skip
+ * the memset.  A block of its own comes from calloc when zeroed (fresh
+ * zero pages when large, that the caller may never touch), else from
+ * malloc: calloc clears a block of a few kilobytes byte by byte. */
 static void *take(hg_arena *arena, size_t size, bool zero)
 {
 	if (size == 0)
@@ -95,7 +96,7 @@ static void *take(hg_arena *arena, size_t size, bool zero)
 			 * quarter of CHUNK_SIZE: so that hg_arena_regrow can
 			 * realloc it), linked behind the
 			 * current one so the current chunk keeps serving. */
-			struct chunk *big = chunk_new(size, true);
+			struct chunk *big = chunk_new(size, zero);
 			if (!big)
 				return NULL;
 			hg_hint_huge(big->data, size);
