@@ -33,8 +33,14 @@ static size_t read_words(const char *t, size_t i, size_t len, struct vec *values
 {
 	if (words_reader == JSON_WORDS_NONE)
 		return i;
+#ifdef HANGAR_WORDS_AVX512
+	if (words_reader == JSON_WORDS_BEST && __builtin_cpu_supports("avx512bw") &&
+	    __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vbmi2") &&
+	    __builtin_cpu_supports("popcnt") && __builtin_cpu_supports("bmi"))
+		return json_read_words_avx512(t, i, len, values);
+#endif
 #ifdef HANGAR_WORDS_AVX2
-	if (words_reader == JSON_WORDS_BEST && __builtin_cpu_supports("avx2") &&
+	if (words_reader <= JSON_WORDS_AVX2 && __builtin_cpu_supports("avx2") &&
 	    __builtin_cpu_supports("popcnt") && __builtin_cpu_supports("bmi"))
 		return json_read_words_avx2(t, i, len, values);
 #endif

@@ -13,17 +13,21 @@
  * them, within int64, each followed by a comma.  Returns where it stopped,
  * a word's start: at the last word (no comma after it), a space, anything
  * odd, or i when it read nothing (near the end of the text, or i < 16).
- * The AVX2 build exists on x86-64 when the compiler has it
- * (HANGAR_WORDS_AVX2, src/lib/meson.build). */
+ * The AVX2 and AVX-512 builds exist on x86-64 when the compiler has them
+ * (HANGAR_WORDS_AVX2, HANGAR_WORDS_AVX512: src/lib/meson.build). */
 size_t json_read_words_base(const char *t, size_t i, size_t len, struct vec *values);
 #ifdef HANGAR_WORDS_AVX2
 size_t json_read_words_avx2(const char *t, size_t i, size_t len, struct vec *values);
 #endif
+#ifdef HANGAR_WORDS_AVX512
+size_t json_read_words_avx512(const char *t, size_t i, size_t len, struct vec *values);
+#endif
 
 /* Which reader json_read_int_array starts with: the best this processor
- * runs (the default), the SSE2 build, or none (every word read one by one).
- * For tests, which compare them; not thread-safe. */
-enum json_words_reader { JSON_WORDS_BEST, JSON_WORDS_BASE, JSON_WORDS_NONE };
+ * runs (the default), the AVX2 build (the SSE2 one where there is none),
+ * the SSE2 build, or none (every word read one by one).  For tests, which
+ * compare them; not thread-safe. */
+enum json_words_reader { JSON_WORDS_BEST, JSON_WORDS_AVX2, JSON_WORDS_BASE, JSON_WORDS_NONE };
 void json_words_use(enum json_words_reader reader);
 
 #endif
