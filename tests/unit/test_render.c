@@ -337,6 +337,33 @@ static void test_native_names_shorten(void **state)
 	}
 }
 
+/* Numbers in JSON output (hg_buf_int, two digits a step) read as
+ * printf writes them: every length, both signs, int64's ends. */
+static void test_buf_int_as_printf(void **state)
+{
+	(void)state;
+	int64_t edge[] = {0, 1, -1, 9, 10, 11, 99, 100, 101, 999, 1000, -10, -99, -100,
+			  INT64_MAX, INT64_MIN, INT64_MAX - 1, INT64_MIN + 1, 4294967296, -4294967296};
+	uint64_t x = 0x853C49E6748FEA9Bu;
+	for (size_t k = 0; k < 4000; k++) {
+		int64_t v;
+		if (k < sizeof edge / sizeof *edge) {
+			v = edge[k];
+		} else {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			v = (int64_t)(x >> (x % 64)); /* every length */
+			v = (x & 1) ? -v : v;
+		}
+		char want[32];
+		snprintf(want, sizeof want, "%lld", (long long)v);
+		hg_buf b;
+		hg_buf_init(&b);
+		hg_buf_int(&b, v);
+		assert_string_equal(b.data, want);
+		hg_buf_release(&b);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1)
@@ -345,6 +372,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_names_lose_packages_first),
 		cmocka_unit_test(test_native_names_shorten),
 		cmocka_unit_test(test_wrap_at_any_width),
+		cmocka_unit_test(test_buf_int_as_printf),
 		cmocka_unit_test(test_parse_width),
 		cmocka_unit_test(test_fold_view_recursion),
 		cmocka_unit_test(test_fold_100k_recursion_and_locks),

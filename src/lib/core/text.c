@@ -92,13 +92,28 @@ void hg_buf_printf(hg_buf *buf, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* "00" to "99": two digits a step, half the divisions (a JSON stack is
+ * mostly small numbers, and the printing thread writes hundreds a report). */
+static const char digit_pairs[201] = "00010203040506070809101112131415161718192021222324"
+				     "25262728293031323334353637383940414243444546474849"
+				     "50515253545556575859606162636465666768697071727374"
+				     "75767778798081828384858687888990919293949596979899";
+
 void hg_buf_int(hg_buf *buf, int64_t v)
 {
 	char digits[24], *p = digits + sizeof digits;
 	uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
-	do
-		*--p = (char)('0' + u % 10);
-	while ((u /= 10) != 0);
+	while (u >= 100) {
+		p -= 2;
+		memcpy(p, digit_pairs + 2 * (u % 100), 2);
+		u /= 100;
+	}
+	if (u >= 10) {
+		p -= 2;
+		memcpy(p, digit_pairs + 2 * u, 2);
+	} else {
+		*--p = (char)('0' + u);
+	}
 	if (v < 0)
 		*--p = '-';
 	hg_buf_add(buf, p, (size_t)(digits + sizeof digits - p));
