@@ -373,6 +373,9 @@ static int scan_value(const char *t, size_t len, const struct scan_opts *o, stru
 					*a = (struct json_keyed_array){.lazy = false};
 					struct json_scan sub;
 					size_t end = skip_lazy(t, i, len, depth, &lazy, a, &sub, &oom);
+					if (end && scan->first_newline == SIZE_MAX &&
+					    sub.first_newline != SIZE_MAX)
+						scan->first_newline = i + sub.first_newline;
 					if (!end && !oom) {
 						scan->too_deep = sub.too_deep;
 						scan->control_in_string = sub.control_in_string;

@@ -500,6 +500,11 @@ static int read_values(struct reader *r, size_t pos)
 		prev_array = false;
 		set_span(r, pos, pos + end, false);
 		rc = one_report(r, doc, hg_json_root(doc), pos, ++number, line);
+		/* A value on one line (NDJSON) has no newline for locate to
+		 * count: the next one is looked for from its end, not its start
+		 * (a raw report is 10 kB of one line). */
+		if (hg_json_first_newline(doc) == SIZE_MAX && r->cur_off >= pos && r->cur_off < pos + end)
+			r->cur_off = pos + end;
 		hg_json_doc_destroy(doc);
 		pos += end;
 		prev_end = pos;
