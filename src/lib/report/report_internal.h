@@ -31,7 +31,7 @@ struct report_array {
 };
 
 struct report_part {
-	long line, col;
+	long line, col; /* in: of the part's first byte; out: of the byte at `consumed` */
 	long reports;
 	bool more;
 	size_t consumed;

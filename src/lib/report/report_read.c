@@ -704,6 +704,9 @@ int report_read_json_part(const hg_ctx *ctx, const char *source, const char *dat
 	int rc = read_values(&r, 0);
 	hg_demangler_destroy(r.names);
 	part->consumed = r.stopped_at;
+	/* where the next part starts: locate has counted the lines up to the
+	 * last value already */
+	locate(&r, r.stopped_at, &part->line, &part->col);
 	part->after_value = r.after_value;
 	part->after_array = r.after_array;
 	part->array = r.array;

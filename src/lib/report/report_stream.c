@@ -136,7 +136,6 @@ static int read_parts(struct stream *s, enum hg_input_format format, hg_report_s
 			return rc;
 		if (!part.more)
 			return (int)(part.failed > INT32_MAX ? INT32_MAX : part.failed);
-		advance(s->buf, part.consumed, &part.line, &part.col);
 		memmove(s->buf, s->buf + part.consumed, s->len - part.consumed);
 		s->len -= part.consumed;
 		if (s->len == s->cap && s->cap >= s->ctx->limits.max_input_bytes) {
