@@ -92,25 +92,33 @@ struct items {
 	uint32_t *of_call; /* by call number: the item it made, NIL when merged */
 };
 
-/* addMethodItem: merge into the previous item when id and depth repeat.
- * Inlined, like handle_exit, into each of the rebuild's two copies (see
- * rebuild), so that the one without times tests nothing for them. */
+/* Matrix's merge of a repeat into the item before it (same id and depth,
+ * not at depth 0), with its DEFAULT_ANR rule: whether it merged. */
+static inline __attribute__((always_inline)) bool merge_repeat(hg_method_item *last, int32_t id,
+								int32_t cost, int32_t depth, size_t word,
+								struct oddities *odd)
+{
+	if (last->id != id || last->depth != depth || depth == 0)
+		return false;
+	if (cost == HG_MATRIX_DEFAULT_ANR) {
+		if (odd->anr_merges++ == 0)
+			odd->first_anr_merge = word;
+		cost = last->cost;
+	}
+	last->count = java_add(last->count, 1);
+	last->cost = java_add(last->cost, cost);
+	return true;
+}
+
+/* addMethodItem: merge into the previous item when id and depth repeat
+ * (merge_repeat, which rebuild_plain uses too).  Inlined, like handle_exit,
+ * into each of the rebuild's two copies (see rebuild), so that the one
+ * without times tests nothing for them. */
 static inline __attribute__((always_inline)) void add_item(struct items *r, int32_t id, int32_t cost, int32_t depth, size_t word,
 		     int64_t begin, uint32_t call, struct oddities *odd)
 {
-	if (r->len > 0) {
-		hg_method_item *last = &r->item[r->len - 1];
-		if (last->id == id && last->depth == depth && depth != 0) {
-			if (cost == HG_MATRIX_DEFAULT_ANR) {
-				if (odd->anr_merges++ == 0)
-					odd->first_anr_merge = word;
-				cost = last->cost;
-			}
-			last->count = java_add(last->count, 1);
-			last->cost = java_add(last->cost, cost);
-			return;
-		}
-	}
+	if (r->len > 0 && merge_repeat(&r->item[r->len - 1], id, cost, depth, word, odd))
+		return;
 	/* A merged repeat keeps the first call's begin: the repeats follow it. */
 	r->item[r->len] = (hg_method_item){depth, id, 1, cost, 0};
 	r->of_call[call] = (uint32_t)r->len;
@@ -409,17 +417,8 @@ rebuild_plain(const int64_t *words, size_t n, const hg_rebuild_opts *opts, struc
 		int32_t depth = java_int((int64_t)sp), cost = java_int(during);
 		if (during > INT32_MAX && odd->wraps++ == 0)
 			odd->first_wrap = i;
-		hg_method_item *last = &item[len - 1];
-		if (last->id == id && last->depth == depth && depth != 0) {
-			if (cost == HG_MATRIX_DEFAULT_ANR) {
-				if (odd->anr_merges++ == 0)
-					odd->first_anr_merge = i;
-				cost = last->cost;
-			}
-			last->count = java_add(last->count, 1);
-			last->cost = java_add(last->cost, cost);
+		if (merge_repeat(&item[len - 1], id, cost, depth, i, odd)) /* the guard when len is 0 */
 			continue;
-		}
 		item[len] = (hg_method_item){depth, id, 1, cost, 0};
 		if (timed)
 			r->begin[len] = hg_beat_time(in.word);
