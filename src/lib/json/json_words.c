@@ -2,13 +2,14 @@
  * passes over chunks of up to 2 KiB (json_ints.c calls this first and
  * reads whatever it leaves word by word):
  *   1. every byte is checked, 64 at a time, and each word's end (its comma)
- *      noted, with no branch per comma;
- *   2. each word's value is read from its digits (json_digits.h), with no
- *      branch on its length, and its checks (at most 19 digits, within
- *      int64) gathered into one flag for the chunk.
- * Reading a word as it is found costs a mispredicted branch each time a
- * block runs out of words; in two passes both loops run a count known
- * before they start.
+ *      noted;
+ *   2. each word's value is read from its digits (json_digits.h; four
+ *      words at once in the AVX-512 build), with no branch on its length,
+ *      and its checks (at most 19 digits, within int64) gathered into one
+ *      flag for the chunk.
+ * Reading each word as its comma is found made the value's reading wait on
+ * the search and took a mispredicted branch each time a block ran out of
+ * words; apart, the second pass runs a count known before it starts.
  *
  * This file is compiled three times (src/lib/meson.build): for any x86-64
  * (SSE2) as json_read_words_base, with AVX2 as json_read_words_avx2 and
