@@ -392,7 +392,7 @@ rebuild_plain(const int64_t *words, size_t n, const hg_rebuild_opts *opts, struc
 			return false;
 		odd->saw_dispatch = true;
 	}
-	hg_method_item *item = r->item;
+	hg_method_item *item = r->item, *guard = r->item - 1; /* guard + len: the item before */
 	uint32_t *of_call = r->of_call;
 	size_t sp = 0, len = 0;
 	uint32_t calls = 0;
@@ -417,7 +417,7 @@ rebuild_plain(const int64_t *words, size_t n, const hg_rebuild_opts *opts, struc
 		int32_t depth = java_int((int64_t)sp), cost = java_int(during);
 		if (during > INT32_MAX && odd->wraps++ == 0)
 			odd->first_wrap = i;
-		if (merge_repeat(&item[len - 1], id, cost, depth, i, odd)) /* the guard when len is 0 */
+		if (merge_repeat(guard + len, id, cost, depth, i, odd)) /* the item before */
 			continue;
 		item[len] = (hg_method_item){depth, id, 1, cost, 0};
 		if (timed)
