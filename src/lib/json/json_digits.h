@@ -10,11 +10,7 @@
 #include <stdint.h>
 #include <string.h>
 #ifdef __SSE2__
-#ifdef __SSSE3__
-#include <tmmintrin.h>
-#else
 #include <emmintrin.h>
-#endif
 #endif
 
 /* Eight bytes of text as a little-endian word: the first byte lowest. */
@@ -109,18 +105,11 @@ static inline uint64_t digits_value16(const char *p, size_t n)
 	__m128i w = _mm_sub_epi8(_mm_loadu_si128((const __m128i *)(const void *)(p + n - 16)),
 				 _mm_set1_epi8('0'));
 	w = _mm_and_si128(w, _mm_loadu_si128((const __m128i *)(const void *)(keep_last + low)));
-#ifdef __SSSE3__
-	/* Pairs by one multiply-add of bytes (the AVX2 build of json_words.c). */
-	__m128i pairs = _mm_maddubs_epi16(w, _mm_setr_epi8(10, 1, 10, 1, 10, 1, 10, 1, 10, 1, 10, 1,
-							   10, 1, 10, 1));
-	__m128i fours = _mm_madd_epi16(pairs, _mm_setr_epi16(100, 1, 100, 1, 100, 1, 100, 1));
-#else
 	const __m128i z = _mm_setzero_si128();
 	__m128i pairs_hi = _mm_madd_epi16(_mm_unpacklo_epi8(w, z), _mm_setr_epi16(10, 1, 10, 1, 10, 1, 10, 1));
 	__m128i pairs_lo = _mm_madd_epi16(_mm_unpackhi_epi8(w, z), _mm_setr_epi16(10, 1, 10, 1, 10, 1, 10, 1));
 	__m128i fours = _mm_madd_epi16(_mm_packs_epi32(pairs_hi, pairs_lo),
 				       _mm_setr_epi16(100, 1, 100, 1, 100, 1, 100, 1));
-#endif
 	__m128i eights = _mm_madd_epi16(_mm_packs_epi32(fours, fours),
 					_mm_setr_epi16(10000, 1, 10000, 1, 10000, 1, 10000, 1));
 	uint64_t value = (uint64_t)(uint32_t)_mm_cvtsi128_si32(eights) * 100000000u +

@@ -12,7 +12,7 @@
  * as they are plain: digits with an optional leading '-', at most 19 of
  * them, within int64, each followed by a comma.  Returns where it stopped,
  * a word's start: at the last word (no comma after it), a space, anything
- * odd, or i when it read nothing (near the end of the text, or i < 16).
+ * odd, or i when it read nothing (near either end of the text).
  * The AVX2 and AVX-512 builds exist on x86-64 when the compiler has them
  * (HANGAR_WORDS_AVX2, HANGAR_WORDS_AVX512: src/lib/meson.build). */
 size_t json_read_words_base(const char *t, size_t i, size_t len, struct vec *values);

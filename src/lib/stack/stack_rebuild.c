@@ -21,9 +21,10 @@
  * list is the calls in the order they finished, repeats merged into the
  * call before them.  stackToTree then rebuilds the calls' own tree and
  * treeToStack lists it in pre-order, children in the order they ran:
- * the order the calls were entered.  So the rebuild numbers each call
- * as it is entered and lists the items by that number instead
- * (flatten_in_call_order), and keeps the tree for the other buffers. */
+ * the order the calls were entered.  So a plain pass (rebuild_plain)
+ * numbers each call as it is entered and lists the items by that number
+ * (flatten_in_call_order); at its first oddity the rebuild starts again on
+ * Matrix's way, tree and all. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,7 +40,7 @@
 struct pending {
 	int64_t word;
 	uint32_t index; /* position in the buffer, for warnings (n < UINT32_MAX) */
-	uint32_t call;  /* the how-manyth entry of the rebuild: its place in call order */
+	uint32_t call;  /* the how-manyth entry (rebuild_plain): its place in call order */
 };
 
 struct deque {
@@ -111,21 +112,21 @@ static inline __attribute__((always_inline)) bool merge_repeat(hg_method_item *l
 }
 
 /* addMethodItem: merge into the previous item when id and depth repeat
- * (merge_repeat, which rebuild_plain uses too).  Inlined, like handle_exit,
- * into each of the rebuild's two copies (see rebuild), so that the one
- * without times tests nothing for them. */
-static inline __attribute__((always_inline)) void add_item(struct items *r, int32_t id, int32_t cost, int32_t depth, size_t word,
-		     int64_t begin, uint32_t call, struct oddities *odd)
+ * (merge_repeat, which rebuild_plain uses too); whether it added an item.
+ * Inlined, like handle_exit, into each of the rebuild's two copies (see
+ * rebuild), so that the one without times tests nothing for them. */
+static inline __attribute__((always_inline)) bool add_item(struct items *r, int32_t id, int32_t cost, int32_t depth, size_t word,
+		     int64_t begin, struct oddities *odd)
 {
 	if (r->len > 0 && merge_repeat(&r->item[r->len - 1], id, cost, depth, word, odd))
-		return;
+		return false;
 	/* A merged repeat keeps the first call's begin: the repeats follow it. */
 	r->item[r->len] = (hg_method_item){depth, id, 1, cost, 0};
-	r->of_call[call] = (uint32_t)r->len;
 	r->word[r->len] = word;
 	if (r->begin)
 		r->begin[r->len] = begin;
 	r->len++;
+	return true;
 }
 
 /* Handles one exit word.  Returns 0 to go on, ABANDON when Matrix would
@@ -191,8 +192,7 @@ static inline __attribute__((always_inline)) int handle_exit(struct deque *raw, 
 	}
 	if (during > INT32_MAX && odd->wraps++ == 0)
 		odd->first_wrap = index;
-	add_item(r, out_id, java_int(during), java_int(*depth), index, hg_beat_time(in.word), in.call,
-		 odd);
+	add_item(r, out_id, java_int(during), java_int(*depth), index, hg_beat_time(in.word), odd);
 	return 0;
 }
 
@@ -431,9 +431,10 @@ rebuild_plain(const int64_t *words, size_t n, const hg_rebuild_opts *opts, struc
 	 * rebuild). */
 	while (sp > 0) {
 		struct pending p = stack[sp--];
-		add_item(r, hg_beat_method_id(p.word),
-			 java_low32((uint64_t)opts->end_time - (uint64_t)hg_beat_time(p.word)),
-			 java_int((int64_t)sp), n, hg_beat_time(p.word), p.call, odd);
+		if (add_item(r, hg_beat_method_id(p.word),
+			     java_low32((uint64_t)opts->end_time - (uint64_t)hg_beat_time(p.word)),
+			     java_int((int64_t)sp), n, hg_beat_time(p.word), odd))
+			of_call[p.call] = (uint32_t)(r->len - 1);
 	}
 	*calls_made = calls;
 	return true;
@@ -488,11 +489,11 @@ rebuild(const int64_t *words, size_t n, const hg_rebuild_opts *opts, hg_arena *a
 		rc = flatten_in_call_order(&r, calls, arena, out, begin);
 		goto done;
 	}
-	/* Matrix's way, from the start: an oddity, or a test's by_tree. */
+	/* Matrix's way, from the start, and its tree: an oddity, or a test's
+	 * by_tree. */
 	r.len = 0;
 	odd = (struct oddities){0};
-	calls = 0;
-	bool begun = !opts->strict, reset_under_pending = false;
+	bool begun = !opts->strict;
 	int64_t depth = 0;
 	for (size_t i = 0; i < n; i++) {
 		int64_t w = words[i];
@@ -507,13 +508,10 @@ rebuild(const int64_t *words, size_t n, const hg_rebuild_opts *opts, hg_arena *a
 		if (!begun)
 			continue;
 		if (entry) {
-			if (id == HG_BEAT_DISPATCH_ID) {
-				reset_under_pending |= raw.len > 0;
+			if (id == HG_BEAT_DISPATCH_ID)
 				depth = 0;
-			}
 			depth++;
-			r.of_call[calls] = NIL;
-			push_front(&raw, (struct pending){w, (uint32_t)i, calls++});
+			push_front(&raw, (struct pending){w, (uint32_t)i, 0});
 		} else if ((rc = handle_exit(&raw, &depth, w, i, &r, &odd, arena, warnings)) != 0) {
 			report_oddities(&odd, opts->strict, arena, warnings);
 			rc = rc == ABANDON ? 0 : rc;
@@ -527,18 +525,13 @@ rebuild(const int64_t *words, size_t n, const hg_rebuild_opts *opts, hg_arena *a
 			struct pending p = pop_front(&raw);
 			add_item(&r, hg_beat_method_id(p.word),
 				 java_low32((uint64_t)opts->end_time - (uint64_t)hg_beat_time(p.word)),
-				 java_int((int64_t)raw.len), n, hg_beat_time(p.word), p.call, &odd);
+				 java_int((int64_t)raw.len), n, hg_beat_time(p.word), &odd);
 		}
 	} else {
 		odd.dropped_unfinished = raw.len;
 	}
 	report_oddities(&odd, opts->strict, arena, warnings);
-	/* Without an oddity (see the top of the file); dropped unfinished
-	 * entries would leave their children hanging from nothing. */
-	bool shaped = !by_tree && !odd.stray_exits && !odd.mismatches && !reset_under_pending &&
-		      !odd.dropped_unfinished;
-	rc = shaped ? flatten_in_call_order(&r, calls, arena, out, begin)
-		    : tree_and_flatten(&r, scratch, arena, out, begin, warnings);
+	rc = tree_and_flatten(&r, scratch, arena, out, begin, warnings);
 done:
 	free(r.begin);
 	free(block);
