@@ -41,6 +41,10 @@ bool hg_pipe_stopped(hg_pipe *p);
  * item_size-byte items), in order, waiting while there is none; 0 when
  * the reader closed the pipe and all was taken. */
 size_t hg_pipe_take(hg_pipe *p, void *out, size_t max);
+/* Taker: whether hg_pipe_take would return at once (an item is queued, or
+ * the reader closed the pipe): a taker that holds output can write it
+ * out before it waits. */
+bool hg_pipe_ready(hg_pipe *p);
 /* Taker: takes no more; the reader's pushes fail from here on. */
 void hg_pipe_stop(hg_pipe *p);
 

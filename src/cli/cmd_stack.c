@@ -253,6 +253,9 @@ static int parse_options(struct stack_run *run, int argc, char **argv, bool *raw
 	return 0;
 }
 
+/* How much rendered text print_report gathers before writing it. */
+#define OUT_CHUNK (64 * 1024)
+
 static void write_buf(hg_buf *out, void *user)
 {
 	(void)user;
@@ -343,6 +346,7 @@ static int print_flame(struct stack_run *run, const hg_report *rep)
 		return 0;
 	}
 	if (rc == HG_ELIMIT) {
+		flush_out(run);
 		fflush(stdout);
 		say_report(stderr, rep);
 		fprintf(stderr, "its folded stacks would be over %zu GiB (a path is written once "
@@ -416,7 +420,10 @@ static int print_report(struct stack_run *run, hg_report *rep, bool out_of_memor
 	}
 	if (stop)
 		return 1;
-	if (!flame_format_single(run->format)) /* else written whole at the end */
+	/* else written whole at the end; the rest goes out in chunks (a
+	 * write(2) a report cost the printing thread a system call each) and
+	 * whenever the reader has nothing more queued (print_all). */
+	if (!flame_format_single(run->format) && run->out.len >= OUT_CHUNK)
 		flush_out(run);
 	return 0;
 }
@@ -579,11 +586,14 @@ static void print_all(struct stack_run *run)
 			struct stack_item *it = &taken[i];
 			if (!failed) {
 				if (it->diags.len) {
+					flush_out(run);
 					fflush(stdout); /* stdout's text before, as one thread has it */
 					fwrite(it->diags.data, 1, it->diags.len, stderr);
 				}
-				if (it->text.len)
+				if (it->text.len) {
+					flush_out(run);
 					fwrite(it->text.data, 1, it->text.len, stdout);
+				}
 				run->failed_reports += it->failed_input;
 				if (it->rep && !name_methods(run, it))
 					it->out_of_memory = true;
@@ -594,7 +604,13 @@ static void print_all(struct stack_run *run)
 			}
 			stack_item_release(it);
 		}
+		/* Nothing more to print now: what is held goes out before the
+		 * wait, so that a report read is shown without waiting for more. */
+		if (!hg_pipe_ready(run->pipe) && !flame_format_single(run->format))
+			flush_out(run);
 	}
+	if (!flame_format_single(run->format))
+		flush_out(run);
 }
 
 static int run_stack(int argc, char **argv)
