@@ -606,8 +606,10 @@ static void print_all(struct stack_run *run)
 		}
 		/* Nothing more to print now: what is held goes out before the
 		 * wait, so that a report read is shown without waiting for more. */
-		if (!hg_pipe_ready(run->pipe) && !flame_format_single(run->format))
+		if (!hg_pipe_ready(run->pipe) && !flame_format_single(run->format)) {
 			flush_out(run);
+			fflush(stdout);
+		}
 	}
 	if (!flame_format_single(run->format))
 		flush_out(run);

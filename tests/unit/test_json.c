@@ -854,7 +854,8 @@ static void test_nesting_limit_named(void **state)
 }
 
 /* The parse looks at the value and no further, however long the text after
- * it (a stream of reports): at most twice its length. */
+ * it (a stream of reports): at most three times its length (the scan, and
+ * the text shown to cJSON, counted twice). */
 static void test_touches_only_the_value(void **state)
 {
 	(void)state;
@@ -870,14 +871,14 @@ static void test_touches_only_the_value(void **state)
 	hg_json_doc *doc = NULL;
 	assert_int_equal(hg_json_parse_hot(text, n, "buffer", &doc, &end), 0);
 	assert_int_equal(end, strlen(value));
-	assert_true(hg_json_bytes_touched() - before <= 2 * strlen(value));
+	assert_true(hg_json_bytes_touched() - before <= 3 * strlen(value));
 	hg_json_doc_destroy(doc);
 	/* An error too: a value cut by a line break is not read on past it. */
 	memcpy(text, "{\"buffer\":[1,2,", 15);
 	text[15] = '\n';
 	before = hg_json_bytes_touched();
 	assert_int_equal(hg_json_parse_hot(text, n, "buffer", &doc, &end), HG_EPARSE);
-	assert_true(hg_json_bytes_touched() - before <= 2 * 200);
+	assert_true(hg_json_bytes_touched() - before <= 3 * 200);
 	free(text);
 }
 

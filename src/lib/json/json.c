@@ -233,6 +233,8 @@ int hg_json_parse_keys(const char *text, size_t len, const char *hot_key, const 
 		return HG_ENOMEM;
 	}
 	const struct json_scan *scan = &doc->scan;
+	/* The scan's own bytes: as far as it read (all of a value cut short). */
+	bytes_touched += scan->complete ? scan->end : scan->error != SIZE_MAX ? scan->error + 1 : len;
 	if (scan->control_in_string != SIZE_MAX || scan->too_deep) {
 		bytes_touched += scan->error;
 		*end = scan->error;

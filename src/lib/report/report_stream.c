@@ -1,10 +1,13 @@
 /* Reading a report file in parts.  A stream of JSON values (NDJSON, `jq .`
  * output, reports run together) is read a few MiB at a time and each
  * complete value handed on, so that ingesting a 1 GB bucket dump needs the
- * memory of its largest report, not of the file.  Anything else (one text
+ * memory of its largest report, not of the file.  From a pipe, a FIFO or a
+ * terminal a part ends where the writer paused, so that each report is
+ * handed on as it arrives, not when 8 MiB have.  Anything else (one text
  * dump, a logcat capture) is read whole, as hg_input_read does. */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -22,12 +25,25 @@ struct stream {
 	char *buf;
 	size_t len, cap;
 	bool eof;
+	bool paced;  /* a pipe, FIFO or terminal: a part may end where the writer paused */
+	size_t want; /* but not before the buffer holds this much (see read_parts) */
 };
 
-/* Fills the buffer up to its capacity (or the end of the input). */
+/* Whether the writer of a paced input has paused: nothing more to read now. */
+static bool paused(const struct stream *s)
+{
+	struct pollfd p = {.fd = s->fd, .events = POLLIN};
+	return poll(&p, 1, 0) == 0;
+}
+
+/* Fills the buffer up to its capacity (or the end of the input), or, from a
+ * paced input, up to where its writer paused. */
 static int fill(struct stream *s)
 {
+	bool got = false; /* a paced input is waited for once, never polled in a loop */
 	while (!s->eof && s->len < s->cap) {
+		if (got && s->paced && s->len >= s->want && paused(s))
+			break;
 		ssize_t n = read(s->fd, s->buf + s->len, s->cap - s->len);
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -38,6 +54,7 @@ static int fill(struct stream *s)
 		if (n == 0)
 			s->eof = true;
 		s->len += (size_t)n;
+		got = true;
 	}
 	s->buf[s->len] = '\0';
 	return 0;
@@ -63,6 +80,25 @@ static int grow(struct stream *s)
 	s->buf = p;
 	s->cap = cap;
 	return 0;
+}
+
+/* Whether buf holds a byte past its leading blanks and byte order marks
+ * (a mark cut short counts as blank). */
+static bool past_blanks(const char *p, size_t len)
+{
+	size_t i = 0;
+	for (;;) {
+		while (i < len && (unsigned char)p[i] <= 0x20)
+			i++;
+		if (i == len)
+			return false;
+		size_t left = len - i < 3 ? len - i : 3;
+		if (memcmp(p + i, "\xEF\xBB\xBF", left) != 0)
+			return true;
+		if (left < 3)
+			return false;
+		i += 3;
+	}
 }
 
 static bool starts_json(const char *p, size_t len)
@@ -138,6 +174,10 @@ static int read_parts(struct stream *s, enum hg_input_format format, hg_report_s
 			return (int)(part.failed > INT32_MAX ? INT32_MAX : part.failed);
 		memmove(s->buf, s->buf + part.consumed, s->len - part.consumed);
 		s->len -= part.consumed;
+		/* A value cut off is read again from its start: from a paced input
+		 * only once the buffer has twice what it had, so that a report
+		 * coming in many small writes is read in linear time. */
+		s->want = 2 * s->len;
 		if (s->len == s->cap && s->cap >= s->ctx->limits.max_input_bytes) {
 			/* One value fills all that a value may take. */
 			if ((rc = skip_oversized(s, &part, sink, user)) != 0)
@@ -156,7 +196,7 @@ static int read_parts(struct stream *s, enum hg_input_format format, hg_report_s
 int hg_reports_read_path(const hg_ctx *ctx, const char *path, const char *source,
 			 enum hg_input_format format, hg_report_sink sink, void *user)
 {
-	struct stream s = {ctx, source ? source : path, -1, NULL, 0, 0, false};
+	struct stream s = {ctx, source ? source : path, -1, NULL, 0, 0, false, false, 0};
 	struct stat st;
 	if ((s.fd = input_open(ctx, path, s.path, &st)) < 0)
 		return HG_EIO;
@@ -166,9 +206,13 @@ int hg_reports_read_path(const hg_ctx *ctx, const char *path, const char *source
 	if (S_ISREG(st.st_mode))
 		with_time.file_time_ms = (int64_t)st.st_mtim.tv_sec * 1000 + st.st_mtim.tv_nsec / 1000000;
 	ctx = s.ctx = &with_time;
+	s.paced = !S_ISREG(st.st_mode); /* stdin may be a pipe, a terminal or a socket */
 	s.cap = PART_BYTES < ctx->limits.max_input_bytes ? PART_BYTES : ctx->limits.max_input_bytes;
 	s.buf = malloc(s.cap + 1);
 	int rc = s.buf ? fill(&s) : HG_ENOMEM;
+	/* What the input is needs its first byte that is not a blank. */
+	while (rc == 0 && !s.eof && s.len < s.cap && !past_blanks(s.buf, s.len))
+		rc = fill(&s);
 	bool json = rc == 0 && starts_json(s.buf, s.len) && format != HG_FORMAT_ANR_TRACES &&
 		    format != HG_FORMAT_BLOCKCANARY && format != HG_FORMAT_JAVA_STACK;
 	if (rc == 0 && json) {
@@ -180,7 +224,7 @@ int hg_reports_read_path(const hg_ctx *ctx, const char *path, const char *source
 		if (!s.eof && input_too_large(ctx, s.path, &st))
 			rc = HG_ELIMIT;
 		while (rc == 0 && !s.eof)
-			if ((rc = grow(&s)) == 0)
+			if (s.len < s.cap || (rc = grow(&s)) == 0) /* a paced input may pause */
 				rc = fill(&s);
 		if (rc == 0)
 			rc = hg_reports_read_as(ctx, s.path, s.buf, s.len, format, sink, user);
