@@ -2,7 +2,9 @@
  * (hangar/pipe.h).  The taker takes everything queued at once, and looks
  * for the next item a little while before it sleeps (see SPIN_NS), so
  * that neither thread is woken per item. */
+#define _GNU_SOURCE /* sched_getaffinity */
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +52,17 @@ static inline void pause_a_little(void)
 #endif
 }
 
+/* The CPUs this process may run on (taskset, a container's cpuset): on one,
+ * the reader cannot run while the taker looks. */
+static int cpus_to_run_on(void)
+{
+	cpu_set_t set;
+	if (sched_getaffinity(0, sizeof set, &set) == 0)
+		return CPU_COUNT(&set);
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n > 0 ? (int)n : 1;
+}
+
 int hg_pipe_create(size_t item_size, size_t len, void (*release)(void *item), hg_pipe **out)
 {
 	*out = NULL;
@@ -85,8 +98,7 @@ int hg_pipe_create(size_t item_size, size_t len, void (*release)(void *item), hg
 	p->len = len;
 	p->release = release;
 	atomic_init(&p->ready, 0);
-	/* On one CPU the reader cannot run while the taker looks. */
-	p->spin_ns = sysconf(_SC_NPROCESSORS_ONLN) > 1 ? SPIN_NS : 0;
+	p->spin_ns = cpus_to_run_on() > 1 ? SPIN_NS : 0;
 	*out = p;
 	return 0;
 }
