@@ -349,6 +349,43 @@ static void test_malformed_lines_warned_and_skipped(void **state)
 	hg_mapping_destroy(m);
 }
 
+/* The numbers read at the widths mapping_number_comma takes (1 to 12
+ * digits), whether or not the line is the usual one that mapping_index.c
+ * reads both numbers of at once: blanks, short lines, a comma in the class
+ * and 13-digit numbers go the general way, with the same results. */
+static void test_number_widths_both_ways(void **state)
+{
+	struct fixture *f = *state;
+	hg_mapping *m = load(f, "000000000012,1,com.x.A a ()V\n"
+				"0000000000013,1,com.x.A b ()V\n"
+				"14,000000000001,com.x.A c ()V\n"
+				"15,0000000000001,com.x.A d ()V\n"
+				"16 ,1,com.x.A e ()V\n"
+				"17, 1 ,com.x.A f ()V\n"
+				"18,1,a,b c ()V\n"
+				"19,1,C d\n"
+				"20,1,,x y ()V\n"
+				"21,1,com.example.LongerClassName g (I)V\n"
+				"22,x1,com.example.Bad h ()V\n");
+	assert_int_equal(hg_mapping_count(m), 8);
+	assert_int_equal(hg_mapping_skipped(m), 3);
+	static const char shape[] = "expected 'id,accessFlags,class method descriptor'";
+	assert_warning(f, 0, 2, shape);
+	assert_warning(f, 1, 4, shape);
+	assert_warning(f, 2, 11, shape);
+	assert_symbol(m, 12, "com.x.A.a()");
+	assert_symbol(m, 14, "com.x.A.c()");
+	assert_symbol(m, 16, "com.x.A.e()");
+	assert_symbol(m, 17, "com.x.A.f()");
+	assert_symbol(m, 18, "a,b.c()");
+	assert_symbol(m, 19, "C.d");
+	assert_symbol(m, 20, ",x.y()");
+	assert_symbol(m, 21, "com.example.LongerClassName.g(int)");
+	static const int32_t skipped[] = {13, 15, 22};
+	assert_all_absent(m, skipped, sizeof skipped / sizeof *skipped);
+	hg_mapping_destroy(m);
+}
+
 static void test_duplicate_id_keeps_first(void **state)
 {
 	struct fixture *f = *state;
@@ -743,6 +780,7 @@ int main(int argc, char **argv)
 		T(test_comments_and_blank_lines_ignored),
 		T(test_native_method_without_descriptor),
 		T(test_malformed_lines_warned_and_skipped),
+		T(test_number_widths_both_ways),
 		T(test_duplicate_id_keeps_first),
 		T(test_only_first_ten_malformed_listed),
 		T(test_ten_malformed_need_no_summary),

@@ -89,6 +89,50 @@ static inline const char *find_blank(const char *p, const char *end)
 	return p;
 }
 
+/* The digits p[0..n) as a number (n <= 12: no overflow). */
+static inline int64_t digits_value(const char *p, unsigned n)
+{
+	int64_t v = 0;
+	for (unsigned i = 0; i < n; i++)
+		v = v * 10 + (p[i] - '0');
+	return v;
+}
+
+/* The usual line, "ID,FLAGS,class method desc" with no blanks around the
+ * numbers: both numbers found with one 16-byte look (the commas and digits
+ * as bit masks) instead of a test per byte.  Where the class starts, or
+ * NULL for anything else, which mapping_number_comma then reads (and
+ * warns about) as before. */
+static inline const char *usual_numbers(const char *p, const char *eol, int64_t *id,
+					int64_t *flags)
+{
+#ifdef __SSE2__
+	if (eol - p < 16)
+		return NULL;
+	__m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+	__m128i d = _mm_sub_epi8(v, _mm_set1_epi8('0'));
+	unsigned comma = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(',')));
+	unsigned digit = (unsigned)_mm_movemask_epi8(
+		_mm_cmpeq_epi8(_mm_min_epu8(d, _mm_set1_epi8(9)), d));
+	unsigned rest = comma & (comma - 1);
+	if (!rest)
+		return NULL;
+	unsigned c1 = (unsigned)__builtin_ctz(comma), c2 = (unsigned)__builtin_ctz(rest);
+	/* 1..12 digits each, as mapping_number_comma takes them */
+	if (c1 == 0 || c1 > 12 || c2 == c1 + 1 || c2 - c1 - 1 > 12)
+		return NULL;
+	unsigned want = ((1u << c2) - 1) & ~(1u << c1);
+	if ((digit & want) != want)
+		return NULL;
+	*id = digits_value(p, c1);
+	*flags = digits_value(p + c1 + 1, c2 - c1 - 1);
+	return p + c2 + 1;
+#else
+	(void)p, (void)eol, (void)id, (void)flags;
+	return NULL;
+#endif
+}
+
 /* Indexes one line s[0..eol) that starts at file offset `offset`. */
 static inline void index_line(struct worker *w, const char *s, const char *eol, size_t offset,
 			      long line)
@@ -105,8 +149,8 @@ static inline void index_line(struct worker *w, const char *s, const char *eol, 
 		return;
 	}
 	int64_t id, flags;
-	const char *q = mapping_number_comma(p, eol, &id);
-	if (q)
+	const char *q = usual_numbers(p, eol, &id, &flags);
+	if (!q && (q = mapping_number_comma(p, eol, &id)) != NULL)
 		q = mapping_number_comma(q, eol, &flags);
 	if (!q) {
 		warn_line(w, line, NO_OFFSET, "expected 'id,accessFlags,class method descriptor'");
