@@ -176,7 +176,6 @@ void hg_pipe_close(hg_pipe *p)
 	pthread_mutex_unlock(&p->lock);
 }
 
-
 bool hg_pipe_ready(hg_pipe *p)
 {
 	return atomic_load_explicit(&p->ready, memory_order_relaxed) != 0;

@@ -82,36 +82,26 @@ static int grow(struct stream *s)
 	return 0;
 }
 
-/* Whether buf holds a byte past its leading blanks and byte order marks
- * (a mark cut short counts as blank). */
-static bool past_blanks(const char *p, size_t len)
+/* Where p's first byte past its leading blanks and byte order marks is:
+ * len when there is none (a mark cut short at the end counts as one). */
+static size_t first_content(const char *p, size_t len)
 {
 	size_t i = 0;
 	for (;;) {
 		while (i < len && (unsigned char)p[i] <= 0x20)
 			i++;
-		if (i == len)
-			return false;
 		size_t left = len - i < 3 ? len - i : 3;
-		if (memcmp(p + i, "\xEF\xBB\xBF", left) != 0)
-			return true;
+		if (left == 0 || memcmp(p + i, "\xEF\xBB\xBF", left) != 0)
+			return i;
 		if (left < 3)
-			return false;
+			return len;
 		i += 3;
 	}
 }
 
 static bool starts_json(const char *p, size_t len)
 {
-	size_t i = 0;
-	for (;;) {
-		while (i < len && (unsigned char)p[i] <= 0x20)
-			i++;
-		if (len - i >= 3 && memcmp(p + i, "\xEF\xBB\xBF", 3) == 0)
-			i += 3;
-		else
-			break;
-	}
+	size_t i = first_content(p, len);
 	return i < len && (p[i] == '{' || p[i] == '[');
 }
 
@@ -211,7 +201,7 @@ int hg_reports_read_path(const hg_ctx *ctx, const char *path, const char *source
 	s.buf = malloc(s.cap + 1);
 	int rc = s.buf ? fill(&s) : HG_ENOMEM;
 	/* What the input is needs its first byte that is not a blank. */
-	while (rc == 0 && !s.eof && s.len < s.cap && !past_blanks(s.buf, s.len))
+	while (rc == 0 && !s.eof && s.len < s.cap && first_content(s.buf, s.len) == s.len)
 		rc = fill(&s);
 	bool json = rc == 0 && starts_json(s.buf, s.len) && format != HG_FORMAT_ANR_TRACES &&
 		    format != HG_FORMAT_BLOCKCANARY && format != HG_FORMAT_JAVA_STACK;
