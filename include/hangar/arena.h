@@ -18,6 +18,15 @@ hg_arena *hg_arena_create_sized(size_t first_chunk);
 /* Frees the arena and everything allocated from it.  Accepts NULL. */
 void hg_arena_destroy(hg_arena *arena);
 
+/* Arenas keep up to 16 chunks of each usual size (4 to 64 KiB) when
+ * destroyed, for the next arena (on any thread) to use instead of malloc:
+ * a report's arena is made by one thread and destroyed by another, and
+ * glibc frees another thread's memory under a lock that thread's mallocs
+ * take.  The chunks kept now, and a call that frees them all (both
+ * thread-safe). */
+size_t hg_arena_cached_chunks(void);
+void hg_arena_free_cached(void);
+
 /* Zeroed memory owned by the arena; NULL on ENOMEM or size overflow. */
 void *hg_arena_alloc(hg_arena *arena, size_t size);
 void *hg_arena_calloc(hg_arena *arena, size_t count, size_t size);

@@ -70,7 +70,19 @@ const char *hg_report_kind_name(enum hg_report_kind kind)
 
 hg_report *report_new(const char *source, long line, long number)
 {
-	hg_arena *arena = hg_arena_create();
+	return report_new_sized(source, line, number, SIZE_MAX);
+}
+
+/* The first chunk: twice the report's bytes and 2 KiB, a power of two
+ * from 4 KiB (what arenas keep for reuse), so that the hundreds of small
+ * reports in flight between two threads hold about their own size, not
+ * 64 KiB each. */
+hg_report *report_new_sized(const char *source, long line, long number, size_t bytes)
+{
+	size_t want = bytes < SIZE_MAX / 4 ? 2 * bytes + 2048 : SIZE_MAX, first = 4096;
+	while (first < 65536 && first < want)
+		first *= 2;
+	hg_arena *arena = hg_arena_create_sized(first);
 	if (!arena)
 		return NULL;
 	hg_report *rep = hg_arena_alloc(arena, sizeof *rep);

@@ -65,6 +65,8 @@ struct read_error {
 
 /* A new empty report with its own arena; NULL on ENOMEM. */
 hg_report *report_new(const char *source, long line, long number);
+/* The same for a report read from bytes bytes: its arena starts small. */
+hg_report *report_new_sized(const char *source, long line, long number, size_t bytes);
 
 /* Fills rep from one report object of doc, read as `format` (AUTO: by its
  * shape: KSCrash, MetricKit, else Matrix).  Returns 0, HG_EPARSE/HG_ELIMIT

@@ -147,7 +147,7 @@ static int fail_report(struct reader *r, long number, long rep_line, size_t offs
 static int one_report(struct reader *r, const hg_json_doc *doc, const hg_json *obj, size_t base,
 		      long number, long line)
 {
-	hg_report *rep = report_new(r->source, line, number);
+	hg_report *rep = report_new_sized(r->source, line, number, r->span_len);
 	if (!rep)
 		return HG_ENOMEM;
 	struct read_error err;
