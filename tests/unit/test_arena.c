@@ -31,7 +31,7 @@ static void test_blocks_zeroed_and_aligned(void **state)
 	(void)state;
 	hg_arena *a = hg_arena_create();
 	assert_non_null(a);
-	size_t sizes[] = {1, 3, 16, 100, 4000, 16384, 16385, 70000, 1 << 20};
+	size_t sizes[] = {1, 3, 16, 100, 4000, 16384, 16385, 70000, 1 << 20, 3 << 20};
 	for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
 		unsigned char *p = hg_arena_alloc(a, sizes[i]);
 		assert_non_null(p);
@@ -42,13 +42,34 @@ static void test_blocks_zeroed_and_aligned(void **state)
 	hg_arena_destroy(a);
 }
 
+/* A block of 2 MiB or more is on huge pages (hg_big_alloc), zeroed by hand:
+ * one that malloc hands back after a filled one was freed is zero too. */
+static void test_big_block_reused_is_zeroed(void **state)
+{
+	(void)state;
+	size_t size = (size_t)5 << 20;
+	for (int round = 0; round < 3; round++) {
+		hg_arena *a = hg_arena_create();
+		assert_non_null(a);
+		unsigned char *p = hg_arena_alloc(a, size);
+		assert_non_null(p);
+		assert_true(all_zero(p, size));
+		memset(p, 0xCD, size);
+		unsigned char *q = hg_arena_alloc_unzeroed(a, size);
+		assert_non_null(q);
+		memset(q, 0x11, size);
+		assert_int_equal(p[size - 1], 0xCD);
+		hg_arena_destroy(a);
+	}
+}
+
 static void test_regrow_keeps_contents(void **state)
 {
 	(void)state;
 	hg_arena *a = hg_arena_create();
 	int *v = NULL;
 	size_t cap = 0;
-	for (int i = 0; i < 100000; i++) {
+	for (int i = 0; i < 1000000; i++) { /* to 4 MiB: past the huge-page size */
 		if ((size_t)i == cap) {
 			size_t grown = cap ? cap * 2 : 4;
 			v = hg_arena_regrow(a, v, cap * sizeof *v, grown * sizeof *v);
@@ -58,7 +79,7 @@ static void test_regrow_keeps_contents(void **state)
 		}
 		v[i] = i * 7;
 	}
-	for (int i = 0; i < 100000; i++)
+	for (int i = 0; i < 1000000; i++)
 		assert_int_equal(v[i], i * 7);
 	hg_arena_destroy(a);
 }
@@ -184,6 +205,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_blocks_zeroed_and_aligned),
+		cmocka_unit_test(test_big_block_reused_is_zeroed),
 		cmocka_unit_test(test_regrow_keeps_contents),
 		cmocka_unit_test(test_chunks_pass_between_threads),
 		cmocka_unit_test(test_kept_chunks_bounded),

@@ -19,6 +19,11 @@
 #include "hangar/arena.h"
 
 #define CHUNK_SIZE ((size_t)64 * 1024)
+/* An arena that outgrows CHUNK_SIZE (a million-frame stack, its flame
+ * graph) goes on doubling its chunks up to this, so that its last ones are
+ * on huge pages (chunk_new) and not a fault every 4 KiB.  At most half of
+ * what it holds is unused. */
+#define MAX_CHUNK_SIZE ((size_t)4 << 20)
 #define ALIGN ((size_t)16)
 
 /* Chunks are a doubly linked list, so that a block with a chunk of its own
@@ -180,10 +185,19 @@ static struct chunk *chunk_new(size_t size, bool zeroed)
 			return c;
 		}
 	}
-	/* calloc of a large block maps fresh zero pages: no memset, and pages
-	 * the caller never touches cost nothing. */
-	struct chunk *c = zeroed ? calloc(1, sizeof(struct chunk) + size)
-				 : malloc(sizeof(struct chunk) + size);
+	struct chunk *c;
+	if (size >= HG_HUGE_PAGE) {
+		/* Asked for huge pages before anything touches it: glibc may
+		 * serve a block this large from its heap, where calloc would
+		 * clear it (or a copy fill it) first, a 4 KiB fault a page. */
+		c = hg_big_alloc(sizeof(struct chunk) + size);
+		if (c && zeroed)
+			memset(c->data, 0, size);
+	} else {
+		/* calloc of a large block maps fresh zero pages: no memset,
+		 * and pages the caller never touches cost nothing. */
+		c = zeroed ? calloc(1, sizeof(struct chunk) + size) : malloc(sizeof(struct chunk) + size);
+	}
 	if (!c)
 		return NULL;
 	c->next = c->prev = NULL;
@@ -214,7 +228,6 @@ static void *take(hg_arena *arena, size_t size, bool zero)
 			struct chunk *big = chunk_new(size, zero);
 			if (!big)
 				return NULL;
-			hg_hint_huge(big->data, size);
 			big->used = size;
 			if (c) {
 				big->next = c->next;
@@ -230,7 +243,7 @@ static void *take(hg_arena *arena, size_t size, bool zero)
 		c = chunk_new(arena->chunk_size, false);
 		if (!c)
 			return NULL;
-		if (arena->chunk_size < CHUNK_SIZE)
+		if (arena->chunk_size < MAX_CHUNK_SIZE)
 			arena->chunk_size *= 2;
 		c->next = arena->head;
 		if (c->next)

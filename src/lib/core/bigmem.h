@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 
 #define HG_HUGE_PAGE ((uintptr_t)2 << 20)
@@ -40,6 +41,21 @@ static inline void *hg_big_alloc(size_t size)
 	void *p = aligned_alloc(HG_HUGE_PAGE, rounded);
 	hg_hint_huge(p, rounded);
 	return p;
+}
+
+/* A larger hg_big_alloc buffer holding the first `used` bytes of p, which
+ * is freed (NULL and p untouched when there is no memory).  Not realloc:
+ * that moves a block without keeping its huge-page alignment, and the
+ * pages it adds fault in one 4 KiB page at a time. */
+static inline void *hg_big_grow(void *p, size_t used, size_t size)
+{
+	void *q = hg_big_alloc(size);
+	if (!q)
+		return NULL;
+	if (used)
+		memcpy(q, p, used);
+	free(p);
+	return q;
 }
 
 #endif

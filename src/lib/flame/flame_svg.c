@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/core.h"
 #include "hangar/flame.h"
 #include "flame_svg.h"
 
@@ -42,11 +43,13 @@ static int layout_init(struct layout *l, size_t n)
 {
 	memset(l, 0, sizeof *l);
 	size_t k = n ? n : 1;
-	l->x = malloc(k * sizeof *l->x);
-	l->w = malloc(k * sizeof *l->w);
-	l->next = malloc(k * sizeof *l->next);
-	l->depth = malloc(k * sizeof *l->depth);
-	l->drawn = malloc(k);
+	/* A whole-stack graph has hundreds of thousands of frames: megabytes a
+	 * column, on huge pages (hg_big_alloc). */
+	l->x = hg_big_alloc(k * sizeof *l->x);
+	l->w = hg_big_alloc(k * sizeof *l->w);
+	l->next = hg_big_alloc(k * sizeof *l->next);
+	l->depth = hg_big_alloc(k * sizeof *l->depth);
+	l->drawn = hg_big_alloc(k);
 	return l->x && l->w && l->next && l->depth && l->drawn ? 0 : HG_ENOMEM;
 }
 

@@ -25,13 +25,13 @@ static inline bool vec_reserve(struct vec *v, size_t k)
 	size_t cap = v->cap ? v->cap : 64;
 	while (cap - v->len < k)
 		cap *= 2;
-	void *p = realloc(v->data, cap * v->size);
+	/* A large one (a million-word buffer) on huge pages: see hg_big_grow. */
+	void *p = cap * v->size >= HG_HUGE_PAGE ? hg_big_grow(v->data, v->len * v->size, cap * v->size)
+						 : realloc(v->data, cap * v->size);
 	if (!p)
 		return false;
 	v->data = p;
 	v->cap = cap;
-	if (cap * v->size >= ((size_t)4 << 20))
-		hg_hint_huge(p, cap * v->size); /* a million-word buffer */
 	return true;
 }
 

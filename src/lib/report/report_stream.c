@@ -74,7 +74,7 @@ static int grow(struct stream *s)
 	}
 	size_t cap = s->cap * 2 < s->ctx->limits.max_input_bytes ? s->cap * 2
 								 : s->ctx->limits.max_input_bytes;
-	char *p = realloc(s->buf, cap + 1);
+	char *p = hg_big_grow(s->buf, s->len, cap + 1);
 	if (!p)
 		return HG_ENOMEM;
 	s->buf = p;
@@ -198,7 +198,7 @@ int hg_reports_read_path(const hg_ctx *ctx, const char *path, const char *source
 	ctx = s.ctx = &with_time;
 	s.paced = !S_ISREG(st.st_mode); /* stdin may be a pipe, a terminal or a socket */
 	s.cap = PART_BYTES < ctx->limits.max_input_bytes ? PART_BYTES : ctx->limits.max_input_bytes;
-	s.buf = malloc(s.cap + 1);
+	s.buf = hg_big_alloc(s.cap + 1);
 	int rc = s.buf ? fill(&s) : HG_ENOMEM;
 	/* What the input is needs its first byte that is not a blank. */
 	while (rc == 0 && !s.eof && s.len < s.cap && first_content(s.buf, s.len) == s.len)
