@@ -45,6 +45,10 @@ size_t hg_pipe_take(hg_pipe *p, void *out, size_t max);
  * the reader closed the pipe): a taker that holds output can write it
  * out before it waits. */
 bool hg_pipe_ready(hg_pipe *p);
+/* How many times a push woke the taker so far: once per item that found
+ * the queue empty, or, on one CPU, once per half queue (the taker wakes by
+ * itself within 10 ms for fewer).  For tests and statistics. */
+size_t hg_pipe_wakes(hg_pipe *p);
 /* Taker: takes no more; the reader's pushes fail from here on. */
 void hg_pipe_stop(hg_pipe *p);
 
