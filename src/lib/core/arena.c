@@ -240,7 +240,10 @@ static void *take(hg_arena *arena, size_t size, bool zero)
 			}
 			return big->data;
 		}
-		c = chunk_new(arena->chunk_size, false);
+		/* Past CHUNK_SIZE its header comes out of the size, so that a
+		 * chunk of 2 MiB or 4 MiB fills its huge pages and no more. */
+		c = chunk_new(arena->chunk_size > CHUNK_SIZE ? arena->chunk_size - sizeof(struct chunk)
+							      : arena->chunk_size, false);
 		if (!c)
 			return NULL;
 		if (arena->chunk_size < MAX_CHUNK_SIZE)

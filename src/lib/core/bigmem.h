@@ -30,16 +30,18 @@ static inline void hg_hint_huge(void *p, size_t size)
 }
 
 /* malloc() for a buffer that may be large: aligned to a huge page, so that
- * all of it can be backed by huge pages.  Free with free(). */
+ * each whole 2 MiB of it can be backed by one; the tail past the last whole
+ * 2 MiB keeps small pages, so that a block just over a multiple of 2 MiB
+ * (a chunk's header and its data) does not hold a huge page for a few
+ * bytes.  Free with free(). */
 static inline void *hg_big_alloc(size_t size)
 {
 	if (size < HG_HUGE_PAGE)
 		return malloc(size ? size : 1);
-	size_t rounded = (size + HG_HUGE_PAGE - 1) & ~(HG_HUGE_PAGE - 1);
-	if (rounded < size)
+	void *p = NULL;
+	if (posix_memalign(&p, HG_HUGE_PAGE, size) != 0)
 		return NULL;
-	void *p = aligned_alloc(HG_HUGE_PAGE, rounded);
-	hg_hint_huge(p, rounded);
+	hg_hint_huge(p, size);
 	return p;
 }
 

@@ -72,8 +72,10 @@ static int grow(struct stream *s)
 			 s->ctx->limits.max_input_bytes);
 		return HG_ELIMIT;
 	}
-	size_t cap = s->cap * 2 < s->ctx->limits.max_input_bytes ? s->cap * 2
-								 : s->ctx->limits.max_input_bytes;
+	/* cap + 1 (its NUL) a power of two while under the cap: whole huge
+	 * pages (hg_big_alloc). */
+	size_t twice = s->cap * 2 + 1;
+	size_t cap = twice < s->ctx->limits.max_input_bytes ? twice : s->ctx->limits.max_input_bytes;
 	char *p = hg_big_grow(s->buf, s->len, cap + 1);
 	if (!p)
 		return HG_ENOMEM;
@@ -197,7 +199,7 @@ int hg_reports_read_path(const hg_ctx *ctx, const char *path, const char *source
 		with_time.file_time_ms = (int64_t)st.st_mtim.tv_sec * 1000 + st.st_mtim.tv_nsec / 1000000;
 	ctx = s.ctx = &with_time;
 	s.paced = !S_ISREG(st.st_mode); /* stdin may be a pipe, a terminal or a socket */
-	s.cap = PART_BYTES < ctx->limits.max_input_bytes ? PART_BYTES : ctx->limits.max_input_bytes;
+	s.cap = PART_BYTES - 1 < ctx->limits.max_input_bytes ? PART_BYTES - 1 : ctx->limits.max_input_bytes;
 	s.buf = hg_big_alloc(s.cap + 1);
 	int rc = s.buf ? fill(&s) : HG_ENOMEM;
 	/* What the input is needs its first byte that is not a blank. */
