@@ -127,6 +127,17 @@ static void pin_to_one_cpu(cpu_set_t *old)
 	assert_int_equal(sched_setaffinity(0, sizeof one, &one), 0);
 }
 
+/* A 64-slot pipe whose reader (reading count items with read) runs on
+ * the one CPU this thread is pinned to; the old affinity in *old. */
+static hg_pipe *start_on_one_cpu(cpu_set_t *old, struct reader *r, void (*read)(void *))
+{
+	pin_to_one_cpu(old);
+	released = 0;
+	assert_int_equal(hg_pipe_create(sizeof(struct item), 64, release, &r->pipe), 0);
+	assert_int_equal(hg_pipe_start(r->pipe, read, r), 0);
+	return r->pipe;
+}
+
 /* On one CPU the reader woke the taker whenever the queue had been empty:
  * 20,000 items through 64 slots woke it about 1,000 times here, each a
  * switch there and back.  Woken at half the queue, at most once per 32. */
@@ -134,12 +145,8 @@ static void test_one_cpu_wakes_per_half_queue(void **state)
 {
 	(void)state;
 	cpu_set_t old;
-	pin_to_one_cpu(&old);
-	released = 0;
-	hg_pipe *p = NULL;
-	assert_int_equal(hg_pipe_create(sizeof(struct item), 64, release, &p), 0);
-	struct reader r = {p, 20000, 0, 0, true};
-	assert_int_equal(hg_pipe_start(p, read_numbers, &r), 0);
+	struct reader r = {NULL, 20000, 0, 0, true};
+	hg_pipe *p = start_on_one_cpu(&old, &r, read_numbers);
 	take_all(p, 20000);
 	hg_pipe_join(p);
 	size_t wakes = hg_pipe_wakes(p);
@@ -188,12 +195,8 @@ static void test_one_cpu_lone_item_taken(void **state)
 {
 	(void)state;
 	cpu_set_t old;
-	pin_to_one_cpu(&old);
-	released = 0;
-	hg_pipe *p = NULL;
-	assert_int_equal(hg_pipe_create(sizeof(struct item), 64, release, &p), 0);
-	struct reader r = {p, 1, 0, 0, false};
-	assert_int_equal(hg_pipe_start(p, read_one_then_wait, &r), 0);
+	struct reader r = {NULL, 1, 0, 0, false};
+	hg_pipe *p = start_on_one_cpu(&old, &r, read_one_then_wait);
 	struct item got[4];
 	assert_int_equal(hg_pipe_take(p, got, 4), 1); /* returns while the reader waits */
 	assert_int_equal(*got[0].n, 0);
