@@ -210,7 +210,8 @@ static struct chunk *chunk_new(size_t size, bool zeroed)
  * (strings, a tenth of a big ingest's allocations, a buffer's words) skip
  * the memset.  A block of its own comes from calloc when zeroed (fresh
  * zero pages when large, that the caller may never touch), else from
- * malloc: calloc clears a block of a few kilobytes byte by byte. */
+ * malloc: calloc clears a block of a few kilobytes byte by byte; one of
+ * 2 MiB or more from hg_big_alloc, cleared by hand (see chunk_new). */
 static void *take(hg_arena *arena, size_t size, bool zero)
 {
 	if (size == 0)
