@@ -52,10 +52,32 @@ void hg_buf_int(hg_buf *buf, int64_t v);
 /* Appends s[0..len) as a quoted JSON string (control characters escaped,
  * invalid UTF-8 bytes replaced by U+FFFD so the output always parses). */
 void hg_buf_json_string(hg_buf *buf, const char *s, size_t len);
-/* Appends s[0..len) for a terminal: control bytes and the NUL the JSON reader
- * keeps (C0 80, see hg_json_string) written as \u00XX escapes, so that a
- * report's text can neither hide a NUL nor send the terminal commands. */
+/* ---- text for a person (text_visible.c) ----
+ * Reports come from users' phones: a name, path, title or message in them
+ * may hold bytes a terminal obeys (ESC ] 0; retitles the window, ESC [2J
+ * clears the screen, U+202E reverses what follows).  Text output shows such
+ * bytes as escapes, the way git quotes a path: "\t", "\033", "\302\233"
+ * (a C1 control), "\342\200\256" (a bidirectional override), "\377" (a
+ * byte that is not UTF-8), "\000" (the NUL the JSON reader keeps as C0 80).
+ * JSON, CSV and the other data formats escape by their own rules instead. */
+enum hg_visible_flags {
+	HG_VISIBLE_LINES = 1,  /* a whole text: newline, tab and CR before LF kept */
+	HG_VISIBLE_COLOUR = 2, /* the renderers' own colour sequences kept (ESC [ 0/1/2/22/31/33/39 m) */
+};
+/* Appends s[0..len) with every such byte escaped (flags: 0 for one field,
+ * where a newline or tab is escaped too). */
+void hg_buf_visible_as(hg_buf *buf, const char *s, size_t len, unsigned flags);
+/* hg_buf_visible_as(buf, s, len, 0): one field. */
 void hg_buf_visible(hg_buf *buf, const char *s, size_t len);
+/* Whether hg_buf_visible_as would copy s[0..len) unchanged. */
+bool hg_text_is_visible(const char *s, size_t len, unsigned flags);
+/* The columns hg_buf_visible takes for s[0..len): a character one, an
+ * escape its length. */
+size_t hg_visible_cols(const char *s, size_t len);
+/* The bytes of the longest start of s[0..len) whose escaped form fits in
+ * cols columns, never cutting a character or an escape; *taken (may be
+ * NULL) gets the columns used. */
+size_t hg_visible_prefix(const char *s, size_t len, size_t cols, size_t *taken);
 /* The length (1..4) of the valid UTF-8 sequence at s[0..avail), 0 when it
  * is not one (avail > 0). */
 size_t hg_utf8_len(const char *s, size_t avail);

@@ -57,6 +57,19 @@ bool cli_parse_int64(const char *s, int64_t *out);
 enum color_mode { COLOR_AUTO, COLOR_ALWAYS, COLOR_NEVER };
 bool cli_use_color(enum color_mode mode, FILE *stream);
 
+/* text_out.c: text on stdout and stderr with every byte a terminal would
+ * obey shown as an escape (hg_buf_visible_as, keeping newlines and tabs);
+ * stdout keeps hangar's own colour sequences once cli_text_colour(true)
+ * said it is coloured.  Data formats (JSON, CSV, SVG...) use fwrite. */
+void cli_text_colour(bool on);
+void cli_write_text(FILE *to, const char *s, size_t len);
+void cli_printf(const char *fmt, ...) HG_PRINTF(1, 2);
+void cli_fprintf(FILE *to, const char *fmt, ...) HG_PRINTF(2, 3);
+void cli_fputs(const char *s, FILE *to);
+/* A stored report's or rejected input's own bytes: exactly, for a pipe
+ * (`hangar reports --text | hangar stack -`), as text on a terminal. */
+void cli_write_stored(FILE *to, const char *s, size_t len);
+
 /* suggest.c: near misses.  The edit distance of a and b (adjacent
  * transpositions count one); the candidate nearest to word, or NULL when
  * none is near enough to be a slip. */

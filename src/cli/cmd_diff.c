@@ -69,7 +69,7 @@ static void say_left_out(const struct diff_out *d)
 	if (!d->left_out)
 		return;
 	FILE *out = d->format == ROWS_TABLE ? stdout : stderr;
-	fprintf(out, "%s… %" PRId64 " more %s (--limit 0 lists all)\n",
+	cli_fprintf(out, "%s… %" PRId64 " more %s (--limit 0 lists all)\n",
 		d->format == ROWS_TABLE ? "" : "hangar diff: ", d->left_out, d->status);
 }
 

@@ -90,7 +90,7 @@ static int run_rejected(int argc, char **argv)
 		size_t len = 0;
 		rc = hg_store_rejected_text(store, id, &text, &len);
 		if (rc == 0)
-			fwrite(text, 1, len, stdout);
+			cli_write_stored(stdout, text, len);
 		else
 			fprintf(stderr, "hangar rejected: no rejected input %" PRId64 "\n", id);
 		free(text);

@@ -42,7 +42,7 @@ static int on_report(void *user, const hg_report_row *r)
 			l->failed++;
 			return 0;
 		}
-		fwrite(text, 1, len, stdout);
+		cli_write_stored(stdout, text, len);
 		if (!len || text[len - 1] != '\n')
 			fputc('\n', stdout);
 		free(text);

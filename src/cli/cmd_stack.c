@@ -246,6 +246,7 @@ static int parse_options(struct stack_run *run, int argc, char **argv, bool *raw
 		}
 	}
 	run->render.color = cli_use_color(color, stdout) && run->format == FORMAT_TREE;
+	cli_text_colour(run->render.color);
 	if (!width_set)
 		run->render.width = render_default_width(STDOUT_FILENO);
 	run->ctx.want_times = flame_format_timed(run->format);
@@ -256,17 +257,21 @@ static int parse_options(struct stack_run *run, int argc, char **argv, bool *raw
 /* How much rendered text print_report gathers before writing it. */
 #define OUT_CHUNK (64 * 1024)
 
+/* The tree is text for a person (cli_write_text); the other formats
+ * are data, written exactly. */
 static void write_buf(hg_buf *out, void *user)
 {
-	(void)user;
-	if (out->len)
+	const struct stack_run *run = user;
+	if (out->len && run->format == FORMAT_TREE)
+		cli_write_text(stdout, out->data, out->len);
+	else if (out->len)
 		fwrite(out->data, 1, out->len, stdout);
 	hg_buf_reset(out);
 }
 
 static void flush_out(struct stack_run *run)
 {
-	write_buf(&run->out, NULL);
+	write_buf(&run->out, run);
 }
 
 /* The reader's diagnostics, held for the item they come before. */
@@ -309,7 +314,7 @@ static bool name_methods(struct stack_run *run, struct stack_item *it)
 
 static void say_report(FILE *to, const hg_report *rep)
 {
-	fprintf(to, "%s", rep->source);
+	cli_fputs(rep->source, to);
 	if (rep->line > 0)
 		fprintf(to, ":%ld", rep->line);
 	fprintf(to, ": error: report %ld: ", rep->number);
@@ -328,7 +333,7 @@ static int print_flame(struct stack_run *run, const hg_report *rep)
 		say_report(stderr, rep);
 		const char *name = run->format == FORMAT_SPEEDSCOPE ? "speedscope"
 				   : run->format == FORMAT_SVG ? "svg" : "chrome";
-		fprintf(stderr, "-f %s writes one report's profile, and the input holds more (the "
+		cli_fprintf(stderr, "-f %s writes one report's profile, and the input holds more (the "
 			"first: %s); give it one report (of NDJSON, a line: sed -n %ldp %s | hangar "
 			"stack -f %s -)\n", name, run->first_flame.data, rep->line > 0 ? rep->line : 1,
 			rep->source, name);
@@ -382,7 +387,7 @@ static void undrawn_say(struct stack_run *run)
 		int head = colon ? (int)(colon - first) : 0;
 		for (int k = 0; k <= HG_KIND_THREAD_DUMP; k++)
 			if (run->undrawn_by_kind[k])
-				fprintf(stderr, "%.*s: error:%s: no method stack and no threads to draw "
+				cli_fprintf(stderr, "%.*s: error:%s: no method stack and no threads to draw "
 					"(kind %s)\n", head, first, colon ? colon + 1 : first,
 					hg_report_kind_name(k));
 		return;
@@ -397,7 +402,7 @@ static void undrawn_say(struct stack_run *run)
 				run->undrawn_by_kind[k]);
 			more = true;
 		}
-	fprintf(stderr, "; the first: %s)\n", first);
+	cli_fprintf(stderr, "; the first: %s)\n", first);
 }
 
 /* Main thread: one report rendered and written. */
@@ -588,7 +593,7 @@ static void print_all(struct stack_run *run)
 				if (it->diags.len) {
 					flush_out(run);
 					fflush(stdout); /* stdout's text before, as one thread has it */
-					fwrite(it->diags.data, 1, it->diags.len, stderr);
+					cli_write_text(stderr, it->diags.data, it->diags.len);
 				}
 				if (it->text.len) {
 					flush_out(run);
@@ -623,6 +628,7 @@ static int run_stack(int argc, char **argv)
 	run.ctx.diag_user = &run.diags;
 	run.render.max_depth = -1;
 	run.render.flush = write_buf; /* a big report's text goes out as it is made */
+	run.render.flush_user = &run;
 	run.raw_opts.strict = true;
 	hg_buf_init(&run.out);
 	hg_buf_init(&run.first_flame);

@@ -214,7 +214,10 @@ static int flush_out(struct sym_run *run, bool force)
 	if (run->out.failed)
 		return HG_ENOMEM;
 	if (run->out.len && (force || run->out.len >= FLUSH_AT)) {
-		if (fwrite(run->out.data, 1, run->out.len, stdout) != run->out.len)
+		/* a filter keeps its bytes for the next program; a terminal
+		 * gets them visible (cli_write_stored) */
+		cli_write_stored(stdout, run->out.data, run->out.len);
+		if (ferror(stdout))
 			return HG_EIO;
 		hg_buf_reset(&run->out);
 	}

@@ -34,7 +34,7 @@ void cli_print_diag(void *user, const hg_diag *d)
 	hg_buf_init(&line);
 	cli_format_diag(&line, user, d);
 	if (line.len)
-		fwrite(line.data, 1, line.len, stderr);
+		cli_write_text(stderr, line.data, line.len);
 	hg_buf_release(&line);
 }
 

@@ -54,7 +54,7 @@ static void not_read(void *user, const hg_regroup_item *item, const char *why)
 {
 	struct run *run = user;
 	if (run->not_read++ < NOT_READ_LISTED)
-		fprintf(stderr, "%s:%ld: error: stored report %" PRId64 ": not read again: %s\n",
+		cli_fprintf(stderr, "%s:%ld: error: stored report %" PRId64 ": not read again: %s\n",
 			item->source ? item->source : "?", item->line, item->id, why ? why : "unknown");
 }
 

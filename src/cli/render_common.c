@@ -106,13 +106,8 @@ void render_meta_line(hg_buf *out, const char *key, const char *value, const str
 									  : RENDER_MIN_ROOM;
 	most = most < META_WIDTH ? most : META_WIDTH;
 	bool cut = render_cols(value, len) > most || value[len] != '\0';
-	if (render_cols(value, len) > most) {
-		size_t i = 0;
-		for (size_t c = 0; i < len && c < most; c++) /* `most` whole characters */
-			for (i++; i < len && ((unsigned char)value[i] & 0xc0) == 0x80; i++)
-				;
-		len = i;
-	}
+	if (render_cols(value, len) > most)
+		len = hg_visible_prefix(value, len, most, NULL); /* whole characters and escapes */
 	hg_buf_printf(out, "%-11s ", key);
 	hg_buf_visible(out, value, len);
 	hg_buf_puts(out, cut ? " ...\n" : "\n");

@@ -35,10 +35,7 @@ bool render_parse_width(const char *s, int *out)
 
 size_t render_cols(const char *s, size_t len)
 {
-	size_t n = 0;
-	for (size_t i = 0; i < len; i++)
-		n += ((unsigned char)s[i] & 0xc0) != 0x80; /* not a continuation byte */
-	return n;
+	return hg_visible_cols(s, len); /* control bytes count as the escapes shown */
 }
 
 /* lead + cls (its first `abbrev` package segments cut to their initial;
@@ -77,8 +74,8 @@ void render_fit_name(hg_buf *out, const char *lead, const char *cls, size_t cls_
 		      render_cols(tail, strlen(tail));
 	if (avail <= 0 || full <= (size_t)avail) {
 		hg_buf_puts(out, lead);
-		hg_buf_add(out, cls, cls_len);
-		hg_buf_puts(out, tail);
+		hg_buf_visible(out, cls, cls_len);
+		hg_buf_visible(out, tail, strlen(tail));
 		return;
 	}
 	size_t segs = 0;
@@ -94,7 +91,7 @@ void render_fit_name(hg_buf *out, const char *lead, const char *cls, size_t cls_
 		build_name(&b, k == segs + 2 ? "" : lead, cls, cls_len, tail, k, drop, ellipsis);
 		fits = !b.failed && render_cols(b.data, b.len) <= (size_t)avail;
 	}
-	hg_buf_add(out, b.data, b.len);
+	hg_buf_visible(out, b.data, b.len); /* (the lead and ellipsis are visible) */
 	out->failed |= b.failed;
 	hg_buf_release(&b);
 }
@@ -110,7 +107,7 @@ void render_fit_symbol(hg_buf *out, const char *lead, const char *sym, int avail
 		dot--;
 	if (dot == 0) {
 		hg_buf_puts(out, lead);
-		hg_buf_puts(out, sym);
+		hg_buf_visible(out, sym, strlen(sym));
 		return;
 	}
 	render_fit_name(out, lead, sym, dot - 1, sym + dot - 1, avail, ellipsis);
@@ -142,7 +139,7 @@ static void elide_groups(hg_buf *out, const char *name, char open, char close,
 void render_native_name(hg_buf *out, const char *name, int level, const char *ellipsis)
 {
 	if (level <= 0) {
-		hg_buf_puts(out, name);
+		hg_buf_visible(out, name, strlen(name));
 		return;
 	}
 	hg_buf args, templates;
@@ -166,7 +163,7 @@ void render_native_name(hg_buf *out, const char *name, int level, const char *el
 			s = own;
 		}
 	}
-	hg_buf_puts(out, s);
+	hg_buf_visible(out, s, strlen(s));
 	out->failed |= args.failed | templates.failed;
 	hg_buf_release(&args);
 	hg_buf_release(&templates);
@@ -176,23 +173,18 @@ void render_native_name(hg_buf *out, const char *name, int level, const char *el
  * ending at a blank when one is there (*blank set). */
 static size_t break_at(const char *s, size_t len, size_t cols, bool *blank)
 {
-	size_t c = 0, last_blank = 0, i = 0;
 	*blank = false;
-	for (; i < len; i++) {
-		if (((unsigned char)s[i] & 0xc0) != 0x80 && c++ == cols)
-			break;
-		if (s[i] == ' ')
-			last_blank = i;
-	}
-	if (i == len)
+	size_t fit = hg_visible_prefix(s, len, cols, NULL);
+	if (fit == len)
 		return len;
-	if (last_blank > 0) {
-		*blank = true;
-		return last_blank;
+	for (size_t i = fit; i-- > 1;) {
+		if (s[i] == ' ') {
+			*blank = true;
+			return i;
+		}
 	}
-	while (i > 0 && ((unsigned char)s[i] & 0xc0) == 0x80)
-		i--; /* a whole character */
-	return i ? i : 1;
+	size_t first = hg_utf8_len(s, len); /* nothing fits: one character all the same */
+	return fit ? fit : first ? first : 1;
 }
 
 void render_wrap(hg_buf *out, const char *first, const char *cont, const char *s, size_t len,

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "reread_failures.h"
 
 void reread_failures_add(struct reread_failures *f, const hg_regroup_item *item,
@@ -29,10 +30,10 @@ void reread_failures_print(const struct reread_failures *f, const char *cmd, FIL
 	for (size_t i = 0; i < f->n_listed; i++) {
 		const struct reread_failure *r = &f->listed[i];
 		if (r->line > 0)
-			fprintf(out, "%s:%ld: ", r->source, r->line);
+			cli_fprintf(out, "%s:%ld: ", r->source, r->line);
 		else
-			fprintf(out, "%s: ", r->source);
-		fprintf(out, "error: stored report %" PRId64 ": not read again: %s\n", r->id,
+			cli_fprintf(out, "%s: ", r->source);
+		cli_fprintf(out, "error: stored report %" PRId64 ": not read again: %s\n", r->id,
 			r->reason);
 	}
 	if (f->count > f->n_listed)

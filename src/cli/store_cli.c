@@ -199,18 +199,32 @@ void print_row(FILE *out, enum row_format f, const struct cell *cells, size_t n)
 		hg_buf_release(&b);
 		return;
 	}
+	if (f == ROWS_CSV) {
+		for (size_t i = 0; i < n; i++) {
+			fputs(i ? "," : "", out);
+			csv_field(out, cells[i].value ? cells[i].value : "");
+		}
+		fputc('\n', out);
+		return;
+	}
+	hg_buf line;
+	hg_buf_init(&line);
 	for (size_t i = 0; i < n; i++) {
 		const char *v = cells[i].value ? cells[i].value : "";
-		if (f == ROWS_CSV) {
-			fputs(i ? "," : "", out);
-			csv_field(out, v);
-		} else {
-			/* One line per row: a newline inside a value would break it. */
-			int len = (int)strcspn(v, "\r\n");
-			fprintf(out, i ? " %-*.*s" : "%-*.*s", cells[i].width, len, v);
-		}
+		/* One line per row: a newline inside a value would break it;
+		 * control bytes are shown as escapes, padded by what they take. */
+		size_t len = strcspn(v, "\r\n");
+		size_t cols = hg_visible_cols(v, len);
+		if (i)
+			hg_buf_putc(&line, ' ');
+		hg_buf_visible(&line, v, len);
+		for (; cols < (size_t)(cells[i].width > 0 ? cells[i].width : 0); cols++)
+			hg_buf_putc(&line, ' ');
 	}
-	fputc('\n', out);
+	hg_buf_putc(&line, '\n');
+	if (!line.failed)
+		cli_write_text(out, line.data, line.len);
+	hg_buf_release(&line);
 }
 
 /* --since/--until: a relative age ("90m", "24h", "7d", "2w": that long

@@ -193,22 +193,6 @@ void hg_buf_json_string(hg_buf *buf, const char *s, size_t len)
 	hg_buf_putc(buf, '"');
 }
 
-void hg_buf_visible(hg_buf *buf, const char *s, size_t len)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	size_t from = 0;
-	for (size_t i = 0; i < len; i++) {
-		bool nul = p[i] == 0xC0 && i + 1 < len && p[i + 1] == 0x80;
-		if (p[i] >= 0x20 && p[i] != 0x7f && !nul)
-			continue;
-		hg_buf_add(buf, s + from, i - from);
-		hg_buf_printf(buf, "\\u%04x", nul ? 0 : p[i]);
-		i += nul;
-		from = i + 1;
-	}
-	hg_buf_add(buf, s + from, len - from);
-}
-
 int hg_hex_value(char c)
 {
 	if (c >= '0' && c <= '9')
