@@ -76,6 +76,18 @@ const char *hg_proguard_map_id(const hg_proguard *pg);
  * too. */
 const char *hg_proguard_class(const hg_proguard *pg, const char *cls, size_t len);
 
+/* Mappings are untrusted: one obfuscated frame is retraced to at most this
+ * many frames, all its candidates together (so at most this many
+ * candidates), and its lookup to a bounded number of steps (about 4,000
+ * mapping entries, candidates and comparisons).  Real R8 output stays far
+ * below both: inlining stacks of a few frames, a few dozen candidates.
+ * What goes past is left out (the innermost frames of an inlining stack,
+ * the first candidates in mapping order are kept; a frame left with none
+ * stays as it is) and is a warning to the mapping's context naming the
+ * frame and the mapping line: the first 10 frames of a mapping, then one
+ * line saying that more are not listed. */
+#define HG_PROGUARD_MAX_FRAMES 256
+
 /* Deobfuscates every Java frame of every thread of rep in place: class,
  * method, source file and line, an obfuscated frame becoming the frames it
  * inlines (innermost first).  The first mapping (in order; one whose
@@ -83,9 +95,10 @@ const char *hg_proguard_class(const hg_proguard *pg, const char *cls, size_t len
  * used.  Retraced frames get `retraced`; when the line cannot decide
  * between several methods, the frames of every candidate are kept, in
  * mapping order, each marked `alternative` (they come from one obfuscated
- * frame: their `text` is that frame's, the same pointer).  Frames no mapping
- * knows stay as they are.  The classes of locks held and waited for are
- * renamed too.  New strings live in rep's arena.  Returns 0 or HG_ENOMEM. */
+ * frame: their `text` is that frame's, the same pointer), at most
+ * HG_PROGUARD_MAX_FRAMES in all.  Frames no mapping knows stay as they
+ * are.  The classes of locks held and waited for are renamed too.  New
+ * strings live in rep's arena.  Returns 0 or HG_ENOMEM. */
 int hg_report_retrace(hg_report *rep, const hg_proguard *const *maps, size_t n_maps);
 
 /* Text retrace, for a filter: rewrites what it can name and keeps every
@@ -94,7 +107,8 @@ int hg_report_retrace(hg_report *rep, const hg_proguard *const *maps, size_t n_m
  *     logcat header, "\t" inside a JSON string) and bare frames
  *     "a.b.C.m(SourceFile:12)" standing alone (a Matrix threadStack line, or
  *     between "\n" escapes of a JSON string).  An inlined frame becomes
- *     several lines, each with the first one's prefix (a JSON string gets
+ *     several lines (at most HG_PROGUARD_MAX_FRAMES with its
+ *     alternatives), each with the first one's prefix (a JSON string gets
  *     "\n" escapes instead of newlines).  Alternatives follow R8's retrace:
  *     the first line of every candidate after the first has "<OR> " before
  *     its "at ".

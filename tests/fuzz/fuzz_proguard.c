@@ -10,7 +10,8 @@
  *   - retracing with no mapping gives the text back byte for byte, and the
  *     stream gives the same bytes as the one-call API;
  *   - retraced frames have a class, a method and a file; alternatives are
- *     retraced frames. */
+ *     retraced frames; one frame becomes at most HG_PROGUARD_MAX_FRAMES,
+ *     and frames cut at that limit are warned about at most 11 times. */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -30,13 +31,15 @@ static const char fuzz_target[] = "fuzz_proguard";
 #include "fuzz_fixture.h"
 
 struct counts {
-	int line_warnings, summaries, ids, other;
+	int line_warnings, summaries, ids, other, cuts;
 };
 
 static void count(void *user, const hg_diag *d)
 {
 	struct counts *c = user;
-	if (strstr(d->message, "unknown R8 metadata"))
+	if (strstr(d->message, "frame '") || strstr(d->message, "cut at the retrace limits"))
+		c->cuts++;
+	else if (strstr(d->message, "unknown R8 metadata"))
 		c->ids++;
 	else if (strstr(d->message, "mapping format version"))
 		c->other++;
@@ -121,8 +124,11 @@ static void check_report(const hg_proguard *pg, const char *text, size_t len)
 	const hg_proguard *const maps[1] = {pg};
 	if (hg_report_retrace(rep, maps, 1) == 0 && t) {
 		t = &rep->threads.items[0];
+		size_t run = 0; /* frames from one obfuscated frame (one text) */
 		for (size_t i = 0; i < t->n_frames; i++) {
 			const hg_frame *f = &t->frames[i];
+			run = i && f->retraced && f[-1].retraced && f->text == f[-1].text ? run + 1 : 1;
+			require(run <= HG_PROGUARD_MAX_FRAMES, "a frame became too many frames");
 			require(f->cls && f->method, "a frame lost its name");
 			require(!f->retraced || f->file, "a retraced frame has no file");
 			require(!f->alternative || f->retraced, "an alternative is not retraced");
@@ -163,6 +169,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check_classes(pg, in, map_len);
 	check_text(pg, text, text_len);
 	check_report(pg, text, text_len);
+	require(c.cuts <= PG_MAX_WARNINGS + 1, "too many warnings about frames cut");
 	hg_proguard_destroy(pg);
 	return 0;
 }

@@ -17,6 +17,7 @@
 #include "hangar/report.h"
 #include "hangar/threads.h"
 #include "report/report_internal.h"
+#include "retrace/proguard_internal.h"
 
 static const char *testdata;
 
@@ -919,6 +920,197 @@ static void test_overlong_member_lines(void **state)
 	unlink(path);
 }
 
+/* ---- untrusted mappings: the work of a frame is bounded ---- */
+
+/* A mapping whose a.a.a is one inlining stack of `depth` lines (mapping
+ * lines 2 to depth + 1: Deep.inner0 at line 10, inner1 at 11, ...), then
+ * an ordinary method a.a.b. */
+static hg_proguard *deep_map(int depth, struct diags *c)
+{
+	hg_buf m;
+	hg_buf_init(&m);
+	hg_buf_puts(&m, "com.example.Hostile -> a.a:\n");
+	hg_buf_puts(&m, "    1:1:void com.example.Deep.inner0():10:10 -> a\n");
+	for (int i = 1; i < depth - 1; i++)
+		hg_buf_printf(&m, "    1:1:void com.example.Deep.inner%d():%d -> a\n", i, 10 + i);
+	hg_buf_puts(&m, "    1:1:void outer():5 -> a\n");
+	hg_buf_puts(&m, "    3:3:void fine():8:8 -> b\n");
+	hg_buf_putc(&m, '\0');
+	assert_false(m.failed);
+	hg_proguard *pg = mem_map(m.data, c);
+	hg_buf_release(&m);
+	return pg;
+}
+
+static size_t lines_of(const char *s)
+{
+	return count_lines(s, strlen(s));
+}
+
+static size_t steps_of(hg_proguard *pg)
+{
+	return atomic_load(&pg->steps);
+}
+
+/* "at a.a.a" n times, then "at a.a.b": an ANR thread's frames. */
+static char *deep_stack(int n, size_t *len)
+{
+	hg_buf t;
+	hg_buf_init(&t);
+	hg_buf_puts(&t, "\"main\" prio=5 tid=1 Runnable\n");
+	for (int i = 0; i < n; i++)
+		hg_buf_puts(&t, "  at a.a.a(SourceFile:1)\n");
+	hg_buf_puts(&t, "  at a.a.b(SourceFile:3)\n");
+	assert_false(t.failed);
+	*len = t.len;
+	hg_buf_putc(&t, '\0');
+	return t.data;
+}
+
+/* A 20,000-line inlining stack and 3,000 frames through it: each frame
+ * becomes the innermost HG_PROGUARD_MAX_FRAMES frames, with a warning
+ * (the first 10 frames, then one line), and the work is those frames and a
+ * few steps each, the same for a stack of 1,000 lines. */
+static void test_hostile_inline_stack(void **state)
+{
+	(void)state;
+	const int frames = 3000;
+	struct diags c;
+	hg_proguard *pg = deep_map(20000, &c);
+	size_t len;
+	char *text = deep_stack(frames, &len);
+	char *got = retrace(&pg, 1, text, len);
+	assert_int_equal(lines_of(got), 1 + (size_t)frames * HG_PROGUARD_MAX_FRAMES + 1);
+	const char *p = strchr(got, '\n') + 1;
+	assert_memory_equal(p, "  at com.example.Deep.inner0(Deep.java:10)\n"
+			       "  at com.example.Deep.inner1(Deep.java:11)\n", 86);
+	const char *second = strstr(p, "  at com.example.Deep.inner255(Deep.java:265)\n"
+				       "  at com.example.Deep.inner0(Deep.java:10)\n");
+	assert_ptr_equal(second, strstr(p, "inner255") - 22); /* the first frame's end */
+	assert_non_null(strstr(got, "  at com.example.Deep.inner255(Deep.java:265)\n"
+				    "  at com.example.Hostile.fine(Hostile.java:8)\n"));
+	assert_null(strstr(got, "inner256"));
+	assert_int_equal(c.warnings, PG_MAX_WARNINGS + 1);
+	assert_int_equal(c.errors, 0);
+	for (int w = 0; w < PG_MAX_WARNINGS; w++) {
+		assert_int_equal(c.lines[w], 2);
+		assert_string_equal(c.sources[w], "mem");
+		assert_string_equal(c.msgs[w], "frame 'a.a.a(SourceFile:1)': the inlining stack here has "
+					       "20000 frames, over the limit of 256; only the innermost "
+					       "256 are kept");
+	}
+	assert_int_equal(c.lines[PG_MAX_WARNINGS], 0);
+	assert_non_null(strstr(c.msgs[PG_MAX_WARNINGS], "are not listed"));
+	size_t steps = steps_of(pg);
+	assert_true(steps <= (size_t)(frames + 1) * (HG_PROGUARD_MAX_FRAMES + 4));
+	free(got);
+
+	/* A report's thread (hangar stack, ingest) of 1,000 such frames: 256
+	 * frames each. */
+	const int in_report = 1000;
+	free(text);
+	text = deep_stack(in_report, &len);
+	hg_report *rep = report_new("test", 1, 1);
+	assert_non_null(rep);
+	hg_thread *t = hg_threads_add(&rep->threads, rep->arena);
+	assert_non_null(t);
+	for (const char *l = strchr(text, '\n') + 1; *l; l = strchr(l, '\n') + 1) {
+		hg_frame *f = hg_thread_add_frame(t, rep->arena);
+		assert_non_null(f);
+		assert_int_equal(hg_frame_parse_java(l, (size_t)(strchr(l, '\n') - l), rep->arena, f), 0);
+	}
+	assert_int_equal(t->n_frames, (size_t)in_report + 1);
+	assert_int_equal(hg_report_retrace(rep, (const hg_proguard *const *)&pg, 1), 0);
+	t = &rep->threads.items[0];
+	assert_int_equal(t->n_frames, (size_t)in_report * HG_PROGUARD_MAX_FRAMES + 1);
+	assert_string_equal(t->frames[HG_PROGUARD_MAX_FRAMES - 1].method, "inner255");
+	assert_string_equal(t->frames[HG_PROGUARD_MAX_FRAMES].method, "inner0");
+	assert_false(t->frames[0].alternative);
+	assert_string_equal(t->frames[t->n_frames - 1].method, "fine");
+	assert_true(steps_of(pg) - steps <= (size_t)(in_report + 1) * (HG_PROGUARD_MAX_FRAMES + 4));
+	hg_report_destroy(rep);
+	free(text);
+	hg_proguard_destroy(pg);
+
+	/* The work does not grow with the stack. */
+	struct diags c2;
+	hg_proguard *small = deep_map(1000, &c2);
+	char *short_text = deep_stack(100, &len);
+	got = retrace(&small, 1, short_text, len);
+	assert_int_equal(lines_of(got), 1 + 100 * HG_PROGUARD_MAX_FRAMES + 1);
+	size_t small_steps = steps_of(small);
+	free(got);
+	hg_proguard_destroy(small);
+	hg_proguard *big = deep_map(20000, &c2);
+	got = retrace(&big, 1, short_text, len);
+	assert_int_equal(steps_of(big), small_steps);
+	free(got);
+	free(short_text);
+	hg_proguard_destroy(big);
+}
+
+/* Many candidates: 20,000 methods without a range (a frame without a
+ * line keeps the first 256), 20,000 one-line ranges (each line finds its
+ * one method through the index, in a few dozen steps), 20,000 identical
+ * lines (the search stops at PG_MAX_STEPS), and 20,000 ranges of three
+ * methods (a frame without a line finds the three at once). */
+static void test_hostile_candidates(void **state)
+{
+	(void)state;
+	const int n = 20000;
+	hg_buf m;
+	hg_buf_init(&m);
+	hg_buf_puts(&m, "com.example.Many -> m.m:\n");
+	for (int i = 0; i < n; i++)
+		hg_buf_printf(&m, "    void m%d() -> a\n", i);          /* lines 2.. */
+	for (int i = 1; i <= n; i++)
+		hg_buf_printf(&m, "    %d:%d:void r%d():%d -> b\n", i, i, i, i + 1000);
+	for (int i = 0; i < n; i++)
+		hg_buf_puts(&m, "    void same() -> c\n");
+	for (int i = 1; i <= n; i++)
+		hg_buf_printf(&m, "    %d:%d:void f%d():%d -> d\n", i, i, i % 3, i);
+	hg_buf_putc(&m, '\0');
+	assert_false(m.failed);
+	struct diags c;
+	hg_proguard *pg = mem_map(m.data, &c);
+	hg_buf_release(&m);
+
+	char *got = retrace(&pg, 1, "at m.m.a(Unknown Source)\n", 25);
+	assert_int_equal(lines_of(got), HG_PROGUARD_MAX_FRAMES);
+	assert_memory_equal(got, "at com.example.Many.m0(Many.java)\n"
+				 "<OR> at com.example.Many.m1(Many.java)\n", 73);
+	assert_non_null(strstr(got, "<OR> at com.example.Many.m255(Many.java)\n"));
+	assert_int_equal(c.warnings, 1);
+	assert_int_equal(c.lines[0], 2 + HG_PROGUARD_MAX_FRAMES);
+	assert_non_null(strstr(c.msgs[0], "frame 'm.m.a(Unknown Source)': its candidates come to "
+					  "more than 256 frames"));
+	assert_true(steps_of(pg) <= PG_MAX_STEPS);
+	free(got);
+
+	for (int k = 1; k <= n; k += 997) {
+		char in[64], want[128];
+		snprintf(in, sizeof in, "at m.m.b(SourceFile:%d)\n", k);
+		snprintf(want, sizeof want, "at com.example.Many.r%d(Many.java:%d)\n", k, k + 1000);
+		size_t before = steps_of(pg);
+		expect_text(pg, in, want);
+		assert_true(steps_of(pg) - before <= 64);
+	}
+	size_t before = steps_of(pg);
+	expect_text(pg, "at m.m.d(Unknown Source)\n",
+		    "at com.example.Many.f1(Many.java)\n<OR> at com.example.Many.f2(Many.java)\n"
+		    "<OR> at com.example.Many.f0(Many.java)\n");
+	assert_true(steps_of(pg) - before <= 8);
+	assert_int_equal(c.warnings, 1);
+
+	before = steps_of(pg);
+	expect_text(pg, "at m.m.c(Unknown Source)\n", "at com.example.Many.same(Many.java)\n");
+	assert_true(steps_of(pg) - before <= PG_MAX_STEPS);
+	assert_int_equal(c.warnings, 2);
+	assert_non_null(strstr(c.msgs[1], "frame 'm.m.c(Unknown Source)': retrace stopped here after "
+					  "4096 steps"));
+	hg_proguard_destroy(pg);
+}
+
 int main(int argc, char **argv)
 {
 	testdata = argc > 1 ? argv[1] : "testdata";
@@ -948,6 +1140,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_mutations),
 		cmocka_unit_test(test_big_generated),
 		cmocka_unit_test(test_overlong_member_lines),
+		cmocka_unit_test(test_hostile_inline_stack),
+		cmocka_unit_test(test_hostile_candidates),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -33,6 +33,7 @@ static hg_proguard *pg_new(const hg_ctx *ctx, const char *name)
 		return NULL;
 	pg->fd = -1;
 	pg->ctx = *ctx;
+	atomic_init(&pg->steps, 0);
 	pg->name = strdup(name);
 	pg->arena = hg_arena_create();
 	if (!pg->name || !pg->arena || pthread_mutex_init(&pg->lock, NULL) != 0) {

@@ -1,9 +1,10 @@
 /* Expanding a class block of a ProGuard / R8 mapping, the first time a
  * frame names the class (proguard_lookup.c): its member lines
  *     1:5:void foo(int):12:16 -> a
- * are parsed into entries, sorted by obfuscated name, and the R8 metadata
- * comments after the class line or a method line are given to it
- * (proguard_meta.c).  Malformed lines are warnings about the mapping. */
+ * are parsed into entries, sorted by obfuscated name and indexed
+ * (proguard_groups.c), and the R8 metadata comments after the class line
+ * or a method line are given to it (proguard_meta.c).  Malformed lines are
+ * warnings about the mapping. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -154,6 +155,7 @@ static void read_member(struct block *b, char *s, char *e, long line)
 		return;
 	}
 	b->last = kind ? LAST_METHOD : LAST_FIELD;
+	m->line = line;
 	if (kind) {
 		if (m->oclass && strcmp(m->oclass, b->c->orig) == 0)
 			m->oclass = NULL;
@@ -308,7 +310,7 @@ struct pg_class *pg_expand(hg_proguard *pg, size_t idx, bool *oom)
 			read_member(&b, s, le, line);
 		} /* else: a malformed unindented line, warned by the index pass */
 	}
-	if (spread_flags(&b) != 0 || sort_entries(&b) != 0) {
+	if (spread_flags(&b) != 0 || sort_entries(&b) != 0 || pg_index_class(pg->arena, c) != 0) {
 		free(b.items);
 		*oom = true;
 		return NULL;

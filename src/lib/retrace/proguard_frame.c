@@ -1,8 +1,15 @@
 /* Retrace of one frame: an obfuscated frame to the frames it stands for
- * (the rules are in proguard.h).  The method's entries make inlining
- * stacks ("groups"); those whose range holds the line are the candidates;
- * an outline frame is carried to its caller, rewriteFrame rules drop inner
- * frames, a synthesized outermost frame is left out. */
+ * (the rules are in proguard.h).  The method's inlining stacks ("groups",
+ * proguard_groups.c) whose range holds the line are the candidates; an
+ * outline frame is carried to its caller, rewriteFrame rules drop inner
+ * frames, a synthesized outermost frame is left out.
+ *
+ * The mapping is untrusted, so a frame's work is bounded: at most
+ * HG_PROGUARD_MAX_FRAMES frames come out, and at most PG_MAX_STEPS steps
+ * (tree nodes, stacks tried, frames built, rules, positions and frames
+ * compared) go in; the groups are found through the class's index, never
+ * by reading every entry of a method for every frame.  A cut is a warning
+ * (proguard_cut.c). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,7 +19,8 @@ void pg_out_release(struct rt_out *o)
 {
 	free(o->f);
 	free(o->cand);
-	free(o->group);
+	free(o->cand_hash);
+	free(o->match);
 	memset(o, 0, sizeof *o);
 }
 
@@ -29,20 +37,6 @@ bool pg_grow(void **p, size_t *cap, size_t need, size_t size)
 	*p = q;
 	*cap = n;
 	return true;
-}
-
-static bool is_base(const struct pg_entry *e)
-{
-	return e->min_start == PG_NONE || (e->min_start == 0 && e->min_end == 0);
-}
-
-/* Whether e starts a new frame rather than continue prev's inlining stack:
- * an inlined caller repeats the range and gives one original line. */
-static bool starts_group(const struct pg_entry *prev, const struct pg_entry *e)
-{
-	return !prev || e->min_start == PG_NONE || prev->min_start == PG_NONE ||
-	       e->min_start != prev->min_start || e->min_end != prev->min_end ||
-	       e->orig_start == PG_NONE || e->orig_end != PG_NONE;
 }
 
 /* The original line of entry e of a group, for obfuscated line L. */
@@ -108,7 +102,8 @@ static struct rt_frame *add_frame(struct rt_out *o)
 
 static bool add_candidate(struct rt_out *o)
 {
-	if (!pg_grow((void **)&o->cand, &o->cap_cand, o->n_cand + 1, sizeof *o->cand))
+	if (!pg_grow((void **)&o->cand, &o->cap_cand, o->n_cand + 1, sizeof *o->cand) ||
+	    !pg_grow((void **)&o->cand_hash, &o->cap_hash, o->n_cand + 1, sizeof *o->cand_hash))
 		return false;
 	o->cand[o->n_cand++] = o->n;
 	return true;
@@ -129,40 +124,17 @@ static bool entry_frame(const hg_proguard *pg, const struct pg_class *c, const s
 	return set_file(pg, c, f->cls, f->cls_len, !e->oclass, f);
 }
 
-static bool same_frame(const struct rt_frame *a, const struct rt_frame *b)
-{
-	return a->cls_len == b->cls_len && memcmp(a->cls, b->cls, a->cls_len) == 0 &&
-	       a->method_len == b->method_len && memcmp(a->method, b->method, a->method_len) == 0 &&
-	       a->line == b->line && a->file == b->file && a->base == b->base &&
-	       a->base_len == b->base_len && a->ext == b->ext;
-}
-
-/* Drops the last candidate when an earlier one has the same frames. */
-static void dedupe_last(struct rt_out *o)
-{
-	size_t last = o->cand[o->n_cand - 1], len = o->n - last;
-	for (size_t k = 0; k + 1 < o->n_cand; k++) {
-		size_t s = o->cand[k], e = o->cand[k + 1];
-		if (e - s != len)
-			continue;
-		size_t i = 0;
-		while (i < len && same_frame(&o->f[s + i], &o->f[last + i]))
-			i++;
-		if (i == len) {
-			o->n = last;
-			o->n_cand--;
-			return;
-		}
-	}
-}
-
-/* Inner frames the rewriteFrame rules of group [g, ge) remove. */
-static long removed_by_rules(const struct pg_entry *g, size_t count, const struct rt_state *st)
+/* Inner frames the rewriteFrame rules of the count entries at g remove (a
+ * step per rule). */
+static long removed_by_rules(const struct pg_entry *g, size_t count, const struct rt_state *st,
+			     struct rt_out *o)
 {
 	long remove = 0;
 	for (size_t i = 0; st->throws && i < count; i++)
 		for (size_t r = 0; r < g[i].n_rules; r++) {
 			const struct pg_rule *rule = &g[i].rules[r];
+			if (!pg_spend(o, 1 + rule->n_throws, g[i].line))
+				return remove;
 			bool all = !rule->unknown && rule->n_throws > 0;
 			for (size_t t = 0; all && t < rule->n_throws; t++)
 				all = strlen(rule->throws[t]) == st->throws_len &&
@@ -173,72 +145,117 @@ static long removed_by_rules(const struct pg_entry *g, size_t count, const struc
 	return remove;
 }
 
-/* One candidate: the frames of group [g, g + count). */
-static bool group_candidate(const hg_proguard *pg, const struct pg_class *c,
-			    const struct pg_entry *g, size_t count, long L, const struct rt_state *st,
-			    struct rt_out *o)
+/* Whether another candidate may start: frames and steps (trying it, one
+ * frame) left; else the cut is noted, at mapping line `line`. */
+static bool room_for(struct rt_out *o, long line)
 {
+	if (o->n < HG_PROGUARD_MAX_FRAMES && o->steps + 2 <= PG_MAX_STEPS)
+		return true;
+	pg_note_cut(o, o->n < HG_PROGUARD_MAX_FRAMES ? RT_CUT_STEPS : RT_CUT_CANDIDATES, line);
+	return false;
+}
+
+/* How many of the count frames of the group at g fit (room_for said one
+ * does): the frames and the steps left; a shorter stack is a cut. */
+static size_t fitting(const struct pg_entry *g, size_t count, struct rt_out *o)
+{
+	size_t room = HG_PROGUARD_MAX_FRAMES - o->n, steps = PG_MAX_STEPS - o->steps - 1;
+	size_t take = count < room ? count : room;
+	if (take > steps) {
+		take = steps;
+		pg_note_cut(o, RT_CUT_STEPS, g->line);
+	} else if (take < count) {
+		if (o->cut == RT_CUT_NONE && count > HG_PROGUARD_MAX_FRAMES) {
+			o->cut_size = count;
+			o->cut_kept = take;
+		}
+		pg_note_cut(o, count > HG_PROGUARD_MAX_FRAMES ? RT_CUT_INLINE : RT_CUT_CANDIDATES,
+			    g->line);
+	}
+	return take;
+}
+
+/* One candidate: the frames of group gi (those that fit, innermost
+ * first; room_for said there is room).  False on ENOMEM. */
+static bool group_candidate(const hg_proguard *pg, const struct pg_class *c, uint32_t gi, long L,
+			    const struct rt_state *st, struct rt_out *o)
+{
+	const struct pg_entry *g = &c->entries[c->groups[gi].first];
+	size_t count = c->groups[gi].count, take = fitting(g, count, o);
+	o->steps += 1 + take;
 	if (!add_candidate(o))
 		return false;
-	bool base = is_base(g);
+	bool base = pg_is_base(g);
 	size_t first = o->n;
-	for (size_t i = 0; i < count; i++)
+	for (size_t i = 0; i < take; i++)
 		if (!entry_frame(pg, c, &g[i], line_of(&g[i], base, L), o))
 			return false;
-	long remove = removed_by_rules(g, count, st);
+	long remove = removed_by_rules(g, take, st, o);
 	if (remove > 0) {
 		size_t drop = (size_t)remove < o->n - first ? (size_t)remove : o->n - first;
 		memmove(&o->f[first], &o->f[first + drop], (o->n - first - drop) * sizeof *o->f);
 		o->n -= drop;
 	}
-	/* R8 leaves out a synthesized outermost frame (a lambda's, a bridge's). */
-	if (o->n - first > 1 && o->f[o->n - 1].synth)
+	/* R8 leaves out a synthesized outermost frame (a lambda's, a bridge's);
+	 * a stack cut short does not show its outermost frame. */
+	if (take == count && o->n - first > 1 && o->f[o->n - 1].synth)
 		o->n--;
 	if (o->n == first)
 		o->n_cand--; /* every frame rewritten away */
 	else
-		dedupe_last(o);
+		pg_dedupe_last(o, g->line);
 	return true;
 }
 
-/* The groups of the run [e, e + n) into o->group (group k is
- * [group[k], group[k + 1])); returns their count. */
-static size_t make_groups(const struct pg_entry *e, size_t n, struct rt_out *o)
+/* The groups of run r whose range holds L, into o->match; their count. */
+static size_t holding(const struct pg_class *c, const struct pg_run *r, long L, struct rt_out *o)
 {
-	size_t count = 0;
-	if (!pg_grow((void **)&o->group, &o->cap_group, n + 1, sizeof *o->group))
+	if (!pg_grow((void **)&o->match, &o->cap_match, HG_PROGUARD_MAX_FRAMES, sizeof *o->match))
 		return (size_t)-1;
-	for (size_t i = 0; i < n; i++)
-		if (starts_group(i ? &e[i - 1] : NULL, &e[i]))
-			o->group[count++] = i;
-	o->group[count] = n;
-	return count;
+	bool more = false;
+	/* Half the steps at most: the other half builds what was found. */
+	size_t n = pg_run_stab(c, r, L, o->match, HG_PROGUARD_MAX_FRAMES, &o->steps,
+			       PG_MAX_STEPS / 2, &more);
+	if (more)
+		pg_note_cut(o, o->steps >= PG_MAX_STEPS / 2 ? RT_CUT_STEPS : RT_CUT_CANDIDATES,
+			    c->entries[r->first].line);
+	return n;
 }
 
-/* The line an outline frame stands for (its original position). */
-static long outline_position(const struct pg_entry *e, size_t n, long L, struct rt_out *o)
+/* The line an outline frame stands for (its original position): of the
+ * first group whose range holds L. */
+static long outline_position(const struct pg_class *c, const struct pg_run *r, long L,
+			     struct rt_out *o)
 {
-	size_t groups = make_groups(e, n, o);
-	for (size_t k = 0; groups != (size_t)-1 && k < groups; k++) {
-		const struct pg_entry *g = &e[o->group[k]];
-		if (!is_base(g) && L >= g->min_start && L <= g->min_end)
-			return line_of(g, false, L);
-	}
-	return PG_NONE;
+	size_t n = holding(c, r, L, o);
+	if (n == 0 || n == (size_t)-1)
+		return PG_NONE;
+	return line_of(&c->entries[c->groups[o->match[0]].first], false, L);
 }
 
 /* The caller line the outline position maps to at obfuscated line L, or
- * PG_NONE. */
-static long outline_callsite(const struct pg_entry *e, size_t n, long L, const struct rt_state *st)
+ * PG_NONE: the first position of the entries without a range or whose
+ * range holds L, in mapping order, for the position, else for the raw line. */
+static long outline_callsite(const struct pg_class *c, const struct pg_run *r, long L,
+			     const struct rt_state *st, struct rt_out *o)
 {
+	size_t k = holding(c, r, L, o);
+	if (k == (size_t)-1)
+		k = 0;
+	const uint32_t *base = c->idx + r->base, *match = o->match;
 	long keys[2] = {st->carry_pos, st->carry_raw};
-	for (int k = 0; k < 2; k++)
-		for (size_t i = 0; keys[k] != PG_NONE && i < n; i++) {
-			if (!is_base(&e[i]) && (L < e[i].min_start || L > e[i].min_end))
-				continue;
-			for (size_t p = 0; p < e[i].n_pos; p++)
-				if (e[i].pos[p].from == keys[k])
-					return e[i].pos[p].to;
+	for (int key = 0; key < 2; key++)
+		for (size_t a = 0, b = 0; keys[key] != PG_NONE && (a < r->n_base || b < k);) {
+			uint32_t g = b >= k || (a < r->n_base && base[a] < match[b]) ? base[a++]
+										 : match[b++];
+			const struct pg_entry *e = &c->entries[c->groups[g].first];
+			for (size_t i = 0; i < c->groups[g].count; i++) {
+				if (!pg_spend(o, 1 + e[i].n_pos, e[i].line))
+					return PG_NONE;
+				for (size_t p = 0; p < e[i].n_pos; p++)
+					if (e[i].pos[p].from == keys[key])
+						return e[i].pos[p].to;
+			}
 		}
 	return PG_NONE;
 }
@@ -268,71 +285,102 @@ static const struct pg_class *find_class(const hg_proguard *const *maps, size_t 
 	return NULL;
 }
 
+/* The mapping line of group g. */
+static long first_line(const struct pg_class *c, uint32_t g)
+{
+	return c->entries[c->groups[g].first].line;
+}
+
+/* A method the mapping does not list: the class only. */
+static enum rt_status class_only(const hg_proguard *pg, const struct pg_class *c,
+				 const struct rt_in *in, long L, struct rt_out *o)
+{
+	struct rt_frame *f = add_candidate(o) ? add_frame(o) : NULL;
+	if (!f)
+		return RT_ENOMEM;
+	f->cls = c->orig;
+	f->cls_len = strlen(c->orig);
+	f->method = in->method;
+	f->method_len = in->method_len;
+	f->line = L;
+	return set_file(pg, c, c->orig, f->cls_len, true, f) ? RT_OK : RT_ENOMEM;
+}
+
+/* The candidates of run r at line L: groups whose range holds the line;
+ * else those without a range; else the methods themselves (the outermost
+ * of each group, each method once), without a line.  False on ENOMEM. */
+static bool candidates(const hg_proguard *pg, const struct pg_class *c, const struct pg_run *r,
+		       long L, const struct rt_state *st, struct rt_out *o)
+{
+	bool any = false, ok = true;
+	if (L != PG_NONE) {
+		size_t n = holding(c, r, L, o);
+		if (n == (size_t)-1)
+			return false;
+		if (n == 0 && o->cut != RT_CUT_NONE)
+			return true; /* the search was cut: no guess without the line */
+		any = n > 0;
+		for (size_t k = 0; k < n && ok && room_for(o, first_line(c, o->match[k])); k++)
+			ok = group_candidate(pg, c, o->match[k], L, st, o);
+	}
+	const uint32_t *base = c->idx + r->base;
+	for (size_t k = 0; !any && k < r->n_base && ok && room_for(o, first_line(c, base[k])); k++)
+		ok = group_candidate(pg, c, base[k], L, st, o);
+	any |= r->n_base > 0;
+	/* The list holds each method once: no candidate to compare with. */
+	for (size_t k = 0; !any && k < r->n_fall && ok; k++) {
+		const struct pg_group *g = &c->groups[c->idx[r->fall + k]];
+		const struct pg_entry *last = &c->entries[g->first + g->count - 1];
+		if (!room_for(o, last->line))
+			break;
+		o->steps += 2;
+		ok = add_candidate(o) && entry_frame(pg, c, last, PG_NONE, o);
+	}
+	return ok;
+}
+
 enum rt_status pg_retrace_frame(const hg_proguard *const *maps, size_t n_maps,
 				const struct rt_in *in, struct rt_state *st, struct rt_out *o)
 {
 	bool oom = false;
 	const hg_proguard *pg = NULL;
-	o->n = o->n_cand = 0;
+	o->n = o->n_cand = o->steps = 0;
 	o->consumed_outline = false;
+	o->cut = RT_CUT_NONE;
+	memset(o->seen, 0, sizeof o->seen);
 	const struct pg_class *c = find_class(maps, n_maps, in, &pg, &oom);
 	if (!c) {
 		st->carry = false;
 		return oom ? RT_ENOMEM : RT_NONE;
 	}
-	size_t n;
-	const struct pg_entry *e = pg_entries(c, in->method, in->method_len, &n);
+	const struct pg_run *r = pg_run_find(c, in->method, in->method_len);
 	long L = in->line;
-	bool outline = false;
-	for (size_t i = 0; i < n && !st->no_outline; i++)
-		outline |= (e[i].flags & PG_OUTLINE) != 0;
-	if (outline) {
+	enum rt_status s = RT_OK;
+	if (r && r->outline && !st->no_outline) {
 		st->carry = true;
 		st->carry_raw = L;
-		st->carry_pos = L == PG_NONE ? PG_NONE : outline_position(e, n, L, o);
-		return RT_OUTLINE;
-	}
-	if (st->carry && n) {
-		long to = L == PG_NONE ? PG_NONE : outline_callsite(e, n, L, st);
-		if (to != PG_NONE) {
-			L = to;
-			o->consumed_outline = true;
+		st->carry_pos = L == PG_NONE ? PG_NONE : outline_position(c, r, L, o);
+		s = RT_OUTLINE;
+	} else {
+		if (st->carry && r) {
+			long to = L == PG_NONE ? PG_NONE : outline_callsite(c, r, L, st, o);
+			if (to != PG_NONE) {
+				L = to;
+				o->consumed_outline = true;
+			}
 		}
+		st->carry = false;
+		if (!r)
+			s = class_only(pg, c, in, L, o);
+		else if (!candidates(pg, c, r, L, st, o))
+			s = RT_ENOMEM;
+		else if (o->n_cand)
+			s = RT_OK;
+		else /* a cut with nothing found keeps the frame as it is */
+			s = o->cut != RT_CUT_NONE ? RT_NONE : RT_REMOVED;
 	}
-	st->carry = false;
-	if (n == 0) { /* a method the mapping does not list: the class only */
-		struct rt_frame *f = add_candidate(o) ? add_frame(o) : NULL;
-		if (!f)
-			return RT_ENOMEM;
-		f->cls = c->orig;
-		f->cls_len = strlen(c->orig);
-		f->method = in->method;
-		f->method_len = in->method_len;
-		f->line = L;
-		return set_file(pg, c, c->orig, f->cls_len, true, f) ? RT_OK : RT_ENOMEM;
-	}
-	size_t groups = make_groups(e, n, o);
-	if (groups == (size_t)-1)
-		return RT_ENOMEM;
-	bool any = false, ok = true;
-	/* Groups whose range holds the line; else those without a range; else
-	 * the methods themselves (the outermost of each group), without a line. */
-	for (int pass = L == PG_NONE ? 1 : 0; pass < 2 && !any && ok; pass++)
-		for (size_t k = 0; k < groups && ok; k++) {
-			const struct pg_entry *g = &e[o->group[k]];
-			bool base = is_base(g);
-			if (pass == 0 ? base || L < g->min_start || L > g->min_end : !base)
-				continue;
-			any = true;
-			ok = group_candidate(pg, c, g, o->group[k + 1] - o->group[k], L, st, o);
-		}
-	for (size_t k = 0; k < groups && !any && ok; k++) {
-		const struct pg_entry *last = &e[o->group[k + 1] - 1];
-		ok = add_candidate(o) && entry_frame(pg, c, last, PG_NONE, o);
-		if (ok)
-			dedupe_last(o);
-	}
-	if (!ok)
-		return RT_ENOMEM;
-	return o->n_cand ? RT_OK : RT_REMOVED;
+	atomic_fetch_add_explicit(&((hg_proguard *)pg)->steps, o->steps, memory_order_relaxed);
+	if (o->cut != RT_CUT_NONE)
+		pg_warn_cut(pg, in, o);
+	return s;
 }

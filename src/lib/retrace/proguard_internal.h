@@ -5,12 +5,15 @@
  *   proguard_lookup.c  finding a class by name; the cache of classes
  *   proguard_block.c   parsing a class's block when a frame first names it
  *   proguard_meta.c    R8 metadata comments
- * Retrace (proguard_frame.c, proguard_report.c, proguard_text.c) shares
- * proguard_retrace.h. */
+ *   proguard_groups.c  a class's index: its inlining stacks, and a tree
+ *                      of their ranges to find those that hold a line
+ * Retrace (proguard_frame.c, proguard_cut.c, proguard_report.c,
+ * proguard_text.c) shares proguard_retrace.h. */
 #ifndef HANGAR_LIB_PROGUARD_INTERNAL_H
 #define HANGAR_LIB_PROGUARD_INTERNAL_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -22,6 +25,12 @@
 #define PG_MAX_BLOCK ((size_t)256 << 20)  /* a class block is cut there */
 #define PG_MAX_WARNINGS 10                /* line warnings, then a count */
 #define PG_NONE (-1L)                     /* an absent line number */
+/* The work one obfuscated frame may cost (nodes of the range tree, stacks
+ * tried, frames built, rules, positions and frames compared); a frame of
+ * the real mappings in testdata/proguard takes 73 at most.  With
+ * HG_PROGUARD_MAX_FRAMES it keeps a retrace linear in the frames whatever
+ * the mapping holds. */
+#define PG_MAX_STEPS 4096
 
 /* One class line found by the index pass. */
 struct pg_rec {
@@ -61,6 +70,37 @@ struct pg_entry {
 	size_t n_pos;
 	struct pg_rule *rules;
 	size_t n_rules;
+	long line;                    /* in the mapping, for warnings */
+};
+
+/* Whether e has no obfuscated range (none, or 0:0): a method without line
+ * information. */
+static inline bool pg_is_base(const struct pg_entry *e)
+{
+	return e->min_start == PG_NONE || (e->min_start == 0 && e->min_end == 0);
+}
+
+/* An inlining stack: entries [first, first + count) of a class, which
+ * share their obfuscated range (the inlined callee first). */
+struct pg_group {
+	uint32_t first, count;
+};
+
+/* The entries of one obfuscated name in a class, and their index.  Lists
+ * of groups are in the class's idx[] (class-wide group numbers), the tree
+ * in its tree[]. */
+struct pg_run {
+	const char *obf;
+	uint32_t first, n;          /* its entries */
+	uint32_t g0, ng;            /* its groups, in mapping order */
+	uint32_t ranged, n_ranged;  /* groups with a range, by start */
+	uint32_t base, n_base;      /* groups without one, in mapping order */
+	uint32_t fall, n_fall;      /* groups whose outermost method is not an
+				       earlier group's (the no-line answer) */
+	bool outline;               /* an entry is an outline's */
+	uint32_t tree, width;       /* max range end over the ranged groups:
+				       node k (1 the root) at tree[tree + k];
+				       width a power of two, leaves at width */
 };
 
 /* An expanded class block. */
@@ -70,6 +110,12 @@ struct pg_class {
 	bool synthesized;
 	struct pg_entry *entries;   /* sorted by obf, file order within a name */
 	size_t n;
+	struct pg_group *groups;    /* proguard_groups.c */
+	size_t n_groups;
+	struct pg_run *runs;        /* by obf */
+	size_t n_runs;
+	uint32_t *idx;
+	long *tree;
 };
 
 /* A small string-keyed hash map (lives in an arena). */
@@ -100,6 +146,9 @@ struct hg_proguard {
 	struct pg_map classes;  /* obf name -> struct pg_class * (NULL: absent) */
 	struct pg_map sources;  /* original name -> source file ("" for none) */
 	struct pg_map ids;      /* unknown metadata ids already reported */
+	size_t cut_warned;      /* frames cut at the retrace limits, warned so far */
+
+	atomic_size_t steps;    /* retrace work done with this mapping (tests read it) */
 };
 
 static inline bool pg_blank(char c)
@@ -146,10 +195,6 @@ const struct pg_class *pg_find_class(const hg_proguard *pg, const char *cls, siz
  * or NULL. */
 const char *pg_source_of(const hg_proguard *pg, const char *name, size_t len, bool *oom);
 
-/* The entries of c named obf[0..len) (a run), or n 0. */
-const struct pg_entry *pg_entries(const struct pg_class *c, const char *obf, size_t len,
-				  size_t *n);
-
 /* ---- proguard_block.c ---- */
 
 /* Reads and parses the block of record idx into pg's arena (lock held);
@@ -160,6 +205,22 @@ struct pg_class *pg_expand(hg_proguard *pg, size_t idx, bool *oom);
 /* A decimal number at *p (moved past the digits read): false when there
  * is none, or more than 9 digits. */
 bool pg_digits(const char **p, const char *e, long *out);
+
+/* ---- proguard_groups.c ---- */
+
+/* Indexes the sorted entries of c (into arena): groups, runs, their lists
+ * and trees.  0 or HG_ENOMEM. */
+int pg_index_class(hg_arena *arena, struct pg_class *c);
+
+/* The run of c named obf[0..len), or NULL. */
+const struct pg_run *pg_run_find(const struct pg_class *c, const char *obf, size_t len);
+
+/* The groups of r whose range holds line L, in mapping order, into out
+ * (class-wide numbers): at most max, each tree node visited costing a step
+ * of *steps, which stays under limit.  Returns their count; *more is set
+ * when some were left out (max or limit reached). */
+size_t pg_run_stab(const struct pg_class *c, const struct pg_run *r, long L, uint32_t *out,
+		   size_t max, size_t *steps, size_t limit, bool *more);
 
 /* ---- proguard_meta.c ---- */
 

@@ -203,24 +203,6 @@ const char *pg_source_of(const hg_proguard *cpg, const char *name, size_t len, b
 	return s && *s ? s : NULL;
 }
 
-const struct pg_entry *pg_entries(const struct pg_class *c, const char *obf, size_t len, size_t *n)
-{
-	/* In strcmp order a name comes before the longer names it prefixes. */
-	size_t lo = 0, hi = c->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (strncmp(c->entries[mid].obf, obf, len) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	size_t k = lo;
-	while (k < c->n && strncmp(c->entries[k].obf, obf, len) == 0 && c->entries[k].obf[len] == '\0')
-		k++;
-	*n = k - lo;
-	return c->entries + lo;
-}
-
 const char *hg_proguard_class(const hg_proguard *pg, const char *cls, size_t len)
 {
 	bool oom = false;
