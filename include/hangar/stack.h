@@ -83,6 +83,15 @@ bool hg_stack_key_same(const char *a, const char *b);
  * max_lines lines is HG_ELIMIT. */
 int hg_stack_parse(const char *text, size_t len, size_t max_lines, hg_arena *arena,
 		   hg_method_stack *out, size_t *err_line, const char **why);
+/* The same, and when warnings is not NULL, lines that go deeper than the
+ * line before by more than one (or a first line not at depth 0) are one
+ * warning there (an arena string, prefixed by where unless NULL: "field
+ * \"stack\", line 3: the depth goes from 0 to 1000000, the first of 2 such
+ * jumps; ...").  The stack is kept as written all the same, as Matrix
+ * keeps it: trimming drops parents and keeps their children. */
+int hg_stack_parse_checked(const char *text, size_t len, size_t max_lines, hg_arena *arena,
+			   hg_method_stack *out, size_t *err_line, const char **why,
+			   const char *where, hg_strlist *warnings);
 
 /* A call tree over a flat stack: the parent of an item is the nearest earlier
  * item with a smaller depth.  Arrays are indexed like the stack's items. */

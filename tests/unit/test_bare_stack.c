@@ -1,6 +1,7 @@
 /* Unit tests for bare structured stacks and Matrix's printed blocks
  * (--input-format stack): the bare forms (StackKey before or after, CRLF,
- * trailing blanks, no final newline, several stacks), Matrix's blocks as
+ * trailing blanks, no final newline, several stacks), depths that jump
+ * (one warning per stack, as for a JSON report's `stack`), Matrix's blocks as
  * testdata/bare-stack/ holds them (three real reports printed as
  * printEvil / printAnr print them, compared field by field with the same
  * reports read from their JSON; issue #235's 0.6 paste with its depth
@@ -159,6 +160,61 @@ static void bare_forms(void **state)
 	const char *t = "0,1048574,1,100\n1,7,1,90\nStackKey: 9|\n";
 	read_text(&g, t, strlen(t), HG_FORMAT_STACK);
 	has_warning(good(&g, 0), "the device sent stackKey \"9|\" but the stack gives \"7|\"");
+	got_release(&g);
+}
+
+/* Depths that jump by more than one (Matrix's trimming leaves such stacks;
+ * a hostile one jumps by a million): the stack as written, one warning per
+ * stack naming the first jump and counting them, the same bare or as a
+ * JSON report's `stack` field (its lines counted in the field). */
+static void depth_jumps(void **state)
+{
+	(void)state;
+#define AS_WRITTEN "; the stack is used as written, as Matrix's is (each item under the " \
+	"nearest shallower one)"
+	struct got g;
+	got_init(&g);
+	const char *t = "StackKey: 1|\n0,1,1,10\n1000000,2,1,5\n";
+	read_text(&g, t, strlen(t), HG_FORMAT_AUTO);
+	const hg_report *r = good(&g, 0);
+	assert_int_equal(r->warnings.len, 2);
+	assert_string_equal(r->warnings.items[1], "line 3: the depth goes from 0 to 1000000" AS_WRITTEN);
+	assert_int_equal(r->full.len, 2);
+	assert_int_equal(r->full.items[1].depth, 1000000);
+	/* the deep item wins the StackKey, as it would on the device: (1000000 + 1) x 5 */
+	assert_string_equal(hg_report_stack_key_text(r), "2|");
+	has_warning(r, "the device sent stackKey \"1|\" but the stack gives \"2|\"");
+	t = "{\"stack\":\"0,1,1,10\\n\\n1000000,2,1,5\\n\",\"stackKey\":\"2|\"}";
+	read_text(&g, t, strlen(t), HG_FORMAT_AUTO);
+	r = g.reps[0];
+	assert_null(r->error);
+	assert_int_equal(r->warnings.len, 1);
+	assert_string_equal(r->warnings.items[0],
+			    "field \"stack\", line 3: the depth goes from 0 to 1000000" AS_WRITTEN);
+	assert_string_equal(hg_report_stack_key_text(r), "2|");
+	/* several jumps, and a first line not at depth 0: one warning each stack */
+	t = "3,1,1,100\n4,2,1,50\n9,3,1,20\n0,4,1,10\n2,5,1,5\n\n0,6,1,9\n1,7,1,8\n";
+	read_text(&g, t, strlen(t), HG_FORMAT_STACK);
+	assert_int_equal(g.n, 2);
+	r = good(&g, 0);
+	assert_int_equal(r->full.len, 5);
+	assert_int_equal(r->warnings.len, 1);
+	assert_string_equal(r->warnings.items[0], "line 1: the stack begins at depth 3, not 0, the "
+			    "first of 3 such jumps" AS_WRITTEN);
+	assert_int_equal(good(&g, 1)->warnings.len, 0);
+	t = "{\"stack\":\"3,1,1,100\\n4,2,1,50\\n9,3,1,20\\n0,4,1,10\\n2,5,1,5\\n\"}";
+	read_text(&g, t, strlen(t), HG_FORMAT_AUTO);
+	assert_int_equal(g.reps[0]->warnings.len, 1);
+	assert_string_equal(g.reps[0]->warnings.items[0], "field \"stack\", line 1: the stack begins "
+			    "at depth 3, not 0, the first of 3 such jumps" AS_WRITTEN);
+	/* a depth of INT32_MAX, then another: no jump past it (nor an int overflow) */
+	t = "0,1,1,5\n2147483647,2,1,5\n2147483647,3,1,5\n";
+	read_text(&g, t, strlen(t), HG_FORMAT_STACK);
+	r = good(&g, 0);
+	assert_int_equal(r->warnings.len, 1);
+	assert_string_equal(r->warnings.items[0], "line 2: the depth goes from 0 to 2147483647"
+			    AS_WRITTEN);
+#undef AS_WRITTEN
 	got_release(&g);
 }
 
@@ -523,6 +579,7 @@ int main(int argc, char **argv)
 		testdata = argv[1];
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(bare_forms),
+		cmocka_unit_test(depth_jumps),
 		cmocka_unit_test(blocks_and_bad_lines),
 		cmocka_unit_test(printed_blocks),
 		cmocka_unit_test(real_pastes),

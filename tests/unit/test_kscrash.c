@@ -1,7 +1,8 @@
 /* Unit tests for the KSCrash reader (report_kscrash.c): the real reports of
  * testdata/kscrash/ (expected values worked out from their JSON by hand),
  * a hand-made Matrix WCBlockMonitor lag dump, exact unsigned addresses,
- * every field with a wrong type, truncated inputs and deterministic random
+ * images whose range is none (refused one by one, the rest read), every
+ * field with a wrong type, truncated inputs and deterministic random
  * mutations.  argv[1] is the testdata/ directory. */
 #include <inttypes.h>
 
@@ -572,6 +573,99 @@ static void test_frame_limit(void **state)
 			    "frames in the report, over the limit (see --max-stack-lines)");
 }
 
+/* Images whose range is no range: each refused alone, with a warning
+ * naming it and the field; the rest of the report is read, and the frames
+ * they would hold are shown unplaced. */
+static void test_hostile_images(void **state)
+{
+	struct fixture *f = *state;
+#define IMG(addr, size, name) "{\"image_addr\":" addr ",\"image_size\":" size name "}"
+	const hg_report *r = one_good(f, "{" SYS "\"system\":{\"machine\":\"iPhone9,1\"},"
+		"\"crash\":{\"error\":{\"type\":\"hang\"},\"threads\":["
+		"{\"index\":0,\"crashed\":true,\"backtrace\":{\"contents\":["
+		"{\"instruction_addr\":4100},"                       /* in A */
+		"{\"instruction_addr\":8200,\"object_name\":\"UIKitCore\",\"object_addr\":4096},"
+		"{\"instruction_addr\":18446744073709551610},"       /* in Top, ending at 2^64 */
+		"{\"instruction_addr\":65600}]}},"                   /* in Half, refused */
+		"{\"index\":1,\"name\":\"worker\",\"backtrace\":{\"contents\":[{\"instruction_addr\":4097}]}}]},"
+		"\"binary_images\":["
+		IMG("4096", "4096", ",\"name\":\"/x/A\"") ","                       /* 0: kept */
+		IMG("4096", "-4096", ",\"name\":\"/x/NegSize\"") ","                /* 1 */
+		IMG("-4096", "4096", ",\"name\":\"/x/NegAddr\"") ","                /* 2 */
+		IMG("4096", "18446744073709551615", ",\"name\":\"/S/UIKitCore\"") "," /* 3 */
+		IMG("18446744073709550592", "4096", ",\"name\":\"Near\"") ","       /* 4: 2^64-1024 */
+		IMG("65536", "0", ",\"name\":\"/x/Empty\"") ","                     /* 5 */
+		IMG("65536", "4096.5", ",\"name\":\"/x/Half\"") ","                 /* 6 */
+		IMG("65536", "4e3", ",\"uuid\":\"C0FFEE00-0000-0000-0000-000000000007\"") "," /* 7 */
+		IMG("18446744073709551616", "4096", ",\"name\":\"/x/Big\"") ","     /* 8 */
+		IMG("18446744073709547520", "4096", ",\"name\":\"/x/Top\"") ","     /* 9: kept */
+		IMG("-0", "4096", ",\"name\":\"/x/Zero\"") ","                      /* 10: kept */
+		IMG("131072", "-0", "") "]}");                              /* 11 */
+#undef IMG
+	static const char *const expected[] = {
+		"binary_images[1] \"NegSize\": image_size -4096 is negative; image ignored",
+		"binary_images[2] \"NegAddr\": image_addr -4096 is negative; image ignored",
+		"binary_images[3] \"UIKitCore\": image_size 18446744073709551615 wraps past 2^64; "
+		"image ignored",
+		"binary_images[4] \"Near\": image_size 4096 wraps past 2^64; image ignored",
+		"binary_images[5] \"Empty\": image_size 0 makes it empty; image ignored",
+		"binary_images[6] \"Half\": image_size 4096.5 is not an integer; image ignored",
+		"binary_images[7] \"C0FFEE00-0000-0000-0000-000000000007\": image_size 4e3 is not an "
+		"integer; image ignored",
+		"binary_images[8] \"Big\": image_addr 18446744073709551616 does not fit in 64 bits; "
+		"image ignored",
+		"binary_images[11]: image_size -0 makes it empty; image ignored",
+	};
+	size_t n = sizeof expected / sizeof *expected;
+	if (r->warnings.len != n)
+		fail_msg("%zu warnings, expected %zu (the first: %s)", r->warnings.len, n,
+			 r->warnings.len ? r->warnings.items[0] : "none");
+	for (size_t i = 0; i < n; i++)
+		assert_string_equal(r->warnings.items[i], expected[i]);
+	/* the rest is read: both threads, the device, whom to blame */
+	assert_string_equal(r->device, "iPhone9,1");
+	assert_int_equal(r->kind, HG_KIND_IOS_HANG);
+	assert_int_equal(r->threads.n, 2);
+	assert_roles(r, 0, 0, 0);
+	const hg_thread *t = &r->threads.items[0];
+	assert_int_equal(t->n_frames, 4);
+	assert_frame(t, 0, 4100, NULL, "A", true, 4, 1);
+	/* UIKitCore was refused: the report's own word, as for any frame no image holds */
+	assert_frame(t, 1, 8200, NULL, "UIKitCore", true, 4104, 1);
+	assert_int_equal(t->frames[1].image_ref, 0);
+	assert_frame(t, 2, 18446744073709551610u, NULL, "Top", true, 4090, 1);
+	assert_frame(t, 3, 65600, NULL, NULL, false, 0, 1);
+	assert_string_equal(t->frames[3].text, "??? 0x0000000000010040");
+	assert_frame(&r->threads.items[1], 0, 4097, NULL, "A", true, 1, 1);
+	assert_int_equal(r->threads.n_images, 2); /* A and Top */
+}
+
+/* A report of thousands of bad images says so in a dozen lines, not in
+ * thousands. */
+static void test_hostile_images_counted(void **state)
+{
+	struct fixture *f = *state;
+	hg_buf b;
+	hg_buf_init(&b);
+	hg_buf_puts(&b, "{" SYS "\"crash\":{\"error\":{\"type\":\"hang\"},\"threads\":[{\"index\":0,"
+		    "\"backtrace\":{\"contents\":[{\"instruction_addr\":100}]}}]},\"binary_images\":[");
+	for (int i = 0; i < 5000; i++)
+		hg_buf_printf(&b, "%s{\"image_addr\":%d,\"image_size\":-1,\"name\":\"L%d\"}",
+			      i ? "," : "", 4096 * (i + 1), i);
+	hg_buf_puts(&b, ",{\"image_addr\":64,\"image_size\":64,\"name\":\"/x/Low\"}]}");
+	assert_false(b.failed);
+	const hg_report *r = one_good(f, b.data);
+	hg_buf_release(&b);
+	assert_int_equal(r->warnings.len, 11);
+	assert_string_equal(r->warnings.items[0],
+			    "binary_images[0] \"L0\": image_size -1 is negative; image ignored");
+	assert_string_equal(r->warnings.items[9],
+			    "binary_images[9] \"L9\": image_size -1 is negative; image ignored");
+	assert_string_equal(r->warnings.items[10], "4990 more binary_images have an image_addr or "
+			    "image_size that is no range; images ignored");
+	assert_frame(&r->threads.items[0], 0, 100, NULL, "Low", true, 36, 1);
+}
+
 /* ---- bad input ---- */
 
 /* Every field the reader reads, with the right types: each case below
@@ -681,8 +775,9 @@ static const struct bad_case bad_cases[] = {
 	 "field \"binary_images[0]\": expected an object, got 1"},
 	{"\"image_addr\":21", "\"image_addr\":\"21\"",
 	 "field \"binary_images[0].image_addr\": expected an unsigned 64-bit integer, got \"21\""},
-	{"\"image_size\":22", "\"image_size\":2.5",
-	 "field \"binary_images[0].image_size\": expected an unsigned 64-bit integer, got 2.5"},
+	/* a number that is no size (2.5, -1) refuses the image alone: test_hostile_images */
+	{"\"image_size\":22", "\"image_size\":[22]",
+	 "field \"binary_images[0].image_size\": expected an unsigned 64-bit integer, got [22]"},
 	{"\"name\":\"i\"", "\"name\":[]", "field \"binary_images[0].name\": expected a string, got []"},
 	{"\"type\":\"user\"", "\"type\":\"profile\",\"profile\":\"p\"",
 	 "field \"crash.error.profile\": expected an object, got \"p\""},
@@ -930,6 +1025,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_nulls_are_absent, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_forced_format, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_frame_limit, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_hostile_images, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_hostile_images_counted, setup, teardown),
 		BAD_INPUT_TESTS,
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,6 +1,7 @@
 /* Unit tests for the MetricKit reader (report_metrickit*.c): the real
  * MXCallStackTree of testdata/kscrash/ (expected values read from its JSON
- * by hand), hand-made payloads of testdata/metrickit/, every field with a
+ * by hand), hand-made payloads of testdata/metrickit/, frames that give
+ * no load address (a warning each image), every field with a
  * wrong type, truncation at every 97th byte, deep nesting and random
  * mutations.  argv[1] is the testdata/ directory. */
 #include <inttypes.h>
@@ -186,6 +187,55 @@ static void test_forced_and_refused(void **state)
 	one_failed(f, "{\"callStackTree\":{}}", "field \"callStackTree.callStacks\": missing");
 	assert_int_equal(read_text(f, "{\"callStackTree\":{\"callStacks\":[]}}"), 0);
 	assert_true(has_warning(f->rep[0], "holds no call stacks"));
+}
+
+/* A frame's address less its offset is its image's load address, unless
+ * the numbers are hostile: an offset past the address, a negative address
+ * or offset (read as two's complement, so past 2^63).  Then the image has
+ * no load address, one warning names it, and the frames read as ever. */
+static void test_hostile_load_addresses(void **state)
+{
+	struct fixture *f = *state;
+#define FR(uuid, name, addr, off, subs) "{\"binaryUUID\":\"" uuid "\"" name ",\"address\":" addr \
+	",\"offsetIntoBinaryTextSegment\":" off ",\"sampleCount\":1" subs "}"
+	const hg_report *r = one_good(f, "{\"callStackPerThread\":true,\"callStacks\":[{"
+		"\"threadAttributed\":true,\"callStackRootFrames\":["
+		FR("A", ",\"binaryName\":\"Past\"", "4096", "8192", ",\"subFrames\":["
+		FR("B", ",\"binaryName\":\"NegAddr\"", "-4096", "16", ",\"subFrames\":["
+		FR("C", "", "4096", "-5", ",\"subFrames\":["
+		FR("D", ",\"binaryName\":\"Good\"", "12288", "4096", "") ","
+		FR("A", ",\"binaryName\":\"Past\"", "4100", "4", "") "]") "]") "]")
+		"]}]}");
+#undef FR
+	static const char *const expected[] = {
+		"callStacks[0].callStackRootFrames[0] \"Past\": address 0x1000 less "
+		"offsetIntoBinaryTextSegment 0x2000 is no load address; the image has none",
+		"callStacks[0].callStackRootFrames[0].subFrames[depth 1] \"NegAddr\": address "
+		"0xfffffffffffff000 less offsetIntoBinaryTextSegment 0x10 is no load address; the "
+		"image has none",
+		"callStacks[0].callStackRootFrames[0].subFrames[depth 2] \"C\": address 0x1000 less "
+		"offsetIntoBinaryTextSegment 0xfffffffffffffffb is no load address; the image has none",
+	};
+	if (r->warnings.len != 3)
+		fail_msg("%zu warnings, expected 3 (the first: %s)", r->warnings.len,
+			 r->warnings.len ? r->warnings.items[0] : "none");
+	for (size_t i = 0; i < 3; i++)
+		assert_string_equal(r->warnings.items[i], expected[i]);
+	/* two paths, each read whole; a root frame is the innermost one */
+	assert_int_equal(r->threads.n, 2);
+	bool first_d = r->threads.items[0].n_frames == 4 && r->threads.items[0].frames[3].pc == 12288;
+	const hg_thread *t = &r->threads.items[!first_d], *other = &r->threads.items[first_d];
+	assert_int_equal(t->n_frames, 4);
+	assert_int_equal(other->n_frames, 4);
+	assert_frame(r, t, 3, 12288, "Good", "D", 4096, 1);
+	assert_int_equal(other->frames[3].pc, 4100);
+	assert_int_equal(t->frames[0].pc, 4096);
+	assert_string_equal(t->frames[0].image, "Past");
+	assert_string_equal(t->frames[2].image, "C");
+	for (size_t i = 0; i < 3; i++)
+		assert_false(hg_frame_image(&r->threads, &t->frames[i])->has_load_addr);
+	/* A's later frame (4100 - 4) does not change what its first one gave */
+	assert_false(hg_frame_image(&r->threads, &other->frames[3])->has_load_addr);
 }
 
 /* ---- bad input ---- */
@@ -404,6 +454,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_cpu_exception, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_durations, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_forced_and_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_hostile_load_addresses, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_wrong_types, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_truncated, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_deep_nesting, setup, teardown),

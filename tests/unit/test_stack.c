@@ -2,7 +2,8 @@
  * AppMethodBeat buffers (each expectation follows Matrix's Java
  * TraceDataUtils.structuredDataToStack step by step, quirks included),
  * hg_stack_latest_time, and a seeded random run of buffers through
- * rebuild + trim + key + call tree checking invariants.  Trimming, StackKey,
+ * rebuild + trim + key + call tree checking invariants; the warning of
+ * hg_stack_parse_checked for depths that jump.  Trimming, StackKey,
  * parsing and the call tree on their own are in test_stack_key.c. */
 #include "stack_fixture.h"
 #include "stack/stack_rebuild.h"
@@ -468,6 +469,85 @@ static void test_call_order_is_matrix_tree_order(void **state)
 	assert_true(shaped > 1000); /* the call-order way was taken */
 }
 
+/* ---- hg_stack_parse_checked: depth jumps ---- */
+
+#define AS_WRITTEN "; the stack is used as written, as Matrix's is (each item under the nearest " \
+	"shallower one)"
+
+/* Parses text both ways: the same items as hg_stack_parse (a jump changes
+ * nothing but the warning), and the warnings into r->warnings. */
+static struct run *parse_checked(void **state, const char *text, const char *where)
+{
+	struct run *r = *state;
+	r->warnings = (hg_strlist){0};
+	hg_method_stack plain;
+	size_t line = 0;
+	const char *why = NULL;
+	assert_int_equal(hg_stack_parse(text, strlen(text), 100, r->arena, &plain, &line, &why), 0);
+	assert_int_equal(hg_stack_parse_checked(text, strlen(text), 100, r->arena, &r->stack, &line,
+						&why, where, &r->warnings), 0);
+	assert_int_equal(r->stack.len, plain.len);
+	for (size_t i = 0; i < plain.len; i++)
+		assert_memory_equal(&r->stack.items[i], &plain.items[i], sizeof plain.items[i]);
+	return r;
+}
+
+static void expect_one_warning(const struct run *r, const char *text)
+{
+	if (r->warnings.len != 1)
+		fail_msg("%zu warnings, expected 1: %s", r->warnings.len, text);
+	assert_string_equal(r->warnings.items[0], text);
+}
+
+static void test_parse_depth_jump(void **state)
+{
+	/* line 2 is blank: the jump is on line 3 of the text */
+	struct run *r = parse_checked(state, "0,1,1,10\n\n1000000,2,1,5\n", NULL);
+	expect_one_warning(r, "line 3: the depth goes from 0 to 1000000" AS_WRITTEN);
+	const struct want w[] = {{0, 1, 1, 10}, {1000000, 2, 1, 5}};
+	expect_stack(&r->stack, w, N(w));
+	/* as written, the deep item weighs (1000000 + 1) x 5 for the StackKey, as on the device */
+	assert_int_equal(hg_stack_key(&r->stack, hg_stack_cost(&r->stack, 10)), 1);
+}
+
+static void test_parse_depth_jumps_counted(void **state)
+{
+	/* three jumps (lines 2, 4, 6): one warning, with the first and the count */
+	struct run *r = parse_checked(state, "0,1,1,100\n3,2,1,50\n1,3,1,20\n5,4,1,10\n6,5,1,5\n"
+				      "9,6,1,1\n0,7,1,1\n", "field \"stack\", ");
+	expect_one_warning(r, "field \"stack\", line 2: the depth goes from 0 to 3, the first of 3 "
+			   "such jumps" AS_WRITTEN);
+	assert_int_equal(r->stack.len, 7);
+}
+
+static void test_parse_depth_without_jumps(void **state)
+{
+	/* one deeper at a time, and back up by any amount: no warning */
+	struct run *r = parse_checked(state, "0,1,1,100\n1,2,1,50\n2,3,1,20\n3,4,1,10\n0,5,1,5\n"
+				      "1,6,1,1\n", NULL);
+	assert_int_equal(r->warnings.len, 0);
+	r = parse_checked(state, "", NULL);
+	assert_int_equal(r->warnings.len, 0);
+}
+
+static void test_parse_depth_first_line_and_extremes(void **state)
+{
+	struct run *r = parse_checked(state, "2,1,1,5\n3,2,1,5\n", NULL);
+	expect_one_warning(r, "line 1: the stack begins at depth 2, not 0" AS_WRITTEN);
+	/* INT32_MAX + 1 is no int: the line after it is no jump */
+	r = parse_checked(state, "0,1,1,5\n2147483647,2,1,5\n2147483647,3,1,5\n0,4,1,5\n", NULL);
+	expect_one_warning(r, "line 2: the depth goes from 0 to 2147483647" AS_WRITTEN);
+	/* a bad line: the error alone, no warning for the jumps before it */
+	r->warnings = (hg_strlist){0};
+	size_t line = 0;
+	const char *why = NULL;
+	const char *text = "0,1,1,5\n7,2,1,5\nx\n";
+	assert_int_equal(hg_stack_parse_checked(text, strlen(text), 100, r->arena, &r->stack, &line,
+						&why, NULL, &r->warnings), HG_EPARSE);
+	assert_int_equal(line, 3);
+	assert_int_equal(r->warnings.len, 0);
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
@@ -493,6 +573,10 @@ int main(void)
 		T(test_latest_time),
 		T(test_random_buffers),
 		T(test_call_order_is_matrix_tree_order),
+		T(test_parse_depth_jump),
+		T(test_parse_depth_jumps_counted),
+		T(test_parse_depth_without_jumps),
+		T(test_parse_depth_first_line_and_extremes),
 	};
 #undef T
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -137,10 +137,10 @@ static int add_item(struct reader *r, const struct bare_msg *m)
 		fail(b, m->no, col, "%s in \"%s\"", why, q);
 		return 0;
 	}
-	int32_t prev = b->n ? b->items[b->n - 1].depth : -1;
+	int64_t prev = b->n ? b->items[b->n - 1].depth : -1; /* + 1 past INT32_MAX */
 	if (it.depth > prev + 1 && b->jumps++ == 0) {
 		b->jump_line = m->no;
-		b->jump_from = prev;
+		b->jump_from = (int32_t)prev;
 		b->jump_to = it.depth;
 	}
 	if (b->n == b->cap) {
@@ -358,12 +358,19 @@ static int check_key(const struct block *b, hg_report *rep)
 static int warn_shape(const struct block *b, hg_report *rep)
 {
 	int rc = 0;
-	if (b->jumps)
-		rc = hg_strlist_addf(&rep->warnings, rep->arena,
-				     "line %ld: the depth goes from %d to %d%s (%zu such line(s)); the "
-				     "item is placed under the nearest shallower one, as in Matrix",
-				     b->jump_line, b->jump_from, b->jump_to,
-				     b->jump_from < 0 ? ", the first item is not at depth 0" : "", b->jumps);
+	if (b->jumps) { /* in the words of hg_stack_parse_checked's warning */
+		char what[96], more[64] = "";
+		if (b->jump_from < 0)
+			snprintf(what, sizeof what, "the stack begins at depth %d, not 0", b->jump_to);
+		else
+			snprintf(what, sizeof what, "the depth goes from %d to %d", b->jump_from,
+				 b->jump_to);
+		if (b->jumps > 1)
+			snprintf(more, sizeof more, ", the first of %zu such jumps", b->jumps);
+		rc = hg_strlist_addf(&rep->warnings, rep->arena, "line %ld: %s%s; the stack is used "
+				     "as written, as Matrix's is (each item under the nearest "
+				     "shallower one)", b->jump_line, what, more);
+	}
 	if (rc == 0 && b->form == F_PRINTED && !b->footer && !b->unframed)
 		rc = hg_strlist_addf(&rep->warnings, rep->arena,
 				     "the Matrix block of line %ld has no closing \"=====\" line: it may "

@@ -13,7 +13,9 @@
  *
  * Addresses are unsigned 64-bit and read from their digits, never through
  * a double.  Matrix's fork writes them through int64_t, so a negative
- * number is taken as the two's complement it wrote. */
+ * number is taken as the two's complement it wrote; but an image whose
+ * range is none (negative, not an integer, empty, wrapping past 2^64) is
+ * refused with a warning (report_kscrash_threads.c). */
 #include <inttypes.h>
 #include <string.h>
 

@@ -5,7 +5,10 @@
  * device gets them wrong (KSCrash 3.7's hang report names 54 frames of
  * SwiftUI, UIKitCore and Foundation "libobjc.A.dylib (GCC_except_table763)"
  * at 0x59d4f428 into a 250 KB image), and a symbol of the wrong image is
- * worse than none.  Each disagreement is counted into one warning.
+ * worse than none.  Each disagreement is counted into one warning.  An
+ * image whose image_addr or image_size makes no range is refused, each
+ * with a warning naming it: its frames are then placed as frames no image
+ * holds, and the rest of the report is read.
  * Matrix-iOS's representative stack, a thread named "HandledThread" or one
  * whose frames carry repeat_count, is marked `handled` for the blame rules. */
 #include <inttypes.h>
@@ -55,6 +58,92 @@ static int image_cmp(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
+/* An image's image_addr or image_size, bit-exact from the number's digits
+ * (a double rounds 2^64-1 up to 2^64).  A frame's address may be written
+ * negative (Matrix's int64 writer; a pointer-signed return address), but
+ * an image lies in user space, below 2^63, even written through int64: a
+ * negative one is no image.  NULL and *out set, or why the number is no
+ * address or size ("is negative", ...). */
+static const char *image_number(const char *s, size_t len, uint64_t *out)
+{
+	if (memchr(s, '.', len) || memchr(s, 'e', len) || memchr(s, 'E', len))
+		return "is not an integer";
+	bool negative = len > 0 && s[0] == '-';
+	size_t i = negative;
+	uint64_t v = 0;
+	bool big = false;
+	for (; i < len; i++) { /* the JSON reader let only digits through */
+		unsigned d = (unsigned)(s[i] - '0');
+		big |= v > (UINT64_MAX - d) / 10;
+		v = v * 10 + d;
+	}
+	if (negative && (v != 0 || big)) /* "-0" is 0 */
+		return "is negative";
+	if (big)
+		return "does not fit in 64 bits";
+	*out = v;
+	return NULL;
+}
+
+/* At most this many images refused one by one; the rest are counted. */
+#define IMAGE_WARNINGS 10
+
+/* Names an image in a warning: its name's last part, else its UUID (at
+ * most 100 bytes of either). */
+static void image_label(const hg_json *e, char *out, size_t size)
+{
+	const char *name = hg_json_string(report_member(e, "name"));
+	const char *slash = name ? strrchr(name, '/') : NULL;
+	const char *label = name ? (slash && slash[1] ? slash + 1 : name)
+				 : hg_json_string(report_member(e, "uuid"));
+	size_t n = label ? strnlen(label, 101) : 0;
+	if (!label)
+		out[0] = '\0';
+	else
+		snprintf(out, size, " \"%.*s%s\"", (int)(n > 100 ? 97 : n), label, n > 100 ? "..." : "");
+}
+
+/* One image's range into *addr and *size: 0 with *ok, or a warning naming
+ * the image and the field (the first IMAGE_WARNINGS of the report; *refused
+ * counts them all) and *ok false.  A number of the wrong type (a string,
+ * ...) fails the report as every field of another type does.  A range may
+ * end exactly at 2^64. */
+static int image_range(struct kx *k, const hg_json *e, const char *where, size_t *refused,
+		       uint64_t *addr, uint64_t *size, bool *ok)
+{
+	static const char *const keys[2] = {"image_addr", "image_size"};
+	uint64_t *vals[2] = {addr, size};
+	const char *text[2] = {NULL, NULL}, *why = NULL;
+	size_t len[2] = {0, 0};
+	int bad = 1; /* which field the warning names */
+	*ok = false;
+	for (int i = 0; i < 2; i++) {
+		const hg_json *v = report_member(e, keys[i]);
+		if (v && hg_json_type(v) != HG_JSON_NUMBER)
+			return report_bad_field(&k->f, where, keys[i], v, "an unsigned 64-bit integer");
+		if (v)
+			hg_json_number_text(k->f.doc, v, &text[i], &len[i]);
+	}
+	if (!text[0] || !text[1])
+		return 0; /* an image without its range is no image, as ever */
+	for (int i = 0; i < 2 && !why; i++)
+		if ((why = image_number(text[i], len[i], vals[i])) != NULL)
+			bad = i;
+	if (!why && *size == 0)
+		why = "makes it empty";
+	else if (!why && *addr != 0 && *size > (uint64_t)0 - *addr)
+		why = "wraps past 2^64";
+	*ok = why == NULL;
+	if (*ok || (*refused)++ >= IMAGE_WARNINGS)
+		return 0;
+	char label[112];
+	image_label(e, label, sizeof label);
+	bool cut = len[bad] > 40;
+	return hg_strlist_addf(&k->rep->warnings, k->rep->arena, "%s%s: %s %.*s%s %s; image ignored",
+			       where, label, keys[bad], (int)(cut ? 37 : len[bad]), text[bad],
+			       cut ? "..." : "", why) != 0 ? HG_ENOMEM : 0;
+}
+
 int kscrash_read_images(struct kx *k, const hg_json *root)
 {
 	const hg_json *arr;
@@ -65,22 +154,21 @@ int kscrash_read_images(struct kx *k, const hg_json *root)
 	struct image *img = hg_arena_calloc(k->rep->arena, n, sizeof *img);
 	if (!img)
 		return HG_ENOMEM;
-	size_t i = 0, kept = 0;
+	size_t i = 0, kept = 0, refused = 0;
 	char where[MAX_PATH];
 	for (const hg_json *e = hg_json_first(arr); e; e = hg_json_next(e), i++) {
 		snprintf(where, sizeof where, "binary_images[%zu]", i);
 		if (hg_json_type(e) != HG_JSON_OBJECT)
 			return report_bad_field(&k->f, where, "", e, "an object");
-		uint64_t addr, size, vmaddr;
-		bool has_addr, has_size, has_vmaddr;
+		uint64_t addr = 0, size = 0, vmaddr;
+		bool ok, has_vmaddr;
 		const char *name, *uuid;
-		if ((rc = report_get_u64(&k->f, e, where, "image_addr", &addr, &has_addr)) != 0 ||
-		    (rc = report_get_u64(&k->f, e, where, "image_size", &size, &has_size)) != 0 ||
-		    (rc = report_get_u64(&k->f, e, where, "image_vmaddr", &vmaddr, &has_vmaddr)) != 0 ||
+		if ((rc = report_get_u64(&k->f, e, where, "image_vmaddr", &vmaddr, &has_vmaddr)) != 0 ||
 		    (rc = report_get_string(&k->f, e, where, "name", &name)) != 0 ||
-		    (rc = report_get_string(&k->f, e, where, "uuid", &uuid)) != 0)
+		    (rc = report_get_string(&k->f, e, where, "uuid", &uuid)) != 0 ||
+		    (rc = image_range(k, e, where, &refused, &addr, &size, &ok)) != 0)
 			return rc;
-		if (!has_addr || !has_size || size == 0 || !name)
+		if (!ok || !name)
 			continue;
 		const char *slash = strrchr(name, '/');
 		img[kept] = (struct image){.addr = addr, .size = size, .vmaddr = has_vmaddr ? vmaddr : 0};
@@ -89,6 +177,11 @@ int kscrash_read_images(struct kx *k, const hg_json *root)
 			return HG_ENOMEM;
 		kept++;
 	}
+	if (refused > IMAGE_WARNINGS &&
+	    hg_strlist_addf(&k->rep->warnings, k->rep->arena, "%zu more binary_images have an "
+			    "image_addr or image_size that is no range; images ignored",
+			    refused - IMAGE_WARNINGS) != 0)
+		return HG_ENOMEM;
 	qsort(img, kept, sizeof *img, image_cmp);
 	k->images = img;
 	k->n_images = kept;

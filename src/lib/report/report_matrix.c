@@ -99,8 +99,8 @@ static int read_structured(const hg_ctx *ctx, const hg_json *content,
 		return report_fail(err, NO_OFFSET, "field \"stack\": expected a string of depth,id,count,cost "
 			    "lines, got %s", hg_json_type_name(hg_json_type(stack)));
 	size_t line = 0;
-	int rc = hg_stack_parse(text, strlen(text), ctx->limits.max_stack_lines, rep->arena,
-				&rep->full, &line, &why);
+	int rc = hg_stack_parse_checked(text, strlen(text), ctx->limits.max_stack_lines, rep->arena,
+					&rep->full, &line, &why, "field \"stack\", ", &rep->warnings);
 	if (rc == HG_EPARSE || rc == HG_ELIMIT)
 		report_fail(err, NO_OFFSET, "field \"stack\", line %zu: %s", line, why);
 	if (rc != 0)

@@ -27,6 +27,7 @@
 
 #define MX_MAX_DEPTH 4096
 #define WHERE_SIZE 200
+#define MX_LOAD_WARNINGS 10 /* images without a load address warned one by one */
 
 struct mx_frame {
 	const char *uuid, *name;
@@ -54,6 +55,7 @@ struct walk {
 	size_t depth, cap;
 	const char *stack;     /* "callStackTree.callStacks[3]", for errors */
 	size_t root;           /* which root frame */
+	size_t no_load;        /* images whose first frame gives no load address */
 };
 
 static const char *cached(struct walk *w, const char *s)
@@ -182,6 +184,22 @@ static int grow_images(struct walk *w)
 	return 0;
 }
 
+/* An image whose first frame gives no load address: a warning naming the
+ * frame, the image and both numbers (the first MX_LOAD_WARNINGS of the
+ * report; the rest are counted by mx_read_tree).  0 or HG_ENOMEM. */
+static int warn_no_load(struct walk *w, const struct mx_frame *fr)
+{
+	if (w->no_load++ >= MX_LOAD_WARNINGS)
+		return 0;
+	char where[WHERE_SIZE];
+	frame_where(w, where, sizeof where);
+	const char *label = fr->name ? fr->name : fr->uuid;
+	return hg_strlist_addf(&w->rep->warnings, w->rep->arena, "%s%s%.100s%s: address 0x%" PRIx64
+			       " less offsetIntoBinaryTextSegment 0x%" PRIx64 " is no load address; "
+			       "the image has none", where, label ? " \"" : "", label ? label : "",
+			       label ? "\"" : "", fr->addr, fr->off) != 0 ? HG_ENOMEM : 0;
+}
+
 /* The image_ref of fr's binary, added on its first frame; 0 when the frame
  * names none. */
 static int image_ref(struct walk *w, const struct mx_frame *fr, uint32_t *ref)
@@ -200,10 +218,15 @@ static int image_ref(struct walk *w, const struct mx_frame *fr, uint32_t *ref)
 		}
 	const char *name = cached(w, fr->name ? fr->name : "???");
 	hg_image im = {.kind = HG_IMAGE_MACHO, .name = name, .path = name, .id = cached(w, fr->uuid)};
-	/* address - offsetIntoBinaryTextSegment is where __TEXT was loaded */
-	if (fr->has_addr && fr->has_off && fr->off <= fr->addr) {
+	/* address - offsetIntoBinaryTextSegment is where __TEXT was loaded, in
+	 * user space, below 2^63; a negative address or offset (read as its
+	 * two's complement) or an offset past the address gives none */
+	if (fr->has_addr && fr->has_off && fr->off <= fr->addr &&
+	    fr->addr - fr->off < (uint64_t)1 << 63) {
 		im.load_addr = fr->addr - fr->off;
 		im.has_load_addr = true;
+	} else if (fr->has_addr && fr->has_off && warn_no_load(w, fr) != 0) {
+		return HG_ENOMEM;
 	}
 	if (!name || (fr->uuid && !im.id) || !(key = cached(w, key)))
 		return HG_ENOMEM;
@@ -289,11 +312,11 @@ static int build_path(struct walk *w, size_t ordinal, long weight, void *user)
 	for (size_t i = 0; i < w->depth; i++) {
 		struct mx_frame fr;
 		size_t depth = w->depth;
-		w->depth = i + 1; /* for read_node's field names */
+		w->depth = i + 1; /* for the frame's name in errors and warnings */
 		int rc = read_node(w, w->path[i], &fr);
-		w->depth = depth;
 		if (rc == 0)
 			rc = add_frame(w, t, &fr);
+		w->depth = depth;
 		if (rc != 0)
 			return rc;
 	}
@@ -426,6 +449,10 @@ int mx_read_tree(const hg_ctx *ctx, const struct json_fields *jf, const hg_json 
 	if (blamed >= 0)
 		rep->threads.items[blamed].flags |= HG_THREAD_BLAMED;
 	rep->sampled = true;
+	if (w.no_load > MX_LOAD_WARNINGS &&
+	    hg_strlist_addf(&rep->warnings, rep->arena, "%zu more images whose first frame gives no "
+			    "load address", w.no_load - MX_LOAD_WARNINGS) != 0)
+		return HG_ENOMEM;
 	if (rep->threads.n == 0 &&
 	    hg_strlist_addf(&rep->warnings, rep->arena, "the call-stack tree holds no call stacks") != 0)
 		return HG_ENOMEM;

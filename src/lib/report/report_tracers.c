@@ -228,7 +228,8 @@ int report_from_apm(const hg_ctx *ctx, const hg_json_doc *doc, const hg_json *co
 	/* Matrix's depth,id,count,cost lines, or Java frames. */
 	size_t line = 0;
 	const char *why = "";
-	rc = hg_stack_parse(text, len, ctx->limits.max_stack_lines, rep->arena, &rep->full, &line, &why);
+	rc = hg_stack_parse_checked(text, len, ctx->limits.max_stack_lines, rep->arena, &rep->full, &line,
+				    &why, "stack_file, ", &rep->warnings);
 	if (rc == 0) {
 		report_analyse_structured(rep);
 	} else if (rc == HG_EPARSE) {

@@ -1,4 +1,15 @@
-/* Matrix's structured stack text: "depth,id,count,cost\n" per item. */
+/* Matrix's structured stack text: "depth,id,count,cost\n" per item.
+ *
+ * A line may go deeper than the one before by more than one: Matrix's
+ * trimStack drops parents and keeps their children, and its put-back
+ * quirk grows depths by the pending stack's size, so the device prints
+ * such stacks itself.  TraceDataUtils.stackToTree hangs a deeper item
+ * under the item before it, and getTreeKey weighs each item by its depth
+ * as written; so the stack is kept as written, as Matrix keeps it, and the
+ * jumps are one warning.  A hostile depth (0, then 1000000) is shown, not
+ * hidden: it would win the StackKey on the device too. */
+#include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "hangar/beat.h"
@@ -48,8 +59,37 @@ static int parse_line(const char *s, const char *end, hg_method_item *it, const 
 	return 0;
 }
 
+/* The depth jumps of one stack: how many lines jump, and the first. */
+struct jumps {
+	size_t count, line;
+	int32_t from, to; /* from -1: the first item is not at depth 0 */
+};
+
+static int warn_jumps(const struct jumps *j, const char *where, hg_arena *arena,
+		      hg_strlist *warnings)
+{
+	char what[96], more[64] = "";
+	if (j->from < 0)
+		snprintf(what, sizeof what, "the stack begins at depth %" PRId32 ", not 0", j->to);
+	else
+		snprintf(what, sizeof what, "the depth goes from %" PRId32 " to %" PRId32, j->from,
+			 j->to);
+	if (j->count > 1)
+		snprintf(more, sizeof more, ", the first of %zu such jumps", j->count);
+	return hg_strlist_addf(warnings, arena, "%sline %zu: %s%s; the stack is used as written, "
+			       "as Matrix's is (each item under the nearest shallower one)",
+			       where ? where : "", j->line, what, more) != 0 ? HG_ENOMEM : 0;
+}
+
 int hg_stack_parse(const char *text, size_t len, size_t max_lines, hg_arena *arena,
 		   hg_method_stack *out, size_t *err_line, const char **why)
+{
+	return hg_stack_parse_checked(text, len, max_lines, arena, out, err_line, why, NULL, NULL);
+}
+
+int hg_stack_parse_checked(const char *text, size_t len, size_t max_lines, hg_arena *arena,
+			   hg_method_stack *out, size_t *err_line, const char **why,
+			   const char *where, hg_strlist *warnings)
 {
 	out->items = NULL;
 	out->len = 0;
@@ -69,6 +109,7 @@ int hg_stack_parse(const char *text, size_t len, size_t max_lines, hg_arena *are
 		return HG_ENOMEM;
 	const char *p = text, *end = text + len;
 	size_t line = 0;
+	struct jumps j = {0};
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		const char *eol = nl ? nl : end;
@@ -81,10 +122,14 @@ int hg_stack_parse(const char *text, size_t len, size_t max_lines, hg_arena *are
 				out->len = 0;
 				return HG_EPARSE;
 			}
+			/* in 64 bits: a depth of INT32_MAX before */
+			int64_t prev = out->len ? out->items[out->len - 1].depth : -1;
+			if (it->depth > prev + 1 && j.count++ == 0)
+				j = (struct jumps){1, line, (int32_t)prev, it->depth};
 			it->origin = (uint32_t)out->len;
 			out->len++;
 		}
 		p = nl ? nl + 1 : end;
 	}
-	return 0;
+	return j.count && warnings ? warn_jumps(&j, where, arena, warnings) : 0;
 }
