@@ -4,12 +4,19 @@
  *   s3://bucket/prefix/          every object under the prefix (ListObjectsV2)
  *   http(s)://host/dir/          an nginx autoindex (JSON or HTML), recursively
  *   http(s)://host/list.txt      a manifest: one object URL per line
- * Listing yields hg_objects in key order; fetching downloads a batch of them
- * in parallel into staged files that the caller reads in a callback.
+ * hg_source_list_fetch lists and fetches at once: objects are fetched in
+ * parallel while the listing goes on, so a listing that never ends still
+ * gets what it listed fetched, until the listing's caps stop it
+ * (opts.max_objects, opts.list_timeout_ms).  hg_source_list only lists (in
+ * key order); hg_source_fetch downloads a batch of objects.  Fetched
+ * objects go to staged files (or memory) that the caller reads in a
+ * callback.
  *
  * Ownership: hg_source_open returns a heap source (hg_source_destroy).  The
- * hg_objects passed to a list callback, and their strings, are owned by the
- * source and stay valid until it is destroyed, so a caller may keep them.
+ * hg_objects passed to hg_source_list's callback, and their strings, are
+ * owned by the source and stay valid until it is destroyed, so a caller may
+ * keep them; those of hg_source_list_fetch live only until their fetch ends
+ * (see there).
  * Every URL this API shows (names, object urls, diagnostics, reasons) is
  * redacted: no userinfo, no signature or token query values.
  */
@@ -37,7 +44,10 @@ enum hg_addressing {
 #define HG_FETCH_MAX_BACKOFF_MS 30000L    /* a computed retry delay never exceeds this */
 #define HG_FETCH_MAX_RETRY_AFTER_S 60L    /* a server's Retry-After is capped at this */
 #define HG_FETCH_MAX_DEPTH 32             /* directory levels below an HTTP prefix */
-#define HG_FETCH_MAX_OBJECTS 1000000      /* objects one listing may yield */
+#define HG_FETCH_DEFAULT_MAX_OBJECTS ((int64_t)5000000) /* objects one listing may list */
+#define HG_FETCH_DEFAULT_LIST_TIMEOUT_MS 3600000L       /* one listing, in all (an hour) */
+#define HG_FETCH_LIST_AHEAD 10000         /* objects listed but not yet fetched before the
+					   * listing waits for the transfers to catch up */
 #define HG_FETCH_MAX_LISTING_BYTES ((size_t)64 << 20) /* one listing page or manifest */
 
 /* Options of a source.  Zero fields take the defaults above; strings are
@@ -60,6 +70,11 @@ typedef struct hg_fetch_opts {
 	int64_t memory_max;      /* with a done_data callback: an object listed at most this
 				  * size, not .gz, is held in memory (a body that grows past
 				  * it goes to a staged file after all); 0: none */
+	int64_t max_objects;     /* a listing that lists more objects than this (every entry
+				  * it gives, before shards) stops with HG_ELIMIT */
+	long list_timeout_ms;    /* a listing still going after this long stops with
+				  * HG_ELIMIT; the time it waits for transfers to catch up
+				  * (HG_FETCH_LIST_AHEAD) does not count */
 } hg_fetch_opts;
 
 /* One listed object.  Strings are owned by the source. */
@@ -90,12 +105,14 @@ const char *hg_source_name(const hg_source *src);
 /* Lists every object under the prefix (all pages), in byte order of keys,
  * shard-filtered, calling fn for each; fn returns non-zero to stop (that
  * value is then returned).  Returns 0, HG_EIO (network, HTTP or S3 error),
- * HG_EPARSE (a listing that does not parse), HG_ELIMIT or HG_ENOMEM, each
- * with a diagnostic.  May be called more than once (lists again). */
+ * HG_EPARSE (a listing that does not parse), HG_ELIMIT (past max_objects or
+ * list_timeout_ms, or other caps) or HG_ENOMEM, each with a diagnostic;
+ * after such an error fn has had the objects listed before it.  May be
+ * called more than once (lists again). */
 int hg_source_list(hg_source *src, int (*fn)(void *user, const hg_object *obj), void *user);
 
 typedef struct hg_fetch_progress {
-	size_t total, done, failed; /* objects */
+	size_t total, done, failed; /* objects (hg_source_list_fetch: total grows as it lists) */
 	size_t active, waiting;     /* transfers running / waiting to retry */
 	int64_t bytes;              /* bytes received so far (after decoding), all attempts */
 } hg_fetch_progress;
@@ -117,6 +134,10 @@ typedef struct hg_fetch_callbacks {
 	 * hangar's own work per object of a bucket of reports.  Non-zero stops
 	 * the fetch. */
 	int (*done_data)(void *user, const hg_object *obj, const char *data, size_t len);
+	/* hg_source_list_fetch only; may be NULL (every object is fetched).
+	 * Each object listed (shard-filtered, each key once): 1 to fetch it,
+	 * 0 to leave it, a negative value to stop (it is then returned). */
+	int (*listed)(void *user, const hg_object *obj);
 } hg_fetch_callbacks;
 
 /* Downloads objs[0..n) (objects listed by this source, or copies of them)
@@ -130,6 +151,22 @@ typedef struct hg_fetch_callbacks {
  * non-zero value, HG_EIO when staging fails, or HG_ENOMEM. */
 int hg_source_fetch(hg_source *src, const hg_object *objs, size_t n,
 		    const hg_fetch_callbacks *cb, void *user);
+
+/* Lists the source and fetches what it lists at the same time: each page's
+ * objects, in the order the server gives them, go to cb->listed and those
+ * it takes are fetched as for hg_source_fetch while the next pages are
+ * asked for (one listing request at a time, at most HG_FETCH_LIST_AHEAD
+ * objects ahead of the transfers).  A listing that fails or passes
+ * opts.max_objects or opts.list_timeout_ms stops there, with a diagnostic
+ * naming the source and the cap, and what it listed before is still
+ * fetched.  An object passed to a callback and its strings are the
+ * library's from its listed call until its done, done_data or failed call
+ * returns (or listed returns 0): copy what you keep.  *list_rc gets the
+ * listing's end: 0 complete, or HG_EIO, HG_EPARSE, HG_ELIMIT or HG_ENOMEM
+ * (said).  Returns what hg_source_fetch returns (a callback's value,
+ * listed's included, stops both). */
+int hg_source_list_fetch(hg_source *src, const hg_fetch_callbacks *cb, void *user,
+			 int *list_rc);
 
 /* The shard of key among `shards`: the first 8 bytes of SHA-256(key) read as
  * a big-endian uint64, modulo shards.  Stable across versions and machines.

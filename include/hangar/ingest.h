@@ -88,6 +88,8 @@ typedef struct hg_ingest_summary {
 	size_t rejected;         /* unreadable reports and inputs, stored with their reason */
 	size_t rejected_before;  /* rejected again with the same bytes (not in rejected) */
 	size_t skipped;          /* folder entries that are not regular files */
+	size_t links_followed;   /* symbolic links in folders that stay inside them */
+	size_t links_skipped;    /* ones that leave their folder, lead nowhere or loop */
 	size_t clusters_touched; /* distinct clusters the committed reports went to */
 	size_t not_stored;       /* reports of the batch the store failed to take */
 	int store_errors;        /* store failures (and reports that could not be prepared) */

@@ -104,6 +104,18 @@ int ingest_remote_option(struct ingest_cli *in, const char *cmd, int code, const
 			return cli_usage_error(cmd, "--max-object wants a size in bytes, not '%s'", arg);
 		o->max_object = v;
 		return EXIT_FINE;
+	case OPT_MAX_OBJECTS:
+		if (!cli_parse_int64(arg, &v) || v < 1)
+			return cli_usage_error(cmd, "--max-objects wants a number of objects >= 1, "
+					       "not '%s'", arg);
+		o->max_objects = v;
+		return EXIT_FINE;
+	case OPT_LIST_TIMEOUT:
+		if (!cli_parse_int64(arg, &v) || v < 1 || v > 1000000)
+			return cli_usage_error(cmd, "--list-timeout wants seconds from 1 to 1000000, "
+					       "not '%s'", arg);
+		o->list_timeout_ms = (long)v * 1000;
+		return EXIT_FINE;
 	case OPT_SHARD: {
 		unsigned k = 0, n = 0;
 		char end = 0;
@@ -155,11 +167,12 @@ static void print_summary(const struct ingest_cli *in)
 		       "\"clusters_touched\":%zu,"
 		       "\"reports_per_second\":%.0f,\"objects\":{\"listed\":%zu,\"fetched\":%zu,"
 		       "\"skipped\":%zu,\"failed\":%zu,\"bytes\":%lld},\"failed_sources\":%zu,"
-		       "\"store_errors\":%d,\"not_stored\":%zu,\"rejected_before\":%zu}\n",
+		       "\"store_errors\":%d,\"not_stored\":%zu,\"rejected_before\":%zu,"
+		       "\"links_followed\":%zu,\"links_skipped\":%zu}\n",
 		       s->fresh, s->duplicate, s->rejected, s->skipped, s->clusters_touched, rate,
 		       s->objects.listed, s->objects.fetched, s->objects.skipped, s->objects.failed,
 		       (long long)s->objects.bytes, s->sources_failed, s->store_errors, s->not_stored,
-		       s->rejected_before);
+		       s->rejected_before, s->links_followed, s->links_skipped);
 		return;
 	}
 	if (in->summary_format == ROWS_CSV) {
@@ -177,6 +190,12 @@ static void print_summary(const struct ingest_cli *in)
 		fprintf(stderr, "%zu rejected before, ", s->rejected_before);
 	if (s->skipped) /* said only when there are: the line scripts know stays */
 		fprintf(stderr, "%zu skipped, ", s->skipped);
+	if (s->links_followed) /* symbolic links in folders, as skipped */
+		fprintf(stderr, "%zu link%s followed, ", s->links_followed,
+			s->links_followed == 1 ? "" : "s");
+	if (s->links_skipped)
+		fprintf(stderr, "%zu link%s skipped, ", s->links_skipped,
+			s->links_skipped == 1 ? "" : "s");
 	fprintf(stderr, "%zu clusters touched, %.0f reports/s", s->clusters_touched, rate);
 	if (s->store_errors) /* what the counts leave out */
 		fprintf(stderr, "; the store failed: its last batch (%zu report%s) was rolled back",

@@ -60,7 +60,7 @@ enum { OPT_DB = 900, OPT_PROGUARD, OPT_MAPPING_DIR, OPT_APP_VERSION, OPT_RULES,
  * OPT_REMOTE up. */
 enum { OPT_REMOTE = 1000, OPT_ENDPOINT = OPT_REMOTE, OPT_REGION, OPT_ADDRESSING, OPT_CACERT,
        OPT_JOBS, OPT_ATTEMPTS, OPT_TIMEOUT, OPT_MAX_OBJECT, OPT_SHARD, OPT_CACHE_DIR,
-       OPT_REMOTE_END };
+       OPT_MAX_OBJECTS, OPT_LIST_TIMEOUT, OPT_REMOTE_END };
 #define INGEST_REMOTE_OPTIONS                                                  \
 	{"endpoint", required_argument, NULL, OPT_ENDPOINT},                   \
 	{"region", required_argument, NULL, OPT_REGION},                       \
@@ -71,7 +71,9 @@ enum { OPT_REMOTE = 1000, OPT_ENDPOINT = OPT_REMOTE, OPT_REGION, OPT_ADDRESSING,
 	{"timeout", required_argument, NULL, OPT_TIMEOUT},                     \
 	{"max-object", required_argument, NULL, OPT_MAX_OBJECT},               \
 	{"shard", required_argument, NULL, OPT_SHARD},                         \
-	{"cache-dir", required_argument, NULL, OPT_CACHE_DIR}
+	{"cache-dir", required_argument, NULL, OPT_CACHE_DIR},                 \
+	{"max-objects", required_argument, NULL, OPT_MAX_OBJECTS},             \
+	{"list-timeout", required_argument, NULL, OPT_LIST_TIMEOUT}
 #define INGEST_REMOTE_USAGE                                                                \
 	"      --endpoint URL     S3-compatible server (default: AWS for the region)\n"     \
 	"      --region R         S3 region (default: $AWS_REGION, else us-east-1)\n"       \
@@ -82,7 +84,11 @@ enum { OPT_REMOTE = 1000, OPT_ENDPOINT = OPT_REMOTE, OPT_REGION, OPT_ADDRESSING,
 	"      --timeout S        seconds one transfer may take (default 120)\n"           \
 	"      --max-object N     largest object, bytes after decompression (default 256 MiB)\n" \
 	"      --shard K/N        only objects whose key hashes to shard K of N\n"           \
-	"      --cache-dir DIR    where objects are staged (default: a private temp folder)\n"
+	"      --cache-dir DIR    where objects are staged (default: a private temp folder)\n" \
+	"      --max-objects N    stop a listing past N objects (default 5000000); what it\n" \
+	"                         listed is still fetched\n"                                \
+	"      --list-timeout S   stop a listing after S seconds (default 3600), the time\n" \
+	"                         it waits for transfers not counted\n"
 
 /* Applies one of the remote options: EXIT_FINE, or EXIT_USAGE (said on stderr). */
 int ingest_remote_option(struct ingest_cli *in, const char *cmd, int code, const char *arg);

@@ -1,8 +1,13 @@
 #!/usr/bin/env python3
 """Loopback HTTP server for tests/unit/test_fetch.c (stdlib only).
 
+usage: fetch_fixture_server.py [REPORTS]
+
 Prints its port on stdout, then serves until stdin closes.  Content is
-generated: /files/NAME is ("content of NAME\\n" * 10).  Paths:
+generated: /files/NAME is ("content of NAME\\n" * 10).  With REPORTS (a file
+of one report a line: tests/net/ingest-endless), the objects of the
+listings below that never end are those reports instead, one line each, a
+new line for each new key.  Paths:
 
   /files/NAME                 the content
   /fail/KIND/N/NAME           KIND (500, 429, reset, trunc, stall) for the first N requests, then the content
@@ -16,8 +21,18 @@ generated: /files/NAME is ("content of NAME\\n" * 10).  Paths:
   /auth/NAME                  the content with Basic user:pass, else 401
   /jdir/, /hdir/              nginx autoindex (JSON / HTML) with a subdirectory
   /list.txt                   a manifest
+  /dup-list.txt               a manifest naming one object twice
   /bucket/...                 a small S3 (path-style) that checks SigV4 and x-amz-content-sha256
-  /stats                      JSON: requests per path, max concurrency
+  /stats                      JSON: requests per path, max concurrency, the gate's outcome
+  S3 listings (path-style, anonymous), 2 objects a page, whose objects are served:
+  /endless/                   never ends: a new continuation token on every page
+  /slowlist/                  never ends; pages after the third take 60 s to come
+  /looptok/                   repeats its second page's token
+  /flaky/                     one page, 503 the first time it is asked for
+  /gate/                      two pages; the second waits (at most 5 s) until an object was
+                              asked for: /stats "gate" says whether one was (true) or not
+  /tree/                      an autoindex (JSON) that never ends: 2 files and 10 folders in
+                              every folder, 20 levels deep
 """
 import base64, gzip, hashlib, hmac, json, socket, sys, threading, time, urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -25,12 +40,27 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 LOCK = threading.Lock()
 COUNTS = {}
 ACTIVE = [0, 0]  # current, max
+REPORTS = []     # argv[1]'s lines, served as the endless listings' objects
+SERVED = {}      # key -> the REPORTS line it got
+GATE = {"event": threading.Event(), "by_object": None}
+LISTINGS = ("endless", "slowlist", "looptok", "flaky", "gate")
 AKID, SECRET = "AKIDTESTFETCH", "fixture/secret+key"
 S3_KEYS = ["a b.json", "dir/x+y=z.txt", "pct%41.txt", "unicod\u00e9/\u65e5\u672c.json", "zz.gz"]
 
 
 def content(name):
     return ("content of %s\n" % name).encode() * 10
+
+
+def body_of(key):
+    """An object of the listings that never end: its name's content, or a
+    report of REPORTS (each key its own, as long as there are lines)."""
+    if not REPORTS:
+        return content(key.split("/")[-1])
+    with LOCK:
+        if key not in SERVED:
+            SERVED[key] = REPORTS[len(SERVED) % len(REPORTS)]
+        return SERVED[key]
 
 
 def s3_body(key):
@@ -44,6 +74,12 @@ class H(BaseHTTPRequestHandler):
 
     def log_message(self, *a):
         pass
+
+    def setup(self):
+        super().setup()
+        # Headers and body go in two writes: without TCP_NODELAY the body
+        # waits for the client's delayed ACK (40 ms) on a reused connection.
+        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
     def send(self, code, body=b"", headers=()):
         self.send_response(code)
@@ -64,7 +100,8 @@ class H(BaseHTTPRequestHandler):
         parts = path.split("/")
         if path == "/stats":
             with LOCK:
-                body = json.dumps({"counts": COUNTS, "max_active": ACTIVE[1]}).encode()
+                body = json.dumps({"counts": COUNTS, "max_active": ACTIVE[1],
+                                   "gate": GATE["by_object"]}).encode()
             return self.send(200, body)
         if path == "/reset":
             with LOCK:
@@ -109,9 +146,61 @@ class H(BaseHTTPRequestHandler):
         if path == "/list.txt":
             body = b"# a manifest\n\nfiles/m1.json\n  /files/m2.json  \nhttp://127.0.0.1:%d/files/m3.json\n" % self.server.server_address[1]
             return self.send(200, body)
+        if path == "/dup-list.txt":
+            return self.send(200, b"files/m1.json\nfiles/m2.json\n/files/m1.json\n")
         if parts[1] == "bucket":
             return self.s3(path)
+        if parts[1] in LISTINGS:
+            return self.listing(parts[1], "/".join(parts[2:]))
+        if parts[1] == "tree":
+            return self.tree(parts[2:])
         return self.send(404, b"not here")
+
+    # ---- listings that never end ----
+    def object(self, key):
+        return self.send(200, body_of(key))
+
+    def listing(self, bucket, key):
+        if key:
+            if bucket == "gate":
+                GATE["event"].set()
+            return self.object(bucket + "/" + key)
+        qs = urllib.parse.parse_qs(self.path.partition("?")[2], keep_blank_values=True)
+        page = int(qs.get("continuation-token", ["t0"])[0][1:] or 0)
+        more, token = True, "t%d" % (page + 1)
+        if bucket == "slowlist" and page >= 3:
+            time.sleep(60)  # the client gives up first (daemon thread: no wait at exit)
+        if bucket == "looptok" and page >= 1:
+            token = "t2"
+        if bucket == "flaky":
+            if COUNTS["/flaky/"] == 1:
+                return self.send(503, b"busy")
+            more = False
+        if bucket == "gate" and page == 1:
+            GATE["by_object"] = GATE["event"].wait(5)
+            more = False
+        keys = ["p%05d-%d.json" % (page, i) for i in range(2)]
+        out = ['<?xml version="1.0" encoding="UTF-8"?>\n<ListBucketResult>',
+               "<Name>%s</Name><IsTruncated>%s</IsTruncated>" % (bucket, "true" if more else "false")]
+        for k in keys:
+            b = body_of(bucket + "/" + k)
+            out.append("<Contents><Key>%s</Key><ETag>&quot;%s&quot;</ETag><Size>%d</Size></Contents>"
+                       % (k, hashlib.md5(b).hexdigest(), len(b)))
+        if more:
+            out.append("<NextContinuationToken>%s</NextContinuationToken>" % token)
+        out.append("</ListBucketResult>")
+        return self.send(200, "".join(out).encode(), [("Content-Type", "application/xml")])
+
+    def tree(self, segs):
+        if segs and segs[-1]:
+            return self.object("tree/" + "/".join(segs))
+        depth = len(segs) - 1
+        folder = "tree/" + "/".join(segs)
+        items = [{"name": "f%d.json" % i, "type": "file", "size": len(body_of(folder + "f%d.json" % i))}
+                 for i in range(2)]
+        if depth < 20:
+            items += [{"name": "d%d" % i, "type": "directory"} for i in range(10)]
+        return self.send(200, json.dumps(items).encode(), [("Content-Type", "application/json")])
 
     def fault(self, kind, name):
         if kind in ("500", "429"):
@@ -218,6 +307,9 @@ class Server(ThreadingHTTPServer):
 
 
 def main():
+    if len(sys.argv) > 1:
+        with open(sys.argv[1], "rb") as f:
+            REPORTS.extend(l + b"\n" for l in f.read().split(b"\n") if l.strip())
     srv = Server(("127.0.0.1", 0), H)
     threading.Thread(target=srv.serve_forever, daemon=True).start()
     print(srv.server_address[1], flush=True)

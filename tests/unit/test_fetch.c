@@ -3,7 +3,8 @@
  * gunzip, shard hash and the retry policy as pure functions; then the
  * transfer engine against a loopback Python server
  * (tests/unit/fetch_fixture_server.py, path in argv[1]) that injects
- * faults and checks SigV4. */
+ * faults and checks SigV4, and listings fetched as they go on, some of
+ * which never end (test_fetch_stream.h). */
 #include <dirent.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -629,6 +630,7 @@ static void test_redirect_rule(void **state)
 }
 
 #include "test_fetch_engine.h"
+#include "test_fetch_stream.h"
 
 int main(int argc, char **argv)
 {
@@ -646,6 +648,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_retry_policy),
 		cmocka_unit_test(test_redirect_rule),
 		ENGINE_TESTS
+		STREAM_TESTS
 	};
 	return cmocka_run_group_tests(tests, engine_setup, engine_teardown);
 }

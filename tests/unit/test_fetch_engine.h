@@ -128,8 +128,8 @@ static int on_failed(void *user, const hg_object *obj, const char *reason)
 	return 0;
 }
 
-static const hg_fetch_callbacks callbacks = {on_done, on_failed, NULL, NULL};
-static const hg_fetch_callbacks in_memory = {on_done, on_failed, NULL, on_done_data};
+static const hg_fetch_callbacks callbacks = {on_done, on_failed, NULL, NULL, NULL};
+static const hg_fetch_callbacks in_memory = {on_done, on_failed, NULL, on_done_data, NULL};
 
 static hg_fetch_opts test_opts(struct seen *s)
 {
@@ -464,7 +464,7 @@ static void test_engine_s3(void **state)
 	struct seen t = {0};
 	hg_fetch_opts unused = test_opts(&t);
 	(void)unused;
-	const hg_fetch_callbacks cb = {on_done, on_failed, NULL, NULL};
+	const hg_fetch_callbacks cb = {on_done, on_failed, NULL, NULL, NULL};
 	assert_int_equal(hg_source_fetch(src, objs, n, &cb, &t), 0);
 	assert_int_equal(t.failed, 0);
 	assert_int_equal(t.done, 5);

@@ -4,7 +4,8 @@
  * (fetch_url.c), credentials (fetch_creds.c), retries (fetch_retry.c),
  * sharding (fetch_shard.c), gzip bodies (fetch_gunzip.c, with zlib), the
  * queue of objects (fetch_queue.c), what becomes of each fetched object
- * (fetch_object.c), and here the transfers (libcurl).
+ * (fetch_object.c), a listing feeding the transfers (fetch_stream.c), and
+ * here the transfers (libcurl).
  * Public header: fetch.h.
  * Uses: core, json. */
 /* The transfers: the only file that includes curl.h.
@@ -101,6 +102,16 @@ static int on_progress(void *user, curl_off_t dltotal, curl_off_t dlnow, curl_of
 	return 0;
 }
 
+/* A listing request ends by the listing's deadline at the latest. */
+static long list_timeout_ms(const hg_source *src, long timeout_ms)
+{
+	uint64_t now = fetch_now_ms();
+	if (!src->list_deadline_ms)
+		return timeout_ms;
+	uint64_t left = src->list_deadline_ms > now ? src->list_deadline_ms - now : 1;
+	return left < (uint64_t)timeout_ms ? (long)left : timeout_ms;
+}
+
 static int setup_easy(struct xfer *x)
 {
 	hg_source *src = x->src;
@@ -118,7 +129,8 @@ static int setup_easy(struct xfer *x)
 	if (o->cacert)
 		curl_easy_setopt(e, CURLOPT_CAINFO, o->cacert);
 	curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, o->connect_timeout_ms);
-	curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, o->timeout_ms);
+	curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, x->mem ? list_timeout_ms(src, o->timeout_ms)
+						       : o->timeout_ms);
 	curl_easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT, 1L);
 	curl_easy_setopt(e, CURLOPT_LOW_SPEED_TIME, o->stall_ms < 1000 ? 1L : o->stall_ms / 1000);
 	curl_easy_setopt(e, CURLOPT_USERAGENT, "hangar/" HG_VERSION);
@@ -307,6 +319,8 @@ int fetch_get(hg_source *src, const char *url, hg_buf *body, long *status, char 
 		if (r.outcome == FO_OK || !fetch_should_retry(&r) || x.attempt >= src->opts.attempts)
 			break;
 		long ms = fetch_retry_delay_ms(&r, x.attempt, src->opts.backoff_ms, fetch_random());
+		if (src->list_deadline_ms && fetch_now_ms() + (uint64_t)ms >= src->list_deadline_ms)
+			break; /* the listing's time is up before the retry */
 		struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
 		while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
 			;
@@ -342,6 +356,7 @@ void xfer_free(struct xfer *x)
 	free(x->url);
 	free(x->path);
 	free(x->part);
+	item_free(x->item);
 	free(x);
 }
 
@@ -374,16 +389,20 @@ int xfer_start(struct engine *en, struct xfer *x)
 	return 0;
 }
 
-struct xfer *xfer_new(struct engine *en, const hg_object *obj)
+struct xfer *xfer_new(struct engine *en, const hg_object *obj, struct item *item)
 {
 	struct xfer *x = calloc(1, sizeof *x);
-	if (!x)
+	if (!x) {
+		item_free(item);
 		return NULL;
+	}
 	x->src = en->src;
-	x->obj = obj;
+	x->item = item;
+	x->obj = obj = item ? &item->obj : obj;
 	x->bytes = &en->progress.bytes;
 	x->easy = curl_easy_init();
-	x->url = source_request_url(en->src, obj);
+	x->url = item && item->request_url ? strdup(item->request_url)
+					   : source_request_url(en->src, obj);
 	x->path = source_staged_path(en->src, obj->key);
 	x->part = x->path ? malloc(strlen(x->path) + 6) : NULL;
 	if (!x->easy || !x->url || !x->part) {
@@ -424,58 +443,152 @@ static void complete(struct engine *en, struct xfer *x, CURLcode code)
 								      fetch_random());
 	}
 	object_close_sink(x, false);
+	if (engine_wait(en, x) != 0) {
+		object_failed(en, x, "out of memory");
+		xfer_free(x);
+	}
+}
+
+int engine_wait(struct engine *en, struct xfer *x)
+{
+	if (en->n_waiting == en->cap_waiting) {
+		size_t cap = en->cap_waiting ? en->cap_waiting * 2 : 64;
+		struct xfer **w = realloc(en->waiting, cap * sizeof *w);
+		if (!w)
+			return HG_ENOMEM;
+		en->waiting = w;
+		en->cap_waiting = cap;
+	}
 	en->waiting[en->n_waiting++] = x;
+	return 0;
+}
+
+/* ---- the listing request of hg_source_list_fetch ---- */
+
+int list_send(struct engine *en, const char *url)
+{
+	struct xfer *x = en->list_x;
+	if (!x) {
+		if (!(x = calloc(1, sizeof *x)))
+			return HG_ENOMEM;
+		x->src = en->src;
+		x->mem = &en->list_body;
+		x->easy = curl_easy_init();
+		x->url = strdup(url);
+		en->list_x = x;
+		if (!x->easy || !x->url)
+			return HG_ENOMEM;
+	}
+	x->attempt++;
+	hg_buf_reset(x->mem);
+	x->started = fetch_now_ms();
+	if (setup_easy(x) != 0 || curl_multi_add_handle(en->multi, x->easy) != CURLM_OK)
+		return HG_ENOMEM;
+	en->list_in_multi = true;
+	return 0;
+}
+
+void list_stop(struct engine *en)
+{
+	if (en->list_x && en->list_in_multi)
+		curl_multi_remove_handle(en->multi, en->list_x->easy);
+	xfer_free(en->list_x);
+	en->list_x = NULL;
+	en->list_in_multi = false;
+}
+
+/* The listing request ended: its answer goes to the listing, or it waits
+ * for its retry (or redirect) as fetch_get would have waited. */
+static void list_done(struct engine *en, struct xfer *x, CURLcode code)
+{
+	curl_multi_remove_handle(en->multi, x->easy);
+	en->list_in_multi = false;
+	struct fetch_result r;
+	classify(x, code, &r);
+	if (r.outcome == FO_OK && follow(x, &r)) {
+		x->attempt--; /* a redirect is not a failed attempt */
+		x->ready_at = 0;
+		return;
+	}
+	if (r.outcome == FO_OK && (r.status == 429 || r.status >= 500))
+		r.outcome = FO_HTTP; /* worth another try */
+	if (r.outcome != FO_OK && fetch_should_retry(&r) && x->attempt < en->src->opts.attempts) {
+		x->ready_at = fetch_now_ms() + (uint64_t)fetch_retry_delay_ms(&r, x->attempt,
+								      en->src->opts.backoff_ms,
+								      fetch_random());
+		return;
+	}
+	en->list_x = NULL;
+	if (r.outcome == FO_OK || r.outcome == FO_HTTP) { /* the listing reads the status */
+		stream_page(en, r.status, x->mem);
+	} else {
+		char why[320];
+		fetch_describe(&r, x->attempt, en->src->opts.stall_ms,
+			       (int64_t)HG_FETCH_MAX_LISTING_BYTES, why, sizeof why);
+		stream_failed(en, why);
+	}
+	xfer_free(x);
+}
+
+int engine_run(struct engine *en)
+{
+	pthread_once(&init_once, global_init);
+	hg_source *src = en->src;
+	en->multi = curl_multi_init();
+	en->active = calloc((size_t)src->opts.jobs, sizeof *en->active);
+	if (!en->multi || !en->active) {
+		curl_multi_cleanup(en->multi);
+		free(en->active);
+		return HG_ENOMEM;
+	}
+	/* A listing request goes beside the transfers, not after them. */
+	curl_multi_setopt(en->multi, CURLMOPT_MAX_HOST_CONNECTIONS,
+			  (long)src->opts.jobs + (en->lister ? 1 : 0));
+	while (!en->stop && queue_busy(en)) {
+		queue_start_due(en);
+		stream_pump(en);
+		int running = 0;
+		curl_multi_perform(en->multi, &running);
+		CURLMsg *m;
+		int left;
+		bool completed = false;
+		while ((m = curl_multi_info_read(en->multi, &left)) != NULL) {
+			if (m->msg != CURLMSG_DONE)
+				continue;
+			struct xfer *x = NULL;
+			curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, (char **)&x);
+			if (x == en->list_x)
+				list_done(en, x, m->data.result);
+			else
+				complete(en, x, m->data.result);
+			completed = true;
+		}
+		queue_progress(en, false);
+		/* A transfer that ended freed a slot: go round at once to fill it.
+		 * Polling first would wait on the others' sockets, or with none
+		 * left (--jobs 1) the whole timeout, before the next one starts. */
+		if (queue_busy(en) && !en->stop && !completed)
+			curl_multi_poll(en->multi, NULL, 0, (int)queue_poll_timeout(en), NULL);
+	}
+	queue_progress(en, true);
+	/* Stopped early: whatever is still in flight or waiting goes. */
+	list_stop(en);
+	for (size_t i = 0; i < en->progress.active; i++) {
+		curl_multi_remove_handle(en->multi, en->active[i]->easy);
+		xfer_free(en->active[i]);
+	}
+	free(en->active);
+	for (size_t i = 0; i < en->n_waiting; i++)
+		xfer_free(en->waiting[i]);
+	free(en->waiting);
+	curl_multi_cleanup(en->multi);
+	return en->stop;
 }
 
 int hg_source_fetch(hg_source *src, const hg_object *objs, size_t n,
 		    const hg_fetch_callbacks *cb, void *user)
 {
-	pthread_once(&init_once, global_init);
 	struct engine en = {.src = src, .objs = objs, .n = n, .cb = cb, .user = user};
 	en.progress.total = n;
-	en.multi = curl_multi_init();
-	/* Every waiting transfer was an active one, and there are at most n. */
-	en.waiting = calloc(n ? n : 1, sizeof *en.waiting);
-	en.active = calloc((size_t)src->opts.jobs, sizeof *en.active);
-	if (!en.multi || !en.waiting || !en.active) {
-		curl_multi_cleanup(en.multi);
-		free(en.waiting);
-		free(en.active);
-		return HG_ENOMEM;
-	}
-	curl_multi_setopt(en.multi, CURLMOPT_MAX_HOST_CONNECTIONS, (long)src->opts.jobs);
-	while (!en.stop && en.progress.done + en.progress.failed < n) {
-		queue_start_due(&en);
-		int running = 0;
-		curl_multi_perform(en.multi, &running);
-		CURLMsg *m;
-		int left;
-		bool completed = false;
-		while ((m = curl_multi_info_read(en.multi, &left)) != NULL) {
-			if (m->msg != CURLMSG_DONE)
-				continue;
-			struct xfer *x = NULL;
-			curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, (char **)&x);
-			complete(&en, x, m->data.result);
-			completed = true;
-		}
-		queue_progress(&en, false);
-		/* A transfer that ended freed a slot: go round at once to fill it.
-		 * Polling first would wait on the others' sockets, or with none
-		 * left (--jobs 1) the whole timeout, before the next one starts. */
-		if (en.progress.done + en.progress.failed < n && !en.stop && !completed)
-			curl_multi_poll(en.multi, NULL, 0, (int)queue_poll_timeout(&en), NULL);
-	}
-	queue_progress(&en, true);
-	/* Stopped early: whatever is still in flight or waiting goes. */
-	for (size_t i = 0; i < en.progress.active; i++) {
-		curl_multi_remove_handle(en.multi, en.active[i]->easy);
-		xfer_free(en.active[i]);
-	}
-	free(en.active);
-	for (size_t i = 0; i < en.n_waiting; i++)
-		xfer_free(en.waiting[i]);
-	free(en.waiting);
-	curl_multi_cleanup(en.multi);
-	return en.stop;
+	return engine_run(&en);
 }

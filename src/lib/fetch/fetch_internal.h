@@ -172,6 +172,7 @@ struct hg_source {
 	hg_arena *arena;
 	struct listed *items;
 	size_t n_items, cap_items;
+	uint64_t list_deadline_ms; /* fetch_now_ms() past which listing requests stop; 0: none */
 };
 
 /* The URL a listed object is requested from (malloc'd). */
@@ -179,20 +180,45 @@ char *source_request_url(const hg_source *src, const hg_object *obj);
 /* cache_dir/<hex SHA-256 of name NUL key>, malloc'd. */
 char *source_staged_path(const hg_source *src, const char *key);
 uint64_t fetch_random(void);
-/* Adds one object to the listing (strings copied); HG_ELIMIT past
- * HG_FETCH_MAX_OBJECTS. */
-int source_add(hg_source *src, const char *key, const char *url, const char *etag, int64_t size,
-	       const char *modified, const char *request_url);
 
-/* ---- fetch_list.c: walking S3 pages, directories and manifests ---- */
-int source_list_s3(hg_source *src);
-int source_list_http(hg_source *src);
+/* ---- fetch_list.c: a listing, one request at a time ---- */
+
+/* One object a listing found; strings borrowed for the call. */
+struct list_entry {
+	const char *key, *url, *etag, *modified; /* etag, modified may be NULL */
+	const char *request_url;                 /* NULL: made from the key (S3) */
+	int64_t size;
+};
+typedef int (*list_emit_fn)(void *user, const struct list_entry *e);
+struct lister;
+
+/* A listing of src (S3 pages followed by continuation token, autoindex
+ * folders walked depth-first, or a manifest) that counts each entry against
+ * opts.max_objects and hands it to emit (non-zero stops the listing with
+ * that value).  Starts the clock of opts.list_timeout_ms
+ * (src->list_deadline_ms, reset by lister_destroy).  NULL on ENOMEM. */
+struct lister *lister_create(hg_source *src, list_emit_fn emit, void *user);
+void lister_destroy(struct lister *l); /* accepts NULL */
+/* The next listing request's URL (with credentials, borrowed until the
+ * next call) in *url, or NULL when the listing is complete.  0 or an error
+ * (said: HG_ELIMIT past a cap, HG_ENOMEM). */
+int lister_next(struct lister *l, const char **url);
+/* The answer to that request: its objects emitted.  0 (go on with
+ * lister_next) or an error, said: HG_EIO (an HTTP or S3 error), HG_EPARSE,
+ * HG_ELIMIT, HG_ENOMEM, or emit's value. */
+int lister_take(struct lister *l, long status, const char *body, size_t len);
+/* That request failed for good, why says how: said, HG_EIO. */
+int lister_fail(struct lister *l, const char *why);
+/* Whether the listing is past its deadline; lister_timeout says it is and
+ * returns HG_ELIMIT. */
+bool lister_expired(const struct lister *l);
+int lister_timeout(struct lister *l);
 
 /* ---- fetch.c: the transfers (curl) ---- */
 
 /* GET url into body (capped at HG_FETCH_MAX_LISTING_BYTES), retrying as for
- * objects.  *status is the final HTTP status.  On a failure returns HG_EIO
- * with what happened in why. */
+ * objects, never past src->list_deadline_ms.  *status is the final HTTP
+ * status.  On a failure returns HG_EIO with what happened in why. */
 int fetch_get(hg_source *src, const char *url, hg_buf *body, long *status, char *why,
 	      size_t why_size);
 
@@ -201,7 +227,8 @@ int fetch_get(hg_source *src, const char *url, hg_buf *body, long *status, char 
  * (fetch_queue.c).  The curl handle is void * here: curl.h stays in fetch.c. */
 struct xfer {
 	hg_source *src;
-	const hg_object *obj;    /* NULL for fetch_get */
+	const hg_object *obj;    /* NULL for listing requests */
+	struct item *item;       /* the listed object obj is, owned (hg_source_list_fetch) */
 	void *easy;              /* its CURL handle (fetch.c only) */
 	struct curl_slist *headers;
 	char *url;               /* current request URL (may change on redirect) */
@@ -225,31 +252,68 @@ struct xfer {
 	char errbuf[CURL_ERROR_SIZE_COPY];
 };
 
-/* hg_source_fetch's state: the objects, the transfers in the multi handle
- * and those waiting for a retry, the progress. */
+/* A listed object of hg_source_list_fetch with its request URL, in one
+ * block (fetch_stream.c), queued until its transfer takes it over. */
+struct item {
+	hg_object obj;
+	const char *request_url; /* NULL: made from the key */
+	struct item *next;
+	char data[];             /* the strings */
+};
+
+/* A set of 64-bit hashes of keys (each key listed once). */
+struct keyset {
+	uint64_t *slots; /* 0: empty */
+	size_t mask, len;
+};
+
+/* hg_source_fetch's and hg_source_list_fetch's state: the objects, the
+ * transfers in the multi handle and those waiting for a retry, the
+ * listing that feeds them, the progress. */
 struct engine {
 	hg_source *src;
 	void *multi;             /* the CURLM handle (fetch.c only) */
-	const hg_object *objs;
+	const hg_object *objs;   /* hg_source_fetch's objects */
 	size_t n, next;
 	const hg_fetch_callbacks *cb;
 	void *user;
 	struct xfer **waiting;   /* failed attempts waiting for their retry */
-	size_t n_waiting;
+	size_t n_waiting, cap_waiting;
 	struct xfer **active;    /* in the multi handle (progress.active of them) */
 	hg_fetch_progress progress;
 	uint64_t last_progress;
 	int stop;                /* a callback's non-zero value, or an error */
+	/* hg_source_list_fetch: the listing (NULL once it ended) and what it
+	 * listed that waits for a transfer */
+	struct lister *lister;
+	int list_rc;             /* how the listing ended */
+	struct xfer *list_x;     /* the listing request in flight, or waiting */
+	bool list_in_multi;      /* list_x is in the multi handle (else it waits for ready_at) */
+	hg_buf list_body;
+	uint64_t paused_since;   /* the listing waits for the transfers since then; 0: not */
+	struct item *head, *tail;
+	size_t n_queued;
+	struct keyset seen;
 };
 
 /* Milliseconds of a monotonic clock. */
 uint64_t fetch_now_ms(void);
-/* A transfer of obj (xfer_new: NULL on ENOMEM), started (again) with a fresh
+/* A transfer of obj, or of item (which it then owns) when obj is NULL
+ * (xfer_new: NULL on ENOMEM, item freed), started (again) with a fresh
  * .part file and sink (xfer_start: 0 or an hg error), freed with its .part
  * file removed (xfer_free: accepts NULL).  fetch.c. */
-struct xfer *xfer_new(struct engine *en, const hg_object *obj);
+struct xfer *xfer_new(struct engine *en, const hg_object *obj, struct item *item);
 int xfer_start(struct engine *en, struct xfer *x);
 void xfer_free(struct xfer *x);
+/* The transfer loop of hg_source_fetch and hg_source_list_fetch over en
+ * (its objects, its lister): returns en->stop.  fetch.c. */
+int engine_run(struct engine *en);
+/* Puts a transfer that failed an attempt in the waiting list: 0 or HG_ENOMEM. */
+int engine_wait(struct engine *en, struct xfer *x);
+/* Sends the listing request url (0 or HG_ENOMEM), again after a failed
+ * attempt (list_x waiting, url NULL), or drops it (list_stop).  fetch.c. */
+int list_send(struct engine *en, const char *url);
+void list_stop(struct engine *en);
 
 /* ---- fetch_object.c: what becomes of a fetched object ---- */
 
@@ -273,7 +337,24 @@ void object_finish(struct engine *en, struct xfer *x);
 void queue_start_due(struct engine *en);
 /* How long the loop may wait (ms): until the next retry is due, 100 at most. */
 long queue_poll_timeout(const struct engine *en);
+/* Whether objects are still to be reported, or the listing goes on. */
+bool queue_busy(const struct engine *en);
 /* Calls the progress callback, at most every 250 ms unless force. */
 void queue_progress(struct engine *en, bool force);
+
+/* ---- fetch_stream.c: hg_source_list_fetch's listing ---- */
+
+/* The listing's next step, between transfers: its deadline, its next
+ * request unless HG_FETCH_LIST_AHEAD objects wait, its retry when due. */
+void stream_pump(struct engine *en);
+/* The listing request's answer (status and body), or its failure (why). */
+void stream_page(struct engine *en, long status, const hg_buf *body);
+void stream_failed(struct engine *en, const char *why);
+/* The next queued object (the caller owns it), or NULL. */
+struct item *stream_take(struct engine *en);
+void item_free(struct item *it);
+/* Whether key was seen before (adding it): 1, 0, or HG_ENOMEM. */
+int keyset_add(struct keyset *s, const char *key);
+void keyset_release(struct keyset *s);
 
 #endif

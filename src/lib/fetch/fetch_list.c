@@ -1,7 +1,11 @@
-/* Listing a source: S3 ListObjectsV2 pages followed by continuation token,
- * autoindex directories walked depth-first, or a manifest's lines.  Every
- * request goes through fetch_get (fetch.c); every URL in a message through
- * hg_redact_url. */
+/* Listing a source, one request at a time: S3 ListObjectsV2 pages followed
+ * by continuation token, autoindex folders walked depth-first, or a
+ * manifest's lines.  The lister says which URL to ask for next and takes
+ * the answer; whoever drives it does the requests (hg_source_list through
+ * fetch_get, hg_source_list_fetch in its transfer loop), so that objects
+ * can be fetched while the listing goes on.  Its caps (max_objects, the
+ * deadline, pages, folders) hold for every listing, however many pages the
+ * server invents.  Every URL in a message goes through hg_redact_url. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +15,30 @@
 #define MAX_DIRS 100000
 #define MAX_PAGES 100000
 
+struct dir {
+	char *url;    /* with credentials, ends in '/' */
+	char *prefix; /* key prefix, "" or ends in '/' */
+	int depth;
+};
+
+enum list_kind { LIST_S3, LIST_DIRS, LIST_MANIFEST };
+
+struct lister {
+	hg_source *src;
+	list_emit_fn emit;
+	void *user;
+	enum list_kind kind;
+	int64_t objects; /* entries listed, counted against opts.max_objects */
+	long pages;      /* answers taken */
+	bool done;
+	/* S3: the request in hand and the token it carries */
+	char *url, *token;
+	/* folders still to list, and the one asked for */
+	struct dir *dirs;
+	size_t n_dirs, cap_dirs, seen_dirs;
+	struct dir cur;
+};
+
 static void diag_url(hg_source *src, const char *url, const char *what)
 {
 	char *r = hg_redact_url(url);
@@ -18,17 +46,50 @@ static void diag_url(hg_source *src, const char *url, const char *what)
 	free(r);
 }
 
+/* Every entry of every kind passes here: past max_objects the listing
+ * stops, which is what ends a listing that never ends. */
+static int emit(struct lister *l, const struct list_entry *e)
+{
+	hg_source *src = l->src;
+	if (l->objects >= src->opts.max_objects) {
+		hg_diagf(src->ctx, HG_DIAG_ERROR, src->name, 0, 0, 0,
+			 "the listing goes on past %lld objects (--max-objects); stopped after "
+			 "%ld pages and %lld objects",
+			 (long long)src->opts.max_objects, l->pages, (long long)l->objects);
+		return HG_ELIMIT;
+	}
+	l->objects++;
+	return l->emit(l->user, e);
+}
+
+bool lister_expired(const struct lister *l)
+{
+	return l->src->list_deadline_ms && fetch_now_ms() >= l->src->list_deadline_ms;
+}
+
+int lister_timeout(struct lister *l)
+{
+	hg_source *src = l->src;
+	hg_diagf(src->ctx, HG_DIAG_ERROR, src->name, 0, 0, 0,
+		 "the listing goes on past %g s (--list-timeout); stopped after %ld pages and "
+		 "%lld objects",
+		 (double)src->opts.list_timeout_ms / 1000, l->pages, (long long)l->objects);
+	l->done = true;
+	return HG_ELIMIT;
+}
+
 /* ---- S3 ---- */
 
 static int s3_entry(void *user, const char *key, const char *etag, int64_t size,
 		    const char *modified)
 {
-	hg_source *src = user;
+	struct lister *l = user;
 	hg_buf url;
 	hg_buf_init(&url);
-	hg_buf_printf(&url, "s3://%s/", src->bucket);
+	hg_buf_printf(&url, "s3://%s/", l->src->bucket);
 	url_encode(&url, key, strlen(key), true);
-	int rc = url.failed ? HG_ENOMEM : source_add(src, key, url.data, etag, size, modified, NULL);
+	struct list_entry e = {key, url.data, etag, modified, NULL, size};
+	int rc = url.failed ? HG_ENOMEM : emit(l, &e);
 	hg_buf_release(&url);
 	return rc;
 }
@@ -56,12 +117,20 @@ static char *s3_list_url(const hg_source *src, const char *token)
 	return b.data;
 }
 
-static int s3_error(hg_source *src, long status, const hg_buf *body)
+/* An error document (or none): said, HG_EIO.  Its <Contents>, if any, are
+ * not objects: parsed with a callback that drops them. */
+static int drop_entry(void *user, const char *key, const char *etag, int64_t size,
+		      const char *modified)
+{
+	(void)user, (void)key, (void)etag, (void)size, (void)modified;
+	return 0;
+}
+
+static int s3_error(hg_source *src, long status, const char *body, size_t len)
 {
 	struct s3_page page;
 	char why[256], msg[512];
-	int rc = s3_list_parse(body->data ? body->data : "", body->len, s3_entry, src, &page, why,
-			       sizeof why);
+	int rc = s3_list_parse(body, len, drop_entry, NULL, &page, why, sizeof why);
 	if (rc == 0 && page.error_code)
 		s3_describe_error(status, page.error_code, page.error_message, src->bucket, msg,
 				  sizeof msg);
@@ -76,103 +145,69 @@ static int s3_error(hg_source *src, long status, const hg_buf *body)
 	return HG_EIO;
 }
 
-int source_list_s3(hg_source *src)
+static int s3_next(struct lister *l, const char **url)
 {
-	char *token = NULL;
-	int rc = 0;
-	hg_buf body;
-	hg_buf_init(&body);
-	for (long pages = 0; rc == 0; pages++) {
-		if (pages >= MAX_PAGES) {
-			hg_diagf(src->ctx, HG_DIAG_ERROR, src->name, 0, 0, 0,
-				 "more than %d listing pages", MAX_PAGES);
-			rc = HG_ELIMIT;
-			break;
-		}
-		char *url = s3_list_url(src, token);
-		if (!url) {
-			rc = HG_ENOMEM;
-			break;
-		}
-		long status = 0;
-		char why[512];
-		hg_buf_reset(&body);
-		rc = fetch_get(src, url, &body, &status, why, sizeof why);
-		free(url);
-		if (rc == HG_EIO && status == 0) {
-			hg_diagf(src->ctx, HG_DIAG_ERROR, src->name, 0, 0, 0, "%s", why);
-			break;
-		}
-		if (rc)
-			break;
-		if (status != 200) {
-			rc = s3_error(src, status, &body);
-			break;
-		}
-		struct s3_page page;
-		rc = s3_list_parse(body.data ? body.data : "", body.len, s3_entry, src, &page, why,
-				   sizeof why);
-		if (rc == HG_EPARSE)
-			hg_diagf(src->ctx, HG_DIAG_ERROR, src->name, 0, 0, 0,
-				 "ListObjectsV2 response: %s", why);
-		if (rc)
-			break;
-		if (page.error_code) {
-			s3_page_release(&page);
-			rc = s3_error(src, status, &body);
-			break;
-		}
-		if (!page.truncated) {
-			s3_page_release(&page);
-			break;
-		}
-		if (token && strcmp(token, page.next_token) == 0) {
-			hg_diagf(src->ctx, HG_DIAG_ERROR, src->name, 0, 0, 0,
-				 "the server repeated a continuation token (a listing loop)");
-			s3_page_release(&page);
-			rc = HG_EPARSE;
-			break;
-		}
-		free(token);
-		token = page.next_token;
-		page.next_token = NULL;
-		s3_page_release(&page);
+	hg_source *src = l->src;
+	if (l->pages >= MAX_PAGES) {
+		hg_diagf(src->ctx, HG_DIAG_ERROR, src->name, 0, 0, 0,
+			 "the listing goes on past %d pages; stopped after %lld objects", MAX_PAGES,
+			 (long long)l->objects);
+		return HG_ELIMIT;
 	}
-	free(token);
-	hg_buf_release(&body);
+	free(l->url);
+	l->url = s3_list_url(src, l->token);
+	*url = l->url;
+	return l->url ? 0 : HG_ENOMEM;
+}
+
+static int s3_take(struct lister *l, long status, const char *body, size_t len)
+{
+	hg_source *src = l->src;
+	if (status != 200)
+		return s3_error(src, status, body, len);
+	struct s3_page page;
+	char why[512];
+	int rc = s3_list_parse(body, len, s3_entry, l, &page, why, sizeof why);
+	if (rc == HG_EPARSE)
+		hg_diagf(src->ctx, HG_DIAG_ERROR, src->name, 0, 0, 0,
+			 "ListObjectsV2 response: %s", why);
+	if (rc)
+		return rc;
+	if (page.error_code) {
+		s3_page_release(&page);
+		return s3_error(src, status, body, len);
+	}
+	if (!page.truncated) {
+		l->done = true;
+	} else if (l->token && strcmp(l->token, page.next_token) == 0) {
+		hg_diagf(src->ctx, HG_DIAG_ERROR, src->name, 0, 0, 0,
+			 "the server repeated a continuation token (a listing loop)");
+		rc = HG_EPARSE;
+	} else {
+		free(l->token);
+		l->token = page.next_token;
+		page.next_token = NULL;
+	}
+	s3_page_release(&page);
 	return rc;
 }
 
-/* ---- HTTP directories ---- */
+/* ---- HTTP folders ---- */
 
-struct dir {
-	char *url;    /* with credentials, ends in '/' */
-	char *prefix; /* key prefix, "" or ends in '/' */
-	int depth;
-};
-
-struct walk {
-	hg_source *src;
-	struct dir *dirs;
-	size_t n_dirs, cap_dirs, seen_dirs;
-	const struct dir *cur;
-	int rc;
-};
-
-static int push_dir(struct walk *w, char *url, char *prefix, int depth)
+static int push_dir(struct lister *l, char *url, char *prefix, int depth)
 {
-	if (w->n_dirs == w->cap_dirs) {
-		size_t cap = w->cap_dirs ? w->cap_dirs * 2 : 16;
-		struct dir *n = realloc(w->dirs, cap * sizeof *n);
+	if (l->n_dirs == l->cap_dirs) {
+		size_t cap = l->cap_dirs ? l->cap_dirs * 2 : 16;
+		struct dir *n = realloc(l->dirs, cap * sizeof *n);
 		if (!n) {
 			free(url);
 			free(prefix);
 			return HG_ENOMEM;
 		}
-		w->dirs = n;
-		w->cap_dirs = cap;
+		l->dirs = n;
+		l->cap_dirs = cap;
 	}
-	w->dirs[w->n_dirs++] = (struct dir){url, prefix, depth};
+	l->dirs[l->n_dirs++] = (struct dir){url, prefix, depth};
 	return 0;
 }
 
@@ -196,8 +231,8 @@ static char *join(const char *a, const char *name, bool encode, bool slash)
 
 static int dir_entry(void *user, const char *name, bool is_dir, int64_t size, const char *mtime)
 {
-	struct walk *w = user;
-	const struct dir *d = w->cur;
+	struct lister *l = user;
+	const struct dir *d = &l->cur;
 	char *url = join(d->url, name, true, is_dir);
 	char *key = join(d->prefix, name, false, is_dir);
 	if (!url || !key) {
@@ -206,81 +241,65 @@ static int dir_entry(void *user, const char *name, bool is_dir, int64_t size, co
 		return HG_ENOMEM;
 	}
 	if (is_dir) {
-		if (d->depth + 1 > HG_FETCH_MAX_DEPTH || ++w->seen_dirs > MAX_DIRS) {
+		if (d->depth + 1 > HG_FETCH_MAX_DEPTH || ++l->seen_dirs > MAX_DIRS) {
 			free(url);
 			free(key);
-			hg_diagf(w->src->ctx, HG_DIAG_ERROR, w->src->name, 0, 0, 0,
+			hg_diagf(l->src->ctx, HG_DIAG_ERROR, l->src->name, 0, 0, 0,
 				 "directories nested deeper than %d or more than %d of them",
 				 HG_FETCH_MAX_DEPTH, MAX_DIRS);
 			return HG_ELIMIT;
 		}
-		return push_dir(w, url, key, d->depth + 1);
+		return push_dir(l, url, key, d->depth + 1);
 	}
 	char *shown = hg_redact_url(url);
-	int rc = shown ? source_add(w->src, key, shown, NULL, size, mtime, url) : HG_ENOMEM;
+	struct list_entry e = {key, shown, NULL, mtime, url, size};
+	int rc = shown ? emit(l, &e) : HG_ENOMEM;
 	free(shown);
 	free(url);
 	free(key);
 	return rc;
 }
 
-static int list_dir(struct walk *w, const struct dir *d)
+static void release_cur(struct lister *l)
 {
-	hg_source *src = w->src;
-	hg_buf body;
-	hg_buf_init(&body);
-	long status = 0;
-	char why[512];
-	int rc = fetch_get(src, d->url, &body, &status, why, sizeof why);
-	if (rc == HG_EIO) {
-		diag_url(src, d->url, why);
-	} else if (rc == 0 && status != 200) {
-		snprintf(why, sizeof why, "HTTP %ld", status);
-		diag_url(src, d->url, why);
-		rc = HG_EIO;
-	} else if (rc == 0) {
-		w->cur = d;
-		rc = http_listing_parse(body.data ? body.data : "", body.len, dir_entry, w, why,
-					sizeof why);
-		if (rc == HG_EPARSE)
-			diag_url(src, d->url, why);
-	}
-	hg_buf_release(&body);
-	return rc;
+	free(l->cur.url);
+	free(l->cur.prefix);
+	l->cur = (struct dir){0};
 }
 
-static int walk_dirs(hg_source *src)
+static int dir_next(struct lister *l, const char **url)
 {
-	struct walk w = {.src = src};
-	int rc = push_dir(&w, strdup(src->url), strdup(""), 0);
-	if (rc == 0 && (!w.dirs[0].url || !w.dirs[0].prefix))
-		rc = HG_ENOMEM;
-	while (rc == 0 && w.n_dirs > 0) {
-		struct dir d = w.dirs[--w.n_dirs];
-		rc = list_dir(&w, &d);
-		free(d.url);
-		free(d.prefix);
+	release_cur(l);
+	if (l->n_dirs == 0) {
+		l->done = true;
+		*url = NULL;
+		return 0;
 	}
-	for (size_t i = 0; i < w.n_dirs; i++) {
-		free(w.dirs[i].url);
-		free(w.dirs[i].prefix);
+	l->cur = l->dirs[--l->n_dirs];
+	*url = l->cur.url;
+	return 0;
+}
+
+static int dir_take(struct lister *l, long status, const char *body, size_t len)
+{
+	char why[512];
+	if (status != 200) {
+		snprintf(why, sizeof why, "HTTP %ld", status);
+		diag_url(l->src, l->cur.url, why);
+		return HG_EIO;
 	}
-	free(w.dirs);
+	int rc = http_listing_parse(body, len, dir_entry, l, why, sizeof why);
+	if (rc == HG_EPARSE)
+		diag_url(l->src, l->cur.url, why);
 	return rc;
 }
 
 /* ---- manifests ---- */
 
-struct manifest {
-	hg_source *src;
-	const char *dir; /* the manifest's URL up to its last '/' */
-	size_t dir_len;
-};
-
 static int manifest_line(void *user, long line, const char *text)
 {
-	struct manifest *m = user;
-	hg_source *src = m->src;
+	struct lister *l = user;
+	hg_source *src = l->src;
 	char why[256];
 	char *url = text ? url_resolve(src->url, text, why, sizeof why) : NULL;
 	if (!url) {
@@ -288,54 +307,116 @@ static int manifest_line(void *user, long line, const char *text)
 			 "skipped: %s", text ? why : "a line longer than 8 KiB");
 		return 0;
 	}
+	/* The manifest's URL up to its last '/'. */
+	size_t q = strcspn(src->url, "?#");
+	const char *slash = src->url + q;
+	while (slash > src->url && *slash != '/')
+		slash--;
+	size_t dir_len = (size_t)(slash - src->url) + 1;
 	char *shown = hg_redact_url(url);
 	char *key = NULL;
 	int rc = shown ? 0 : HG_ENOMEM;
 	/* Below the manifest's directory the key is the relative path (decoded);
 	 * elsewhere it is the shown URL itself. */
-	if (rc == 0 && strncmp(url, m->dir, m->dir_len) == 0) {
-		const char *rel = url + m->dir_len;
+	if (rc == 0 && strncmp(url, src->url, dir_len) == 0) {
+		const char *rel = url + dir_len;
 		if (url_decode(rel, strcspn(rel, "?#"), &key) != 0)
 			key = NULL;
 	}
 	if (rc == 0 && !key)
 		key = strdup(shown);
+	struct list_entry e = {key, shown, NULL, NULL, url, -1};
 	if (rc == 0)
-		rc = key ? source_add(src, key, shown, NULL, -1, NULL, url) : HG_ENOMEM;
+		rc = key ? emit(l, &e) : HG_ENOMEM;
 	free(key);
 	free(shown);
 	free(url);
 	return rc;
 }
 
-static int read_manifest(hg_source *src)
+static int manifest_take(struct lister *l, long status, const char *body, size_t len)
 {
-	hg_buf body;
-	hg_buf_init(&body);
-	long status = 0;
-	char why[512];
-	int rc = fetch_get(src, src->url, &body, &status, why, sizeof why);
-	if (rc == HG_EIO) {
-		hg_diagf(src->ctx, HG_DIAG_ERROR, src->name, 0, 0, 0, "%s", why);
-	} else if (rc == 0 && status != 200) {
-		hg_diagf(src->ctx, HG_DIAG_ERROR, src->name, 0, 0, 0, "HTTP %ld", status);
-		rc = HG_EIO;
-	} else if (rc == 0) {
-		size_t q = strcspn(src->url, "?#");
-		const char *slash = src->url + q;
-		while (slash > src->url && *slash != '/')
-			slash--;
-		struct manifest m = {src, src->url, (size_t)(slash - src->url) + 1};
-		rc = manifest_parse(body.data ? body.data : "", body.len, manifest_line, &m);
+	l->done = true; /* one page */
+	if (status != 200) {
+		hg_diagf(l->src->ctx, HG_DIAG_ERROR, l->src->name, 0, 0, 0, "HTTP %ld", status);
+		return HG_EIO;
 	}
-	hg_buf_release(&body);
+	return manifest_parse(body, len, manifest_line, l);
+}
+
+/* ---- the lister ---- */
+
+struct lister *lister_create(hg_source *src, list_emit_fn emit_fn, void *user)
+{
+	struct lister *l = calloc(1, sizeof *l);
+	if (!l)
+		return NULL;
+	*l = (struct lister){.src = src, .emit = emit_fn, .user = user};
+	if (src->kind == SRC_S3) {
+		l->kind = LIST_S3;
+	} else {
+		size_t path_end = strcspn(src->url, "?#");
+		l->kind = path_end > 0 && src->url[path_end - 1] == '/' ? LIST_DIRS : LIST_MANIFEST;
+	}
+	if (l->kind == LIST_DIRS &&
+	    (push_dir(l, strdup(src->url), strdup(""), 0) != 0 || !l->dirs[0].url ||
+	     !l->dirs[0].prefix)) {
+		lister_destroy(l);
+		return NULL;
+	}
+	src->list_deadline_ms = fetch_now_ms() + (uint64_t)src->opts.list_timeout_ms;
+	return l;
+}
+
+void lister_destroy(struct lister *l)
+{
+	if (!l)
+		return;
+	l->src->list_deadline_ms = 0;
+	for (size_t i = 0; i < l->n_dirs; i++) {
+		free(l->dirs[i].url);
+		free(l->dirs[i].prefix);
+	}
+	free(l->dirs);
+	release_cur(l);
+	free(l->url);
+	free(l->token);
+	free(l);
+}
+
+int lister_next(struct lister *l, const char **url)
+{
+	*url = NULL;
+	if (l->done)
+		return 0;
+	switch (l->kind) {
+	case LIST_S3: return s3_next(l, url);
+	case LIST_DIRS: return dir_next(l, url);
+	default: *url = l->src->url; return 0;
+	}
+}
+
+int lister_take(struct lister *l, long status, const char *body, size_t len)
+{
+	l->pages++;
+	body = body ? body : "";
+	int rc;
+	switch (l->kind) {
+	case LIST_S3: rc = s3_take(l, status, body, len); break;
+	case LIST_DIRS: rc = dir_take(l, status, body, len); break;
+	default: rc = manifest_take(l, status, body, len); break;
+	}
+	if (rc)
+		l->done = true;
 	return rc;
 }
 
-int source_list_http(hg_source *src)
+int lister_fail(struct lister *l, const char *why)
 {
-	size_t path_end = strcspn(src->url, "?#");
-	if (path_end > 0 && src->url[path_end - 1] == '/')
-		return walk_dirs(src);
-	return read_manifest(src);
+	l->done = true;
+	if (l->kind == LIST_DIRS)
+		diag_url(l->src, l->cur.url, why);
+	else
+		hg_diagf(l->src->ctx, HG_DIAG_ERROR, l->src->name, 0, 0, 0, "%s", why);
+	return HG_EIO;
 }

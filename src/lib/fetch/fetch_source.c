@@ -1,6 +1,8 @@
-/* The source: opening an s3:// or http(s):// URL, listing what is under it
- * (S3 pages, autoindex directories, manifests), and where objects are
- * requested from and staged.  The transfers themselves are in fetch.c. */
+/* The source: opening an s3:// or http(s):// URL, a whole listing of what
+ * is under it (hg_source_list, page after page through fetch_list.c's
+ * lister), and where objects are requested from and staged.  The
+ * transfers themselves are in fetch.c; a listing fetched as it goes on in
+ * fetch_stream.c. */
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
@@ -42,6 +44,8 @@ static void fill_defaults(hg_fetch_opts *o)
 	if (o->attempts <= 0) o->attempts = HG_FETCH_DEFAULT_ATTEMPTS;
 	if (o->backoff_ms <= 0) o->backoff_ms = HG_FETCH_DEFAULT_BACKOFF_MS;
 	if (o->max_object <= 0) o->max_object = HG_FETCH_DEFAULT_MAX_OBJECT;
+	if (o->max_objects <= 0) o->max_objects = HG_FETCH_DEFAULT_MAX_OBJECTS;
+	if (o->list_timeout_ms <= 0) o->list_timeout_ms = HG_FETCH_DEFAULT_LIST_TIMEOUT_MS;
 }
 
 static bool region_ok(const char *r)
@@ -313,15 +317,10 @@ char *source_staged_path(const hg_source *src, const char *key)
 	return path;
 }
 
-/* Adds one object to the listing; strings copied into the source's arena. */
-int source_add(hg_source *src, const char *key, const char *url, const char *etag, int64_t size,
-	       const char *modified, const char *request_url)
+/* Adds one listed object to src->items; strings copied into the arena. */
+static int source_add(void *user, const struct list_entry *e)
 {
-	if (src->n_items >= HG_FETCH_MAX_OBJECTS) {
-		hg_diagf(src->ctx, HG_DIAG_ERROR, src->name, 0, 0, 0,
-			 "more than %d objects under the prefix", HG_FETCH_MAX_OBJECTS);
-		return HG_ELIMIT;
-	}
+	hg_source *src = user;
 	if (src->n_items == src->cap_items) {
 		size_t cap = src->cap_items ? src->cap_items * 2 : 64;
 		struct listed *n = realloc(src->items, cap * sizeof *n);
@@ -331,19 +330,52 @@ int source_add(hg_source *src, const char *key, const char *url, const char *eta
 		src->cap_items = cap;
 	}
 	struct listed *l = &src->items[src->n_items];
-	l->obj.key = hg_arena_strdup(src->arena, key);
-	l->obj.url = hg_arena_strdup(src->arena, url);
-	l->obj.etag = etag ? hg_arena_strdup(src->arena, etag) : NULL;
-	l->obj.size = size;
-	l->obj.last_modified = modified ? hg_arena_strdup(src->arena, modified) : NULL;
-	l->request_url = request_url ? strdup(request_url) : NULL;
-	if (!l->obj.key || !l->obj.url || (etag && !l->obj.etag) ||
-	    (modified && !l->obj.last_modified) || (request_url && !l->request_url)) {
+	l->obj.key = hg_arena_strdup(src->arena, e->key);
+	l->obj.url = hg_arena_strdup(src->arena, e->url);
+	l->obj.etag = e->etag ? hg_arena_strdup(src->arena, e->etag) : NULL;
+	l->obj.size = e->size;
+	l->obj.last_modified = e->modified ? hg_arena_strdup(src->arena, e->modified) : NULL;
+	l->request_url = e->request_url ? strdup(e->request_url) : NULL;
+	if (!l->obj.key || !l->obj.url || (e->etag && !l->obj.etag) ||
+	    (e->modified && !l->obj.last_modified) || (e->request_url && !l->request_url)) {
 		free(l->request_url);
 		return HG_ENOMEM;
 	}
 	src->n_items++;
 	return 0;
+}
+
+/* Every page, one request at a time, into src->items. */
+static int list_all(hg_source *src)
+{
+	struct lister *l = lister_create(src, source_add, src);
+	if (!l)
+		return HG_ENOMEM;
+	hg_buf body;
+	hg_buf_init(&body);
+	int rc = 0;
+	for (;;) {
+		const char *url;
+		rc = lister_next(l, &url);
+		if (rc || !url)
+			break;
+		if (lister_expired(l)) {
+			rc = lister_timeout(l);
+			break;
+		}
+		long status = 0;
+		char why[512];
+		rc = fetch_get(src, url, &body, &status, why, sizeof why);
+		if (rc == HG_EIO)
+			rc = lister_expired(l) ? lister_timeout(l) : lister_fail(l, why);
+		if (rc == 0)
+			rc = lister_take(l, status, body.data, body.len);
+		if (rc)
+			break;
+	}
+	hg_buf_release(&body);
+	lister_destroy(l);
+	return rc;
 }
 
 int hg_source_list(hg_source *src, int (*fn)(void *user, const hg_object *obj), void *user)
@@ -353,10 +385,11 @@ int hg_source_list(hg_source *src, int (*fn)(void *user, const hg_object *obj), 
 	src->arena = hg_arena_create();
 	if (!src->arena)
 		return HG_ENOMEM;
-	int rc = src->kind == SRC_S3 ? source_list_s3(src) : source_list_http(src);
-	if (rc)
-		return rc;
-	qsort(src->items, src->n_items, sizeof *src->items, cmp_listed);
+	int listed = list_all(src);
+	if (listed == HG_ENOMEM)
+		return listed;
+	if (src->n_items)
+		qsort(src->items, src->n_items, sizeof *src->items, cmp_listed);
 	/* One object per key (a manifest may name one twice). */
 	size_t w = 0;
 	for (size_t i = 0; i < src->n_items; i++) {
@@ -367,13 +400,14 @@ int hg_source_list(hg_source *src, int (*fn)(void *user, const hg_object *obj), 
 		src->items[w++] = src->items[i];
 	}
 	src->n_items = w;
+	/* What was listed before an error is still the caller's. */
 	for (size_t i = 0; i < src->n_items; i++) {
 		const hg_object *o = &src->items[i].obj;
 		if (src->opts.shards && hg_shard_of(o->key, src->opts.shards) != src->opts.shard)
 			continue;
-		rc = fn(user, o);
+		int rc = fn(user, o);
 		if (rc)
 			return rc;
 	}
-	return 0;
+	return listed;
 }

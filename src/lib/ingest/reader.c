@@ -1,5 +1,6 @@
 /* An ingest run's reader thread: files, folders (hg_input_list_folder:
- * searched recursively, in a stable order, regular files only) and stdin
+ * searched recursively, in a stable order, regular files only, links
+ * followed while they stay inside; never waited on) and stdin
  * or FIFOs (streams); each report parsed, named (mappings) and signed
  * here, and prepared for the store here too unless the writer is idle. */
 #include <stdlib.h>
@@ -76,9 +77,13 @@ static void ingest_input(struct hg_ingest *in, const char *path)
 			ingest_item_release(&item);
 		return;
 	}
-	in->sum.skipped += list.skipped;
 	for (size_t i = 0; i < list.n && !ingest_queue_stopped(&in->queue); i++)
 		ingest_file(in, list.paths[i]);
+	/* After the reading: a file found replaced by a FIFO (or a device)
+	 * when opened was skipped then, and counted in the list. */
+	in->sum.skipped += list.skipped;
+	in->sum.links_followed += list.links_followed;
+	in->sum.links_skipped += list.links_skipped;
 	hg_path_list_release(&list);
 }
 

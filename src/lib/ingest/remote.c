@@ -1,6 +1,8 @@
 /* An ingest run's remote sources: an S3 prefix, an HTTP folder or a
  * manifest.  Objects already ingested (same ETag, or size and time) are
- * not fetched again; the others are fetched in parallel, their reports
+ * not fetched again; the others are fetched in parallel while the listing
+ * goes on (hg_source_list_fetch: a listing that never ends still gets its
+ * objects ingested until the listing's caps stop it), their reports
  * queued, then the object itself, so that the writer records it after its
  * reports.  A batch cut in between costs nothing: the rerun fetches the
  * object again and its reports are duplicates. */
@@ -15,11 +17,9 @@ struct listing {
 	struct hg_ingest *in;
 	hg_store *known;              /* a second connection, for reading only */
 	const char *source;           /* the source's redacted name */
-	const hg_object **todo;
-	size_t n, cap;
-	int err;
 };
 
+/* 1: fetch the object, 0: an earlier run ingested it as it is. */
 static int on_listed(void *user, const hg_object *obj)
 {
 	struct listing *l = user;
@@ -31,16 +31,7 @@ static int on_listed(void *user, const hg_object *obj)
 		l->in->sum.objects.skipped++;
 		return 0;
 	}
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 256;
-		const hg_object **t = realloc(l->todo, cap * sizeof *t);
-		if (!t)
-			return l->err = HG_ENOMEM;
-		l->todo = t;
-		l->cap = cap;
-	}
-	l->todo[l->n++] = obj;
-	return 0;
+	return 1;
 }
 
 static char *dup_or_null(const char *s)
@@ -98,8 +89,10 @@ static int on_fetched(void *user, const hg_object *obj, const char *path, int64_
 {
 	struct listing *l = user;
 	object_begins(l->in, obj, len);
-	return object_read(l, obj, hg_reports_read_path(&l->in->ctx, path, obj->url, l->in->opts.format,
-							 ingest_on_report, l->in));
+	int rc = hg_reports_read_path(&l->in->ctx, path, obj->url, l->in->opts.format,
+				      ingest_on_report, l->in);
+	l->in->path = NULL; /* the key goes with the object */
+	return object_read(l, obj, rc);
 }
 
 /* The same for an object held in memory: read as hg_reports_read_path
@@ -112,8 +105,10 @@ static int on_fetched_data(void *user, const hg_object *obj, const char *data, s
 	struct timespec now;
 	if (clock_gettime(CLOCK_REALTIME, &now) == 0)
 		with_time.file_time_ms = (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000;
-	return object_read(l, obj, hg_reports_read_as(&with_time, obj->url, data, len,
-						      l->in->opts.format, ingest_on_report, l->in));
+	int rc = hg_reports_read_as(&with_time, obj->url, data, len, l->in->opts.format,
+				    ingest_on_report, l->in);
+	l->in->path = NULL; /* the key goes with the object */
+	return object_read(l, obj, rc);
 }
 
 static int on_failed(void *user, const hg_object *obj, const char *reason)
@@ -155,34 +150,26 @@ void ingest_remote(struct hg_ingest *in, const char *url)
 	quiet.diag_user = in->ctx.diag_user;
 	if (hg_store_open(&quiet, in->opts.store_path, &l.known) != 0)
 		l.known = NULL;
-	int rc = hg_source_list(src, on_listed, &l);
+	in->names.no_beside = true;
+	hg_fetch_callbacks cb = {.done = on_fetched, .failed = on_failed, .progress = on_progress,
+				 .done_data = on_fetched_data, .listed = on_listed};
+	int list_rc = 0;
+	int rc = hg_source_list_fetch(src, &cb, &l, &list_rc);
+	in->names.no_beside = false;
 	hg_store_close(l.known);
-	if (rc != 0 || l.err) {
-		ingest_note(in, "%s: cannot list: %s", l.source, hg_strerror(rc ? rc : l.err));
+	hg_ingest_progress done = {.phase = HG_INGEST_FETCHED, .listed = in->sum.objects.listed};
+	ingest_tell(in, &done, NULL);
+	/* What was listed before a listing error or cap was fetched all the
+	 * same: the next run lists again and skips it.  A cap was said
+	 * naming it: "cannot list" would say less, and wrongly. */
+	if (list_rc != 0 && list_rc != rc) {
+		if (list_rc != HG_ELIMIT)
+			ingest_note(in, "%s: cannot list: %s", l.source, hg_strerror(list_rc));
 		in->sum.sources_failed++;
 	}
-	/* Objects listed before a listing error are still fetched: the next
-	 * run lists again and skips them. */
-	hg_object *objs = l.n ? malloc(l.n * sizeof *objs) : NULL;
-	if (l.n && !objs) {
+	if (rc != 0 && !ingest_queue_stopped(&in->queue)) {
+		ingest_note(in, "%s: cannot fetch: %s", l.source, hg_strerror(rc));
 		in->sum.sources_failed++;
-	} else if (l.n) {
-		for (size_t i = 0; i < l.n; i++)
-			objs[i] = *l.todo[i];
-		in->names.no_beside = true;
-		hg_fetch_callbacks cb = {.done = on_fetched, .failed = on_failed,
-					 .progress = on_progress, .done_data = on_fetched_data};
-		rc = hg_source_fetch(src, objs, l.n, &cb, &l);
-		in->names.no_beside = false;
-		hg_ingest_progress done = {.phase = HG_INGEST_FETCHED,
-					   .listed = in->sum.objects.listed};
-		ingest_tell(in, &done, NULL);
-		if (rc != 0 && !ingest_queue_stopped(&in->queue)) {
-			ingest_note(in, "%s: cannot fetch: %s", l.source, hg_strerror(rc));
-			in->sum.sources_failed++;
-		}
 	}
-	free(objs);
-	free(l.todo);
 	hg_source_destroy(src);
 }

@@ -202,8 +202,10 @@ int hg_reports_read_path(const hg_ctx *ctx, const char *path, const char *source
 {
 	struct stream s = {ctx, source ? source : path, -1, NULL, 0, 0, false, false, 0, 0};
 	struct stat st;
+	/* A file of a folder's list that is no longer a regular file was
+	 * skipped (said and counted), not waited on. */
 	if ((s.fd = input_open(ctx, path, s.path, &st)) < 0)
-		return HG_EIO;
+		return s.fd == INPUT_SKIPPED ? 0 : HG_EIO;
 	bool is_stdin = s.fd == STDIN_FILENO;
 	/* A copy that knows the file's time, for times written without a year. */
 	hg_ctx with_time = *ctx;

@@ -1,7 +1,6 @@
 /* Matrix's other tracers (Trace_FPS, Trace_StartUp), the fields every
  * Matrix report shares, and the custom APM JSON format whose stack lives in
  * a separate file. */
-#include <errno.h>
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -160,8 +159,16 @@ static bool has_dotdot(const char *path)
 	return false;
 }
 
+/* The last diagnostic of a read, kept for the report's own error. */
+static void keep_reason(void *user, const hg_diag *d)
+{
+	snprintf(user, 256, "%s", d->message);
+}
+
 /* The stack file of an APM report: beside the report (or in stack_dir), by
- * a relative name that stays inside that folder. */
+ * a relative name opened beneath that folder (hg_input_read_beneath: never
+ * through a link that leaves it, never a FIFO or a device).  A refusal
+ * names the file and why, never what is in it. */
 static int read_stack_file(const hg_ctx *ctx, const hg_report *rep, const char *name, char **text,
 			   size_t *len, struct read_error *err)
 {
@@ -179,20 +186,14 @@ static int read_stack_file(const hg_ctx *ctx, const hg_report *rep, const char *
 		return HG_ENOMEM;
 	const char *dir = ctx->stack_dir ? ctx->stack_dir
 			  : strcmp(rep->source, "-") == 0 ? "." : dirname(copy);
-	size_t n = strlen(dir) + strlen(name) + 2;
-	char *path = malloc(n);
-	if (!path) {
-		free(copy);
-		return HG_ENOMEM;
-	}
-	snprintf(path, n, "%s/%s", dir, name);
+	char reason[256] = "";
 	hg_ctx quiet = *ctx; /* the report's error says it, once */
-	quiet.diag = NULL;
-	int rc = hg_input_read(&quiet, path, text, len);
+	quiet.diag = keep_reason;
+	quiet.diag_user = reason;
+	int rc = hg_input_read_beneath(&quiet, dir, name, "stack file", text, len);
 	if (rc == HG_EIO || rc == HG_ELIMIT)
-		report_fail(err, NO_OFFSET, "field \"stack_file\": cannot read %s: %s", path,
-			    rc == HG_ELIMIT ? "over the size limit" : strerror(errno ? errno : ENOENT));
-	free(path);
+		report_fail(err, NO_OFFSET, "field \"stack_file\": cannot read %s/%s: %s", dir, name,
+			    rc == HG_ELIMIT ? "over the size limit" : reason);
 	free(copy);
 	return rc == HG_EIO || rc == HG_ELIMIT ? HG_EPARSE : rc;
 }
