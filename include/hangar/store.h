@@ -32,10 +32,18 @@ enum hg_store_mode {
 
 /* hg_store_open in a mode.  In the two modes that never create, a path
  * with no file, or with an empty one (which holds no store), is HG_ENOENT
- * with no diagnostic: the caller says how to make one.  A read-only store
- * of an older schema is migrated first (opened read-write for it: the one
- * write a reading command makes), then used read-only; writes through a
- * read-only store fail with a diagnostic.  Other failures as
+ * with no diagnostic: the caller says how to make one.
+ * HG_STORE_READ_ONLY reads a store it may not write: a read-only file, a
+ * folder or a mount that is read-only, with or without the -wal and -shm
+ * files SQLite keeps beside it (when a -wal with content has no -shm and
+ * none can be made, it says so).  A read-only store of an older schema
+ * is migrated first where it can be written (the one write a reading
+ * command makes), then used read-only; where it cannot, HG_EIO with a
+ * diagnostic saying it needs migrating.  Writes through a read-only store
+ * fail with a diagnostic.  The writing modes refuse a store they cannot
+ * write with HG_EIO and "cannot write the store: why" (read-only file,
+ * folder or file system); a write that fails later for want of room says
+ * the same ("... database or disk is full").  Other failures as
  * hg_store_open. */
 int hg_store_open_mode(const hg_ctx *ctx, const char *path, enum hg_store_mode mode,
 		       hg_store **out);

@@ -1,12 +1,17 @@
 /* Opening a store in each mode (hg_store_open_mode): the reading modes
  * never create one (HG_ENOENT, no file left behind), a read-only store
  * answers queries and refuses writes, and the failures of a damaged store
- * are said as the store's, with SQLite's reason.  Reports are the first
- * of the real Matrix reports in testdata/matrix-mangatoon (argv[1]). */
+ * are said as the store's, with SQLite's reason.  A store that cannot be
+ * written (a read-only file in a read-only folder) is read, and a write
+ * into it, or into a full one, says "cannot write the store" once.
+ * Reports are the first of the real Matrix reports in
+ * testdata/matrix-mangatoon (argv[1]).  tests/cli/store-access does the
+ * same on read-only mounts and a full disk, and as root. */
 #include <sys/stat.h>
 
 #include "hangar/cluster.h"
 #include "store_fixture.h"
+#include "store/store_internal.h" /* the store's connection, for PRAGMA max_page_count */
 
 static const char *corpus; /* argv[1] */
 
@@ -41,6 +46,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct fx *f = *state;
+	chmod(f->dir, 0700); /* a test may leave it read-only */
 	store_tmp_remove(f->dir, f->path);
 	free(f);
 	return 0;
@@ -246,6 +252,135 @@ static void test_not_a_store_gives_the_reason(void **state)
 	}
 }
 
+/* ---- a store that cannot be written, or that is full ---- */
+
+/* Makes the store file 0444 and its folder 0555: true when that stops
+ * this process from writing them (false as root, who writes anyway). */
+static bool make_read_only(struct fx *f)
+{
+	assert_int_equal(chmod(f->path, 0444), 0);
+	assert_int_equal(chmod(f->dir, 0555), 0);
+	return access(f->path, W_OK) != 0 && access(f->dir, W_OK) != 0;
+}
+
+static void make_writable(struct fx *f)
+{
+	assert_int_equal(chmod(f->dir, 0700), 0);
+	assert_int_equal(chmod(f->path, 0644), 0);
+}
+
+static void test_read_only_file_and_folder(void **state)
+{
+	struct fx *f = *state;
+	struct batch b;
+	read_batch(&b);
+	make_store(f, &b, 10);
+	if (!make_read_only(f)) {
+		free_batch(&b);
+		skip(); /* root: tests/cli/store-access covers it with a read-only mount */
+	}
+	/* Read (immutable: the -shm that mode=ro needs cannot be made). */
+	hg_store *st = NULL;
+	f->diags[0] = '\0';
+	assert_int_equal(hg_store_open_mode(&f->ctx, f->path, HG_STORE_READ_ONLY, &st), 0);
+	int64_t reports = 0;
+	hg_top_query q = {.sort = "count"};
+	assert_int_equal(hg_store_top(st, &q, count_cluster, &reports), 0);
+	assert_int_equal(reports, 10);
+	hg_store_close(st);
+	assert_string_equal(f->diags, "");
+
+	/* Written: refused, and said so (it was "cannot read the store"). */
+	static const enum hg_store_mode writers[] = {HG_STORE_CREATE, HG_STORE_EXISTING};
+	for (size_t i = 0; i < 2; i++) {
+		f->diags[0] = '\0';
+		assert_int_equal(hg_store_open_mode(&f->ctx, f->path, writers[i], &st), HG_EIO);
+		assert_null(st);
+		char want[160];
+		snprintf(want, sizeof want, "%s: cannot write the store: the file is read-only\n",
+			 f->path);
+		assert_string_equal(f->diags, want);
+	}
+	/* An older schema cannot be migrated there: said so. */
+	make_writable(f);
+	sql_exec(f->path, "PRAGMA user_version = 6");
+	assert_true(make_read_only(f));
+	f->diags[0] = '\0';
+	assert_int_equal(hg_store_open_mode(&f->ctx, f->path, HG_STORE_READ_ONLY, &st), HG_EIO);
+	assert_contains(f->diags, "store schema version 6 is older than this hangar's");
+	assert_contains(f->diags, "needs migrating, but the store cannot be written (the file is "
+				  "read-only)");
+	make_writable(f);
+	assert_int_equal(sql_int(f->path, "PRAGMA user_version"), 6);
+	free_batch(&b);
+}
+
+/* Adds reports [4, 16) of b into st in one batch, each with a text of
+ * 200 kB of its own, until one fails: how many were added before. */
+static size_t add_big(hg_store *st, struct batch *b, int *rc)
+{
+	static char big[200000];
+	size_t added = 0;
+	*rc = hg_store_begin(st);
+	for (size_t i = 4; *rc == 0 && i < 16; i++) {
+		memset(big, 'a' + (int)i, sizeof big);
+		bool dup = false;
+		*rc = hg_store_add_report(st, b->reps[i], &b->sigs[i], big, sizeof big, &dup);
+		added += *rc == 0;
+	}
+	return added;
+}
+
+/* A store that runs out of room in the middle of a batch.  PRAGMA
+ * max_page_count on its connection stands in for a full disk: SQLite
+ * fails the same way (SQLITE_FULL) and rolls the whole transaction back
+ * itself.  One error, saying the store cannot be written; rolling back
+ * (ingest does) adds none, where it added "cannot roll back a batch:
+ * cannot rollback - no transaction is active"; a commit instead writes
+ * nothing of the batch; the store stays sound, with its whole batches. */
+static void test_full_store_one_error_whole_batches(void **state)
+{
+	struct fx *f = *state;
+	struct batch b;
+	read_batch(&b);
+	make_store(f, &b, 4);
+	int64_t pages = sql_int(f->path, "PRAGMA page_count");
+	char want[160];
+	snprintf(want, sizeof want, "%s: cannot write the store: database or disk is full\n", f->path);
+	for (int round = 0; round < 3; round++) {
+		hg_store *st = NULL;
+		assert_int_equal(hg_store_open(&f->ctx, f->path, &st), 0);
+		char sql[64];
+		snprintf(sql, sizeof sql, "PRAGMA max_page_count = %lld", (long long)pages + 12);
+		assert_int_equal(db_exec(st->db, sql), DB_DONE);
+		hg_store_set_bulk(st, round > 0); /* ingest's way, and a savepoint per report */
+		f->diags[0] = '\0';
+		f->n_diags = 0;
+		int rc = 0;
+		size_t added = add_big(st, &b, &rc);
+		assert_int_equal(rc, HG_EIO);
+		assert_true(added > 0); /* the batch held some when it failed */
+		if (round < 2) {
+			assert_int_equal(hg_store_rollback(st), 0);
+			assert_string_equal(f->diags, want);
+		} else {
+			assert_int_equal(hg_store_commit(st), HG_EIO);
+			assert_contains(f->diags, want);
+			assert_contains(f->diags, "cannot commit a batch: it was rolled back after an "
+						  "earlier error");
+		}
+		assert_int_equal(hg_store_check(st), 0);
+		hg_store_close(st);
+		assert_int_equal(sql_int(f->path, "SELECT count(*) FROM reports"), 4);
+		assert_int_equal(sql_int(f->path, "SELECT sum(count) FROM clusters"), 4);
+	}
+	hg_store *st = NULL;
+	assert_int_equal(hg_store_open(&f->ctx, f->path, &st), 0);
+	assert_int_equal(hg_store_check(st), 0);
+	hg_store_close(st);
+	free_batch(&b);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -259,6 +394,8 @@ int main(int argc, char **argv)
 		T(test_read_only_reads_and_refuses_writes),
 		T(test_damaged_store_said_as_the_store),
 		T(test_not_a_store_gives_the_reason),
+		T(test_read_only_file_and_folder),
+		T(test_full_store_one_error_whole_batches),
 	};
 #undef T
 	return cmocka_run_group_tests(tests, NULL, NULL);

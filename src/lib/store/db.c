@@ -1,9 +1,13 @@
 /* The SQLite wrapper (db.h): the only file that includes sqlite3.h. */
+#include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
 
 #include <sqlite3.h>
 
@@ -11,6 +15,7 @@
 
 struct hg_db {
 	sqlite3 *conn;
+	enum db_mode mode;
 	sqlite3_stmt *stmts[DB_MAX_STMTS];
 };
 
@@ -52,7 +57,8 @@ static void configure_sqlite(void)
 static int open_flags(enum db_mode mode)
 {
 	switch (mode) {
-	case DB_READ_ONLY: return SQLITE_OPEN_READONLY;
+	case DB_READ_ONLY:
+	case DB_IMMUTABLE: return SQLITE_OPEN_READONLY;
 	case DB_READ_WRITE: return SQLITE_OPEN_READWRITE;
 	case DB_CREATE: break;
 	}
@@ -84,6 +90,26 @@ int db_define_text_function(hg_db *db, const char *name, char *(*fn)(const char 
 	return rc == SQLITE_OK ? 0 : map_rc(rc);
 }
 
+/* "file:" + path with the characters a URI gives a meaning escaped, +
+ * query ("?mode=ro"); an absolute path gets the empty authority
+ * ("file:///..."). */
+static char *file_uri(const char *path, const char *query)
+{
+	size_t n = strlen(path), cap = 3 * n + strlen(query) + 16, at = 0;
+	char *uri = malloc(cap);
+	if (!uri)
+		return NULL;
+	at += (size_t)snprintf(uri, cap, "%s", path[0] == '/' ? "file://" : "file:");
+	for (const unsigned char *s = (const unsigned char *)path; *s; s++) {
+		if (*s == '%' || *s == '?' || *s == '#' || *s < 0x20 || *s == 0x7f)
+			at += (size_t)snprintf(uri + at, cap - at, "%%%02X", *s);
+		else
+			uri[at++] = (char)*s;
+	}
+	snprintf(uri + at, cap - at, "%s", query);
+	return uri;
+}
+
 int db_open(const char *path, int busy_ms, hg_db **out)
 {
 	return db_open_mode(path, busy_ms, DB_CREATE, out);
@@ -96,22 +122,28 @@ int db_open_mode(const char *path, int busy_ms, enum db_mode mode, hg_db **out)
 	hg_db *db = calloc(1, sizeof *db);
 	if (!db)
 		return DB_ENOMEM;
+	db->mode = mode;
 	/* URIs are on so that db_attach can ask for a read-only file; a plain
-	 * path that happens to begin with "file:" stays a path. */
-	char *dotted = NULL;
-	if (strncmp(path, "file:", 5) == 0) {
+	 * path that happens to begin with "file:" stays a path.  Immutable is
+	 * said only in a URI. */
+	char *name = NULL;
+	if (mode == DB_IMMUTABLE) {
+		name = file_uri(path, "?mode=ro&immutable=1");
+	} else if (strncmp(path, "file:", 5) == 0) {
 		size_t n = strlen(path);
-		if (!(dotted = malloc(n + 3))) {
-			free(db);
-			return DB_ENOMEM;
+		if ((name = malloc(n + 3))) {
+			memcpy(name, "./", 2);
+			memcpy(name + 2, path, n + 1);
 		}
-		memcpy(dotted, "./", 2);
-		memcpy(dotted + 2, path, n + 1);
 	}
-	int rc = sqlite3_open_v2(dotted ? dotted : path, &db->conn,
+	if (!name && (mode == DB_IMMUTABLE || strncmp(path, "file:", 5) == 0)) {
+		free(db);
+		return DB_ENOMEM;
+	}
+	int rc = sqlite3_open_v2(name ? name : path, &db->conn,
 				 open_flags(mode) | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI,
 				 NULL);
-	free(dotted);
+	free(name);
 	if (!db->conn) {
 		free(db);
 		return DB_ENOMEM;
@@ -134,28 +166,9 @@ void db_close(hg_db *db)
 	free(db);
 }
 
-/* "file:" + path with the characters a URI gives a meaning escaped, +
- * "?mode=ro"; an absolute path gets the empty authority ("file:///..."). */
-static char *ro_uri(const char *path)
-{
-	size_t n = strlen(path), cap = 3 * n + 32, at = 0;
-	char *uri = malloc(cap);
-	if (!uri)
-		return NULL;
-	at += (size_t)snprintf(uri, cap, "%s", path[0] == '/' ? "file://" : "file:");
-	for (const unsigned char *s = (const unsigned char *)path; *s; s++) {
-		if (*s == '%' || *s == '?' || *s == '#' || *s < 0x20 || *s == 0x7f)
-			at += (size_t)snprintf(uri + at, cap - at, "%%%02X", *s);
-		else
-			uri[at++] = (char)*s;
-	}
-	snprintf(uri + at, cap - at, "?mode=ro");
-	return uri;
-}
-
 int db_attach_ro(hg_db *db, const char *path, const char *schema)
 {
-	char *uri = ro_uri(path);
+	char *uri = file_uri(path, "?mode=ro");
 	char sql[96];
 	snprintf(sql, sizeof sql, "ATTACH DATABASE ?1 AS \"%s\"", schema);
 	sqlite3_stmt *st = NULL;
@@ -183,6 +196,111 @@ const char *db_errmsg(const hg_db *db)
 	/* After a later call that worked, SQLite's message is "not an error":
 	 * no reason at all is better than that one. */
 	return sqlite3_errcode(db->conn) == SQLITE_OK ? "" : sqlite3_errmsg(db->conn);
+}
+
+enum db_failure db_failure(const hg_db *db)
+{
+	if (!db || !db->conn)
+		return DB_FAIL_OTHER;
+	switch (sqlite3_errcode(db->conn) & 0xff) {
+	case SQLITE_OK: return DB_FAIL_NONE;
+	case SQLITE_CANTOPEN: return DB_FAIL_CANTOPEN;
+	case SQLITE_READONLY: return DB_FAIL_READONLY;
+	case SQLITE_FULL: return DB_FAIL_FULL;
+	default: return DB_FAIL_OTHER;
+	}
+}
+
+bool db_read_only(const hg_db *db)
+{
+	return db->mode == DB_READ_ONLY || db->mode == DB_IMMUTABLE ||
+	       sqlite3_db_readonly(db->conn, "main") == 1;
+}
+
+/* path + suffix, malloc'ed (NULL on ENOMEM). */
+static char *with_suffix(const char *path, const char *suffix)
+{
+	size_t n = strlen(path), m = strlen(suffix);
+	char *s = malloc(n + m + 1);
+	if (s) {
+		memcpy(s, path, n);
+		memcpy(s + n, suffix, m + 1);
+	}
+	return s;
+}
+
+/* The folder of path, malloc'ed: "." for a bare name, "/" for "/x". */
+static char *folder_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	if (!slash)
+		return with_suffix(".", "");
+	char *dir = with_suffix(path, "");
+	if (dir)
+		dir[slash == path ? 1 : slash - path] = '\0';
+	return dir;
+}
+
+/* 0 when name can be written or is not there, EROFS on a read-only
+ * mount, EACCES when permissions refuse it; 0 for any other reason (a
+ * missing folder, ...), which the open itself will say. */
+static int write_errno(const char *name)
+{
+	if (access(name, W_OK) == 0)
+		return 0;
+	return errno == EROFS ? EROFS : errno == EACCES || errno == EPERM ? EACCES : 0;
+}
+
+static bool is_file(const char *name)
+{
+	return access(name, F_OK) == 0;
+}
+
+const char *db_write_obstacle(const char *path)
+{
+	char *dir = folder_of(path), *wal = with_suffix(path, "-wal"), *shm = with_suffix(path, "-shm");
+	const char *why = NULL;
+	if (dir && wal && shm) { /* else out of memory: nothing seen */
+		int file = write_errno(path), w = write_errno(wal), s = write_errno(shm);
+		/* In WAL mode SQLite makes PATH-wal and PATH-shm beside the file
+		 * when they are not there. */
+		int folder = is_file(wal) && is_file(shm) ? 0 : write_errno(dir);
+		if (file == EROFS || w == EROFS || s == EROFS || folder == EROFS)
+			why = "read-only file system";
+		else if (file)
+			why = "the file is read-only";
+		else if (w || s)
+			why = "its write-ahead log (its -wal or -shm file) is read-only";
+		else if (folder)
+			why = "its folder is read-only (SQLite makes the store's write-ahead log "
+			      "beside it)";
+	}
+	free(dir);
+	free(wal);
+	free(shm);
+	return why;
+}
+
+bool db_frozen(const char *path)
+{
+	char *dir = folder_of(path), *wal = with_suffix(path, "-wal"), *shm = with_suffix(path, "-shm");
+	char *journal = with_suffix(path, "-journal");
+	struct statvfs fs;
+	struct stat st;
+	bool frozen = false;
+	if (dir && wal && shm && journal && statvfs(dir, &fs) == 0 && stat(dir, &st) == 0) {
+		bool folder_frozen = (fs.f_flag & ST_RDONLY) || !(st.st_mode & 0222);
+		bool wal_empty = stat(wal, &st) != 0 || st.st_size == 0;
+		/* A rollback journal left by a writer that died (a store not
+		 * yet in WAL mode) would be skipped too. */
+		frozen = folder_frozen && wal_empty && !(is_file(wal) && is_file(shm)) &&
+			 !is_file(journal);
+	}
+	free(dir);
+	free(wal);
+	free(shm);
+	free(journal);
+	return frozen;
 }
 
 int db_exec(hg_db *db, const char *sql)

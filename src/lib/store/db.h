@@ -27,7 +27,11 @@ enum {
 enum db_mode {
 	DB_CREATE,     /* read-write, created when missing */
 	DB_READ_WRITE, /* read-write, never created */
-	DB_READ_ONLY,  /* never written nor created */
+	DB_READ_ONLY,  /* never written nor created (mode=ro) */
+	DB_IMMUTABLE,  /* the same, and SQLite told that nothing can change the
+	                  file while it is open (immutable=1): no locks, no -shm,
+	                  and the write-ahead log is not read at all; only for a
+	                  file nobody can write (store_open.c says when) */
 };
 
 /* Opens path in that mode.  *out is set whenever a handle was allocated,
@@ -45,6 +49,33 @@ void db_close(hg_db *db);
 /* SQLite's reason for the last call that failed, "" when the last call
  * worked (the reason is then gone: read it before the next call). */
 const char *db_errmsg(const hg_db *db);
+
+/* What kind of failure the last call was (read it with db_errmsg). */
+enum db_failure {
+	DB_FAIL_NONE,     /* the last call worked */
+	DB_FAIL_OTHER,
+	DB_FAIL_CANTOPEN, /* a file could not be opened or made (the -wal, the -shm) */
+	DB_FAIL_READONLY, /* a write to a file that cannot be written */
+	DB_FAIL_FULL,     /* the disk is full (or PRAGMA max_page_count reached) */
+};
+enum db_failure db_failure(const hg_db *db);
+/* Whether the connection cannot write: opened DB_READ_ONLY or
+ * DB_IMMUTABLE, or read-write on a file SQLite could only open read-only
+ * (which it does without a word). */
+bool db_read_only(const hg_db *db);
+/* Why the database file at path could not be written, with the files
+ * SQLite keeps beside it in WAL mode (PATH-wal, PATH-shm), as far as the
+ * file system tells: "read-only file system", "the file is read-only",
+ * "its folder is read-only (...)", ...; NULL when nothing stops a write
+ * that it can see (a static text). */
+const char *db_write_obstacle(const char *path);
+/* Whether the file at path cannot change while it is read, as far as
+ * WAL mode goes, so that DB_IMMUTABLE reads it right: a writer needs
+ * PATH-wal and PATH-shm beside it, and they are not both there and cannot
+ * be made (its folder is on a read-only mount, or no one may write to it),
+ * and no -wal holds anything, nor is there a -journal (DB_IMMUTABLE would
+ * not read them). */
+bool db_frozen(const char *path);
 
 /* ATTACHes the database file at path, read-only (never created), as schema
  * (a plain name, not quoted).  Not inside a transaction.  db_detach undoes

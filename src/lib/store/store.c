@@ -12,9 +12,32 @@
 #include "core/core.h"
 #include "store_internal.h"
 
+/* "cannot write the store: " and why: what the file system shows when
+ * look, and SQLite's reason. */
+static int store_write_failed(hg_store *store, int err, bool look)
+{
+	const char *why = db_errmsg(store->db);
+	const char *obstacle = look ? db_write_obstacle(store->path) : NULL;
+	if (obstacle && *why)
+		hg_diagf(store->ctx, HG_DIAG_ERROR, store->path, 0, 0, 0,
+			 "cannot write the store: %s (%s)", obstacle, why);
+	else
+		hg_diagf(store->ctx, HG_DIAG_ERROR, store->path, 0, 0, 0, "cannot write the store: %s",
+			 obstacle ? obstacle : *why ? why : "unknown reason");
+	return err;
+}
+
+/* A write that failed for want of room or of permission is said as
+ * such ("cannot write the store: ..."), whatever step it was ("cannot add
+ * a report", "cannot commit a batch"): that is what the reader must fix.
+ * On a read-only connection "readonly" is a refusal to a caller that
+ * should not have written: the step's words stand. */
 int store_fail(hg_store *store, int err, const char *what)
 {
 	const char *why = db_errmsg(store->db);
+	enum db_failure f = db_failure(store->db);
+	if (f == DB_FAIL_FULL || (f == DB_FAIL_READONLY && !db_read_only(store->db)))
+		return store_write_failed(store, err, f == DB_FAIL_READONLY);
 	hg_diagf(store->ctx, HG_DIAG_ERROR, store->path, 0, 0, 0, "%s%s%s", what, *why ? ": " : "",
 		 why);
 	return err;

@@ -41,11 +41,29 @@ int hg_store_begin(hg_store *store)
 	return 0;
 }
 
+/* After some failures (a full disk, an I/O error, max_page_count) SQLite
+ * rolls the whole transaction back itself: the batch is gone, and
+ * ROLLBACK would fail ("cannot rollback - no transaction is active"). */
+static bool batch_lost(hg_store *store)
+{
+	return !db_in_transaction(store->db);
+}
+
 int hg_store_commit(hg_store *store)
 {
 	if (!store->in_batch)
 		return HG_EINVAL;
 	store->in_batch = false;
+	if (batch_lost(store)) {
+		/* What is pending must not be written outside a transaction:
+		 * the batch would land in part. */
+		store_tree_discard(store);
+		store_cluster_discard(store);
+		store_symbols_forget(store);
+		hg_diagf(store->ctx, HG_DIAG_ERROR, store->path, 0, 0, 0,
+			 "cannot commit a batch: it was rolled back after an earlier error");
+		return HG_EIO;
+	}
 	int err = store_cluster_flush(store);
 	if (!err)
 		err = store_tree_flush(store);
@@ -53,7 +71,8 @@ int hg_store_commit(hg_store *store)
 		store_tree_discard(store);
 	if (err) {
 		store_symbols_forget(store);
-		db_exec(store->db, "ROLLBACK");
+		if (!batch_lost(store))
+			db_exec(store->db, "ROLLBACK");
 		return err;
 	}
 	return store_check(store, store_commit(store), "cannot commit a batch");
@@ -78,5 +97,7 @@ int hg_store_rollback(hg_store *store)
 	store_tree_discard(store);
 	store_cluster_discard(store);
 	store_symbols_forget(store);
+	if (batch_lost(store))
+		return 0; /* undone already; its error was said when it happened */
 	return store_check(store, db_exec(store->db, "ROLLBACK"), "cannot roll back a batch");
 }
