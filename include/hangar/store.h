@@ -169,7 +169,12 @@ typedef int (*hg_count_fn)(void *user, const char *value, int64_t count);
 int hg_store_cluster_counts(hg_store *store, const char *hash, const char *by, hg_count_fn fn,
 			    void *user);
 
-/* The merged call tree of a cluster, parents before children. */
+/* The merged call tree of a cluster, parents before children (in id
+ * order): fn gets each node, its row and symbol borrowed for the call; fn
+ * returning non-zero stops the reading with that value.  The stored row is
+ * read a piece at a time, holding 4 bytes per node besides what fn keeps.
+ * 0, or an hg error (HG_EPARSE: the stored tree is damaged, said through
+ * the context).  A cluster without a tree gives no node. */
 typedef struct hg_tree_row {
 	int64_t id, parent;        /* parent 0 for a root */
 	const char *symbol;
@@ -179,6 +184,70 @@ typedef struct hg_tree_row {
 } hg_tree_row;
 typedef int (*hg_tree_fn)(void *user, const hg_tree_row *row);
 int hg_store_cluster_tree(hg_store *store, const char *hash, hg_tree_fn fn, void *user);
+
+/* The same, pruned as it is read, so that what the caller holds stays
+ * bounded whatever the tree's size (a million-line stack makes a
+ * million-node tree).  A node is read only when its parent was (roots
+ * always qualify); a node left out takes its subtree with it.  A node on
+ * the StackKey path (on_key_path) is read whatever its cost and depth; any
+ * other is left out when it is deeper than max_depth, else when its
+ * total_cost is below the cost floor, else when it is not among the
+ * max_nodes costliest of the nodes these rules let through (less the
+ * StackKey path's nodes, which come first; ties: the first in id order).
+ * There a node counts as costly as the cheapest node off the StackKey path
+ * from its root down to it (a Matrix stack's costs need not shrink
+ * downwards), so that the costliest hang together.  At most max_nodes
+ * nodes are read in all. */
+typedef struct hg_tree_prune {
+	int64_t min_cost;          /* the cost floor, ms; < 0: min_share of the tree's cost
+				    * (its roots' total_cost summed), rounded up */
+	double min_share;          /* with min_cost < 0: a fraction, 0.001 for 0.1% */
+	long max_depth;            /* levels read (the roots are level 1); <= 0: all */
+	size_t max_nodes;          /* nodes read at most; 0: no cap */
+} hg_tree_prune;
+
+/* Why nodes were left out: bits. */
+enum { HG_TREE_LEFT_COST = 1, HG_TREE_LEFT_DEPTH = 2, HG_TREE_LEFT_CAP = 4 };
+
+/* What was left out under one node read, never dropped silently. */
+typedef struct hg_tree_left {
+	int64_t parent;            /* the node read they hung from; 0: they were roots */
+	int64_t nodes;             /* nodes left out there, their subtrees included */
+	int64_t cost, reports;     /* total_cost and reports of the topmost of them (the
+				    * children of parent), summed */
+	unsigned why;              /* HG_TREE_LEFT_* of the topmost */
+} hg_tree_left;
+typedef int (*hg_tree_left_fn)(void *user, const hg_tree_left *left);
+
+/* The reading's figures. */
+typedef struct hg_tree_read {
+	int64_t nodes;             /* in the stored tree */
+	int64_t read;              /* given to fn */
+	int64_t total_cost;        /* its roots' total_cost summed */
+	int64_t min_cost;          /* the cost floor applied, ms */
+	unsigned why;              /* HG_TREE_LEFT_* of everything left out */
+} hg_tree_read;
+
+/* fn gets the nodes read, as hg_store_cluster_tree gives them; then left
+ * (when not NULL) gets what was left out: under the roots (parent 0) first,
+ * then under each node read, in id order.  prune NULL: nothing is left
+ * out.  *out (may be NULL) is filled on success.  Holds, besides what fn
+ * and left keep, 4 bytes per node of the tree and ~50 per node read. */
+int hg_store_cluster_tree_pruned(hg_store *store, const char *hash, const hg_tree_prune *prune,
+				 hg_tree_fn fn, hg_tree_left_fn left, void *user,
+				 hg_tree_read *out);
+
+/* A report's own call tree is stored with at most this many nodes, the
+ * StackKey path and the costliest (a node only with its caller), and
+ * under each node that lost children one node "(frames left out at
+ * ingest)" with their cost: what ingest holds of a report whose stack is
+ * a million lines stays bounded, and the costs still add up. */
+#define HG_STORE_REPORT_TREE_MAX 20000
+/* A cluster's merged tree, which each commit reads and writes whole, takes
+ * new nodes until it has this many (its StackKey paths twice as many);
+ * then a new node goes, with all below it, into the "(frames left out at
+ * ingest)" node under its parent. */
+#define HG_STORE_CLUSTER_TREE_MAX 100000
 
 /* The reports of a cluster, newest first. */
 typedef struct hg_report_row {

@@ -18,6 +18,10 @@
 #define DEFAULT_MIN_SHARE 0.001  /* --min-cost: 0.1% of the tree's cost */
 #define DEFAULT_LIMIT 30         /* --limit: nodes, the costliest */
 #define DEFAULT_MAX_DEPTH 0      /* --max-depth: all levels (the limit prunes) */
+/* --max-nodes: the nodes of the stored tree read at most, the costliest,
+ * whatever the view (--all, JSON, the flame graphs): what show holds stays
+ * ~15 MB when one upload made a million-node tree (that took 413 MB). */
+#define DEFAULT_MAX_NODES 50000
 
 static void show_usage(FILE *out)
 {
@@ -38,8 +42,11 @@ static void show_usage(FILE *out)
 		"      --max-depth N   tree: at most N levels (default 0: all)\n"
 		"      --limit N       tree: at most N nodes, the costliest (default 30; 0: all)\n"
 		"  -a, --all           tree: every node (--min-cost 0 --limit 0 --max-depth 0)\n"
+		"      --max-nodes N   read at most N nodes of the tree, the costliest, in\n"
+		"                      every format; the rest is counted (default 50000;\n"
+		"                      0: all)\n"
 		"  -f, --format F      table (default), json (one object), csv (the tree), or\n"
-		"                      the whole merged tree as a flame graph: folded\n"
+		"                      the merged tree as a flame graph: folded\n"
 		"                      (FlameGraph), speedscope, chrome (Perfetto UI) or svg\n"
 		"                      (an interactive flame graph for a browser)\n"
 		"      --width N       fit the table to N columns (0: no limit; default: the\n"
@@ -56,6 +63,7 @@ struct show {
 	int64_t no_device;      /* reports that name no device */
 	struct show_tree tree;
 	struct show_tree_opts opts;
+	unsigned read_why;      /* why the reading left nodes out: HG_TREE_LEFT_* */
 	int width;              /* --width: 0 = no limit */
 	bool width_set;
 };
@@ -139,14 +147,15 @@ static int on_count(void *user, const char *value, int64_t count)
 	return 0;
 }
 
-/* {"nodes":N,"total_cost":C,"why":["cost","limit","depth"]} after key. */
+/* {"nodes":N,"total_cost":C,"why":["cost","limit","depth","max_nodes"]}
+ * after key. */
 static void json_pruned(hg_buf *b, const char *key, int64_t nodes, int64_t cost, unsigned why)
 {
 	hg_buf_printf(b, "%s{\"nodes\":%" PRId64 ",\"total_cost\":%" PRId64 ",\"why\":[", key, nodes,
 		      cost);
-	static const char *const names[] = {"cost", "limit", "depth"};
+	static const char *const names[] = {"cost", "limit", "depth", "max_nodes"};
 	bool first = true;
-	for (unsigned i = 0; i < 3; i++)
+	for (unsigned i = 0; i < 4; i++)
 		if (why & (1u << i)) {
 			hg_buf_printf(b, "%s\"%s\"", first ? "" : ",", names[i]);
 			first = false;
@@ -243,16 +252,24 @@ static int print_tree(struct show *s)
 	if (rc)
 		return rc;
 	const struct show_tree *t = &s->tree;
+	size_t total = t->stored > t->n ? t->stored : t->n;
 	if (s->format == ROWS_JSON) {
 		hg_buf_printf(&s->json, "],\"tree_pruned\":{\"shown\":%zu,\"total\":%zu,"
 			      "\"min_cost\":%" PRId64 ",\"max_depth\":%ld,\"limit\":%ld",
-			      t->shown, t->n, t->min_cost, s->opts.max_depth > 0 ? s->opts.max_depth : 0,
+			      t->shown, total, t->min_cost, s->opts.max_depth > 0 ? s->opts.max_depth : 0,
 			      s->opts.limit > 0 ? s->opts.limit : 0);
 		json_pruned(&s->json, ",\"roots\":", t->roots_hidden_nodes, t->roots_hidden_cost,
 			    t->roots_hidden_why);
+		if (s->read_why & HG_TREE_LEFT_CAP)
+			hg_buf_printf(&s->json, ",\"max_nodes\":%zu,\"read\":%zu", s->opts.max_nodes,
+				      t->n);
 		hg_buf_putc(&s->json, '}');
-	} else if (s->format == ROWS_TABLE && t->shown < t->n) {
-		printf("(%zu of %zu nodes shown; --all shows every one)\n", t->shown, t->n);
+	} else if (s->format == ROWS_TABLE && t->shown < total) {
+		if (s->read_why & HG_TREE_LEFT_CAP) /* --all would not show them */
+			printf("(%zu of %zu nodes shown, of %zu read: --max-nodes 0 reads every one)\n",
+			       t->shown, total, t->n);
+		else
+			printf("(%zu of %zu nodes shown; --all shows every one)\n", t->shown, total);
 	}
 	return 0;
 }
@@ -282,6 +299,7 @@ static const struct option long_options[] = {
 	{"min-cost", required_argument, NULL, 'C'},
 	{"max-depth", required_argument, NULL, 'M'},
 	{"limit", required_argument, NULL, 'L'},
+	{"max-nodes", required_argument, NULL, 'N'},
 	{"all", no_argument, NULL, 'a'},
 	{"format", required_argument, NULL, 'f'},
 	{"width", required_argument, NULL, 'w'},
@@ -333,7 +351,18 @@ static int parse_options(int argc, char **argv, struct show *s, const char **db)
 			else
 				s->opts.limit = (long)v;
 			break;
-		case 'a': s->opts = (struct show_tree_opts){0, 0, 0, 0}; break;
+		case 'N':
+			if (!cli_parse_int64(optarg, &v) || v < 0 || v > 100000000)
+				return cli_usage_error("show", "--max-nodes wants a count >= 0, not '%s'",
+						       optarg);
+			s->opts.max_nodes = (size_t)v;
+			break;
+		case 'a': /* not --max-nodes: that bounds what show holds */
+			s->opts.min_cost = 0;
+			s->opts.min_share = 0;
+			s->opts.max_depth = 0;
+			s->opts.limit = 0;
+			break;
 		case 'w':
 			if (!render_parse_width(optarg, &s->width))
 				return cli_usage_error("show", "--width wants columns >= 0 (0: no limit), "
@@ -391,16 +420,46 @@ static int on_flame_cluster(void *user, const hg_cluster_row *c)
 	return 0;
 }
 
-/* -f folded / speedscope / chrome: the whole merged tree as a flame
- * graph, nothing else. */
-static int show_flame(hg_store *store, const char *hash, enum output_format format)
+/* What the flame's reading left out under a node: one frame as wide as
+ * it, "(N frames left out: --max-nodes M)", so the widths still add up. */
+struct flame_left {
+	hg_flame_tree_builder *b;
+	size_t max_nodes;
+	int64_t next_id;        /* ids past any stored one */
+};
+
+static int on_flame_node(void *user, const hg_tree_row *row)
+{
+	struct flame_left *fl = user;
+	return hg_flame_tree_builder_add(fl->b, row);
+}
+
+static int on_flame_left(void *user, const hg_tree_left *l)
+{
+	struct flame_left *fl = user;
+	char name[96];
+	snprintf(name, sizeof name, "(%" PRId64 " frame%s left out: --max-nodes %zu)", l->nodes,
+		 l->nodes == 1 ? "" : "s", fl->max_nodes);
+	hg_tree_row row = {fl->next_id++, l->parent, name,    l->reports,
+			   l->cost,       0,         l->cost, false};
+	return hg_flame_tree_builder_add(fl->b, &row);
+}
+
+/* -f folded / speedscope / chrome / svg: the merged tree as a flame graph,
+ * nothing else: its --max-nodes costliest nodes (every one of a tree that
+ * size or smaller), what was left out under each node one frame. */
+static int show_flame(hg_store *store, const char *hash, enum output_format format,
+		      size_t max_nodes)
 {
 	struct flame_info fi = {0, NULL};
 	hg_arena *arena = hg_arena_create();
 	hg_flame_tree_builder *b = arena ? hg_flame_tree_builder_create(arena) : NULL;
 	int rc = b ? hg_store_cluster(store, hash, on_flame_cluster, &fi) : HG_ENOMEM;
+	struct flame_left fl = {b, max_nodes, INT64_C(1) << 62};
+	hg_tree_prune prune = {0, 0, 0, max_nodes};
 	if (rc == 0)
-		rc = hg_store_cluster_tree(store, hash, hg_flame_tree_builder_add, b);
+		rc = hg_store_cluster_tree_pruned(store, hash, &prune, on_flame_node, on_flame_left,
+						  &fl, NULL);
 	hg_flame f;
 	if (rc == 0)
 		rc = hg_flame_tree_builder_finish(b, fi.count, fi.title, &f);
@@ -419,11 +478,28 @@ static int show_flame(hg_store *store, const char *hash, enum output_format form
 	return rc;
 }
 
+/* The tree, pruned as it is read by the options that prune it (what they
+ * leave out is left out here the same way), and at most --max-nodes. */
+static int read_tree(hg_store *store, const char *hash, struct show *s)
+{
+	const struct show_tree_opts *o = &s->opts;
+	hg_tree_prune prune = {o->min_cost, o->min_share, o->max_depth, o->max_nodes};
+	hg_tree_read read;
+	int rc = hg_store_cluster_tree_pruned(store, hash, &prune, show_tree_add, show_tree_left,
+					      &s->tree, &read);
+	if (rc == 0) {
+		s->tree.stored = (size_t)read.nodes;
+		s->read_why = read.why;
+	}
+	return rc;
+}
+
 static int run_show(int argc, char **argv)
 {
 	struct show s;
 	memset(&s, 0, sizeof s);
-	s.opts = (struct show_tree_opts){-1, DEFAULT_MIN_SHARE, DEFAULT_MAX_DEPTH, DEFAULT_LIMIT};
+	s.opts = (struct show_tree_opts){-1, DEFAULT_MIN_SHARE, DEFAULT_MAX_DEPTH, DEFAULT_LIMIT,
+					 DEFAULT_MAX_NODES};
 	const char *db = NULL;
 	int status = parse_options(argc, argv, &s, &db);
 	if (status != EXIT_FINE)
@@ -440,7 +516,7 @@ static int run_show(int argc, char **argv)
 		return EXIT_SOME_FAILED;
 	}
 	if (s.flame) {
-		rc = show_flame(store, hash, s.flame_format);
+		rc = show_flame(store, hash, s.flame_format, s.opts.max_nodes);
 		hg_store_close(store);
 		return rc ? cli_store_failed("show", rc) : EXIT_FINE;
 	}
@@ -461,7 +537,7 @@ static int run_show(int argc, char **argv)
 			hg_buf_putc(&s.json, '}');
 	}
 	if (rc == 0)
-		rc = hg_store_cluster_tree(store, hash, show_tree_add, &s.tree);
+		rc = read_tree(store, hash, &s);
 	if (rc == 0) {
 		if (s.format == ROWS_JSON)
 			hg_buf_puts(&s.json, ",\"tree\":[");

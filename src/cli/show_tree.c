@@ -66,6 +66,35 @@ int show_tree_add(void *user, const hg_tree_row *row)
 	return 0;
 }
 
+/* The reading's reasons as the tree's. */
+static unsigned pruned_bits(unsigned left_why)
+{
+	return ((left_why & HG_TREE_LEFT_COST) ? PRUNED_COST : 0) |
+	       ((left_why & HG_TREE_LEFT_DEPTH) ? PRUNED_DEPTH : 0) |
+	       ((left_why & HG_TREE_LEFT_CAP) ? PRUNED_CAP : 0);
+}
+
+int show_tree_left(void *user, const hg_tree_left *left)
+{
+	struct show_tree *t = user;
+	int64_t *nodes = &t->roots_hidden_nodes, *cost = &t->roots_hidden_cost;
+	unsigned *whys = &t->roots_hidden_why;
+	if (left->parent != 0) {
+		size_t at = find_id(t, left->parent);
+		if (at == NO_PARENT)
+			return HG_EPARSE;
+		struct show_node *p = &t->nodes[at];
+		nodes = &p->hidden_nodes;
+		cost = &p->hidden_cost;
+		whys = &p->hidden_why;
+		p->subtree += (size_t)left->nodes; /* hidden with it, if it is */
+	}
+	*nodes += left->nodes;
+	*cost += left->cost;
+	*whys |= pruned_bits(left->why);
+	return 0;
+}
+
 /* Children grouped by parent, each group in the order of before()
  * below: costliest first. */
 struct order {
@@ -113,6 +142,7 @@ static int order_children(struct show_tree *t)
 		free(o);
 		return HG_ENOMEM;
 	}
+	t->total_cost = t->roots_hidden_cost; /* roots left out when read */
 	for (size_t r = 0; k < t->n; k++, r++) {
 		t->roots[r] = o[k].at;
 		t->total_cost += o[k].total;
@@ -342,6 +372,9 @@ void show_tree_why(const struct show_tree_opts *o, int64_t min_cost, unsigned wh
 		used += (size_t)snprintf(buf + used, size - used, "%spast the %ld costliest",
 					 used ? ", " : "", o->limit);
 	if ((why & PRUNED_DEPTH) && used < size)
-		snprintf(buf + used, size - used, "%sdeeper than %ld level%s", used ? ", " : "",
-			 o->max_depth, o->max_depth == 1 ? "" : "s");
+		used += (size_t)snprintf(buf + used, size - used, "%sdeeper than %ld level%s",
+					 used ? ", " : "", o->max_depth, o->max_depth == 1 ? "" : "s");
+	if ((why & PRUNED_CAP) && used < size)
+		snprintf(buf + used, size - used, "%snot among the %zu read (--max-nodes)",
+			 used ? ", " : "", o->max_nodes);
 }

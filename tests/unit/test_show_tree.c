@@ -3,7 +3,10 @@
  * real Matrix reports of testdata/matrix-mangatoon: whatever the options,
  * the StackKey path is shown whole, every shown node's parent is shown,
  * the limits hold, what is left out is counted exactly once, and the walk
- * gives children costliest first.  argv[1] is the testdata/ folder. */
+ * gives children costliest first.  The tree read pruned as show reads it
+ * (hg_store_cluster_tree_pruned) shows exactly what the whole tree shows;
+ * read with a --max-nodes below its size, it reads that many, the
+ * costliest, and counts the rest.  argv[1] is the testdata/ folder. */
 #include "../../src/cli/show_tree.c"
 
 #include "hangar/input.h"
@@ -170,61 +173,148 @@ static size_t key_path(const struct show_tree *t, size_t *path, size_t max)
 	}
 }
 
-static void check(struct fx *f, const char *hash, struct show_tree_opts o)
+/* The tree as hangar show reads it: pruned as it is read by o. */
+static void read_pruned(struct fx *f, const char *hash, const struct show_tree_opts *o,
+			struct show_tree *t)
 {
-	struct show_tree t;
-	show_tree_init(&t);
-	assert_int_equal(hg_store_cluster_tree(f->store, hash, show_tree_add, &t), 0);
-	assert_true(t.n > 0);
-	assert_int_equal(show_tree_prune(&t, &o), 0);
+	show_tree_init(t);
+	hg_tree_prune p = {o->min_cost, o->min_share, o->max_depth, o->max_nodes};
+	hg_tree_read r;
+	assert_int_equal(hg_store_cluster_tree_pruned(f->store, hash, &p, show_tree_add,
+						      show_tree_left, t, &r), 0);
+	assert_true(r.read == (int64_t)t->n);
+	t->stored = (size_t)r.nodes;
+}
+
+static void read_whole(struct fx *f, const char *hash, struct show_tree *t)
+{
+	show_tree_init(t);
+	assert_int_equal(hg_store_cluster_tree(f->store, hash, show_tree_add, t), 0);
+}
+
+/* What a walk shows, as text: a line per node and per line of what was
+ * left out. */
+struct trace {
+	char *s;
+	size_t len, cap;
+	unsigned whys;
+};
+
+static void trace_put(struct trace *tr, const char *line)
+{
+	size_t n = strlen(line);
+	if (tr->len + n + 1 > tr->cap) {
+		tr->cap = 2 * (tr->len + n + 1);
+		tr->s = realloc(tr->s, tr->cap);
+		assert_non_null(tr->s);
+	}
+	memcpy(tr->s + tr->len, line, n + 1);
+	tr->len += n;
+}
+
+static void trace_node(void *user, const struct show_node *n)
+{
+	char line[128];
+	snprintf(line, sizeof line, "%lld@%ld\n", (long long)n->id, n->depth);
+	trace_put(user, line);
+}
+
+static void trace_hidden(void *user, const struct show_node *parent, long depth, int64_t nodes,
+			 int64_t cost, unsigned why)
+{
+	struct trace *tr = user;
+	char line[128];
+	snprintf(line, sizeof line, "... %lld@%ld %lld %lld %u\n",
+		 (long long)(parent ? parent->id : 0), depth, (long long)nodes, (long long)cost, why);
+	trace_put(tr, line);
+	tr->whys |= why;
+}
+
+/* Prunes t by o and walks it: the trace (caller frees .s). */
+static struct trace walk_trace(struct show_tree *t, const struct show_tree_opts *o)
+{
+	struct trace tr = {NULL, 0, 0, 0};
+	trace_put(&tr, "");
+	assert_int_equal(show_tree_prune(t, o), 0);
+	struct show_visitor v = {trace_node, trace_hidden, &tr};
+	assert_int_equal(show_tree_walk(t, &v), 0);
+	return tr;
+}
+
+/* The invariants of a pruned tree t (read whole, or pruned as read). */
+static void check_tree(const char *hash, struct show_tree *t, struct show_tree_opts o)
+{
+	assert_true(t->n > 0);
 	size_t path[4096];
-	size_t n_path = key_path(&t, path, 4096);
+	size_t n_path = key_path(t, path, 4096);
 	assert_true(n_path > 0);
 	for (size_t i = 0; i < n_path; i++)
-		if (!t.nodes[path[i]].shown)
+		if (!t->nodes[path[i]].shown)
 			fail_msg("%s: StackKey path node %zu (%s) left out (limit %ld, depth %ld, "
-				 "min_cost %lld)", hash, i, t.nodes[path[i]].symbol, o.limit,
-				 o.max_depth, (long long)t.min_cost);
+				 "min_cost %lld)", hash, i, t->nodes[path[i]].symbol, o.limit,
+				 o.max_depth, (long long)t->min_cost);
 	size_t shown = 0;
-	for (size_t i = 0; i < t.n; i++) {
-		const struct show_node *c = &t.nodes[i];
+	for (size_t i = 0; i < t->n; i++) {
+		const struct show_node *c = &t->nodes[i];
 		if (!c->shown)
 			continue;
 		shown++;
 		if (c->parent_at != NO_PARENT)
-			assert_true(t.nodes[c->parent_at].shown);
+			assert_true(t->nodes[c->parent_at].shown);
 		if (c->keep)
 			continue;
 		if (o.max_depth > 0)
 			assert_true(c->depth < o.max_depth);
-		assert_true(c->total >= t.min_cost);
+		assert_true(c->total >= t->min_cost);
 	}
-	assert_int_equal(shown, t.shown);
+	assert_int_equal(shown, t->shown);
 	if (o.limit > 0)
 		assert_true(shown <= (size_t)o.limit + n_path);
 	if (o.limit == 0 && o.max_depth == 0 && o.min_cost == 0)
-		assert_int_equal(shown, t.n);
+		assert_int_equal(shown, t->n);
 	struct walked *w = calloc(1, sizeof *w);
 	assert_non_null(w);
-	w->t = &t;
+	w->t = t;
 	struct show_visitor v = {visit, hidden, w};
-	assert_int_equal(show_tree_walk(&t, &v), 0);
+	assert_int_equal(show_tree_walk(t, &v), 0);
 	assert_int_equal(w->visits, shown);
-	assert_int_equal((size_t)w->hidden + shown, t.n); /* each node once, shown or counted */
+	/* each node of the stored tree once, shown or counted */
+	assert_int_equal((size_t)w->hidden + shown, t->stored ? t->stored : t->n);
 	free(w);
-	show_tree_release(&t);
+}
+
+/* Read whole, then pruned; read pruned, then pruned: the same tree shown,
+ * the same lines of what was left out. */
+static void check(struct fx *f, const char *hash, struct show_tree_opts o)
+{
+	struct show_tree whole, read;
+	read_whole(f, hash, &whole);
+	size_t n = whole.n;
+	struct trace a = walk_trace(&whole, &o);
+	check_tree(hash, &whole, o);
+	read_pruned(f, hash, &o, &read);
+	assert_true(read.n <= n);
+	assert_int_equal(read.stored, n);
+	struct trace b = walk_trace(&read, &o);
+	check_tree(hash, &read, o);
+	assert_string_equal(a.s, b.s);
+	free(a.s);
+	free(b.s);
+	show_tree_release(&whole);
+	show_tree_release(&read);
 }
 
 static const struct show_tree_opts every[] = {
-	{-1, 0.001, 0, 30}, /* hangar show's defaults */
-	{0, 0, 0, 0},       /* --all */
-	{0, 0, 0, 1},       /* --limit 1 */
-	{0, 0, 1, 0},       /* --max-depth 1 */
-	{0, 0, 2, 3},
-	{-1, 1.0, 0, 0},    /* --min-cost 100% */
-	{1000000000, 0, 0, 0},
-	{-1, 0.5, 1, 1},    /* all at once */
-	{-1, 0.02, 4, 10},
+	{-1, 0.001, 0, 30, 50000}, /* hangar show's defaults */
+	{0, 0, 0, 0, 50000},       /* --all */
+	{0, 0, 0, 1, 50000},       /* --limit 1 */
+	{0, 0, 1, 0, 50000},       /* --max-depth 1 */
+	{0, 0, 2, 3, 50000},
+	{-1, 1.0, 0, 0, 50000},    /* --min-cost 100% */
+	{1000000000, 0, 0, 0, 50000},
+	{-1, 0.5, 1, 1, 50000},    /* all at once */
+	{-1, 0.02, 4, 10, 50000},
+	{-1, 0.02, 4, 10, 0},      /* --max-nodes 0: no cap */
 };
 
 static void test_key_path_survives(void **state)
@@ -242,10 +332,9 @@ static void test_defaults_fit_a_screen(void **state)
 {
 	struct fx *f = *state;
 	struct show_tree t;
-	show_tree_init(&t);
-	assert_int_equal(hg_store_cluster_tree(f->store, f->wide, show_tree_add, &t), 0);
-	assert_true(t.n > 200);
 	struct show_tree_opts o = every[0];
+	read_pruned(f, f->wide, &o, &t);
+	assert_true(t.stored > 200);
 	assert_int_equal(show_tree_prune(&t, &o), 0);
 	assert_true(t.shown <= 30);
 	assert_true(t.shown >= 10);
@@ -258,7 +347,75 @@ static void test_defaults_fit_a_screen(void **state)
 	snprintf(want, sizeof want, "below 0.1%% of the cost (%lld ms), past the 30 costliest",
 		 (long long)t.min_cost);
 	assert_string_equal(why, want);
+	show_tree_why(&o, t.min_cost, PRUNED_CAP, why, sizeof why);
+	assert_string_equal(why, "not among the 50000 read (--max-nodes)");
 	show_tree_release(&t);
+}
+
+/* Read with --max-nodes below the tree's size: at most that many nodes,
+ * the key path first, then the costliest (a node counting as costly as
+ * the cheapest off the key path from its root down to it: those left out
+ * whose parent was read count no more than any read), the rest counted
+ * once where it hangs, and the tree's cost whole. */
+static void check_capped(struct fx *f, const char *hash, size_t cap, struct show_tree_opts o)
+{
+	struct show_tree whole, t;
+	read_whole(f, hash, &whole);
+	struct show_tree_opts none = {0, 0, 0, 0, 0};
+	assert_int_equal(show_tree_prune(&whole, &none), 0);
+	o.max_nodes = cap;
+	read_pruned(f, hash, &o, &t);
+	assert_true(t.n <= cap);
+	assert_int_equal(t.stored, whole.n);
+	/* the floor the reading applied: o's, as show_tree_prune makes it */
+	double share = o.min_share * (double)whole.total_cost;
+	int64_t floor = o.min_cost >= 0 ? o.min_cost
+					: (int64_t)share + ((double)(int64_t)share < share);
+	int64_t *eff = malloc(whole.n * sizeof *eff), cheapest = INT64_MAX, dearest_left = -1;
+	assert_non_null(eff);
+	size_t n_key = 0, read_key = 0;
+	for (size_t i = 0; i < whole.n; i++) { /* in id order: parents first */
+		const struct show_node *c = &whole.nodes[i];
+		int64_t up = c->parent_at == NO_PARENT ? INT64_MAX : eff[c->parent_at];
+		eff[i] = c->key ? INT64_MAX : c->total < floor ? -1 : c->total < up ? c->total : up;
+		n_key += c->key;
+		size_t at = find_id(&t, c->id);
+		bool parent_read = c->parent == 0 || find_id(&t, c->parent) != NO_PARENT;
+		if (at != NO_PARENT) {
+			assert_true(parent_read);
+			read_key += c->key;
+			if (!c->key)
+				cheapest = eff[i] < cheapest ? eff[i] : cheapest;
+		} else if (parent_read && !c->key && eff[i] >= 0) {
+			dearest_left = eff[i] > dearest_left ? eff[i] : dearest_left;
+		}
+	}
+	free(eff);
+	if (n_key <= cap)
+		assert_int_equal(read_key, n_key);
+	if (t.n > read_key)
+		assert_true(dearest_left <= cheapest);
+	struct trace tr = walk_trace(&t, &o);
+	assert_int_equal(t.total_cost, whole.total_cost);
+	if (t.n < whole.n && o.min_cost == 0)
+		assert_true(tr.whys & PRUNED_CAP);
+	free(tr.s);
+	check_tree(hash, &t, o);
+	show_tree_release(&whole);
+	show_tree_release(&t);
+}
+
+static void test_capped_read(void **state)
+{
+	struct fx *f = *state;
+	static const size_t caps[] = {1, 2, 5, 17, 60, 150};
+	struct show_tree_opts all = {0, 0, 0, 0, 0}, defaults = every[0];
+	for (size_t i = 0; i < sizeof caps / sizeof *caps; i++) {
+		check_capped(f, f->wide, caps[i], all);
+		check_capped(f, f->big, caps[i], all);
+		check_capped(f, f->deep, caps[i], defaults);
+		check_capped(f, f->wide, caps[i], defaults);
+	}
 }
 
 int main(int argc, char **argv)
@@ -268,6 +425,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_key_path_survives),
 		cmocka_unit_test(test_defaults_fit_a_screen),
+		cmocka_unit_test(test_capped_read),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

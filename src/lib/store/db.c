@@ -445,3 +445,34 @@ int db_predicate(hg_db *db, const char *name, db_pred_fn fn, void *user)
 	return map_rc(sqlite3_create_function_v2(db->conn, name, 1, SQLITE_UTF8,
 						 p, call_pred, NULL, NULL, free));
 }
+
+/* An hg_db_blob* is the sqlite3_blob* itself. */
+int db_blob_open(hg_db *db, const char *table, const char *column, int64_t rowid,
+		 hg_db_blob **out)
+{
+	sqlite3_blob *b = NULL;
+	int rc = sqlite3_blob_open(db->conn, "main", table, column, rowid, 0, &b);
+	*out = rc == SQLITE_OK ? (hg_db_blob *)(void *)b : NULL;
+	if (rc != SQLITE_OK)
+		sqlite3_blob_close(b);
+	return rc == SQLITE_OK ? 0 : map_rc(rc);
+}
+
+size_t db_blob_bytes(hg_db_blob *b)
+{
+	return (size_t)sqlite3_blob_bytes((sqlite3_blob *)(void *)b);
+}
+
+int db_blob_read(hg_db_blob *b, void *buf, size_t n, size_t offset)
+{
+	if (n > INT32_MAX || offset > INT32_MAX)
+		return DB_ERROR; /* SQLite's values are under 2 GiB */
+	int rc = sqlite3_blob_read((sqlite3_blob *)(void *)b, buf, (int)n, (int)offset);
+	return rc == SQLITE_OK ? 0 : map_rc(rc);
+}
+
+void db_blob_close(hg_db_blob *b)
+{
+	if (b)
+		sqlite3_blob_close((sqlite3_blob *)(void *)b);
+}

@@ -127,4 +127,17 @@ bool db_in_transaction(hg_db *db);
 typedef bool (*db_pred_fn)(void *user, const char *text);
 int db_predicate(hg_db *db, const char *name, db_pred_fn fn, void *user);
 
+/* A column's value read in pieces (SQLite's incremental blob I/O), so that
+ * a value of tens of MB (a cluster's merged tree) is never held whole: the
+ * value of column in table's row rowid, of the main schema, read-only.
+ * *out is NULL on error; db_blob_close accepts NULL.  Open holds a read
+ * transaction (outside one) until closed. */
+typedef struct hg_db_blob hg_db_blob;
+int db_blob_open(hg_db *db, const char *table, const char *column, int64_t rowid,
+		 hg_db_blob **out);
+size_t db_blob_bytes(hg_db_blob *b);
+/* n bytes at offset into buf: 0 or a DB_ error. */
+int db_blob_read(hg_db_blob *b, void *buf, size_t n, size_t offset);
+void db_blob_close(hg_db_blob *b);
+
 #endif

@@ -105,6 +105,9 @@ enum store_slot {
 	S_OBJECT_FAILED,
 	/* store_cluster_items.c */
 	S_CLUSTER_ITEMS,
+	/* store_tree_read.c */
+	S_TREE_SYMBOL,
+	S_TREE_CACHE,
 	S_COUNT
 };
 _Static_assert(S_COUNT <= DB_MAX_STMTS, "more store statements than db.h caches");

@@ -1,7 +1,7 @@
-/* The store's queries: resolving a cluster hash, a cluster's counts, its
- * merged call tree and its reports, the rejected inputs, meta values and
- * times.  The clusters' figures (top, and show's one cluster) are in
- * store_top.c. */
+/* The store's queries: resolving a cluster hash, a cluster's counts and
+ * its reports, the rejected inputs, meta values and times.  A cluster's
+ * merged call tree is read in store_tree_read.c; the clusters' figures
+ * (top, and show's one cluster) in store_top.c. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,26 +72,6 @@ int hg_store_cluster_counts(hg_store *store, const char *hash, const char *by, h
 			break;
 	db_reset(st);
 	return ret ? ret : store_check(store, rc, "cannot query a cluster");
-}
-
-int hg_store_cluster_tree(hg_store *store, const char *hash, hg_tree_fn fn, void *user)
-{
-	hg_db_stmt *st = db_stmt(store->db, S_TREE,
-		"SELECT id, parent, symbol, reports, total_cost, max_cost, self_cost, on_key_path"
-		" FROM tree WHERE cluster = ?1 ORDER BY id");
-	if (!st)
-		return store_fail(store, HG_EIO, "cannot query a call tree");
-	db_bind_text(st, 1, hash);
-	int rc, ret = 0;
-	while ((rc = db_step(st)) == DB_ROW) {
-		hg_tree_row row = {db_col_int(st, 0), db_col_int(st, 1), db_col_text(st, 2),
-				   db_col_int(st, 3), db_col_int(st, 4), db_col_int(st, 5),
-				   db_col_int(st, 6), db_col_int(st, 7) != 0};
-		if ((ret = fn(user, &row)) != 0)
-			break;
-	}
-	db_reset(st);
-	return ret ? ret : store_check(store, rc, "cannot query a call tree");
 }
 
 /* The newest reports of a cluster: chosen from the covering index alone,

@@ -8,53 +8,193 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "store_internal.h"
+#include "store_tree_read.h"
 
 #define NODE_FIELDS 8
 
-/* ---- reading ---- */
+/* ---- reading, a node at a time ---- */
 
-struct reader {
-	const char *p, *end;
-};
+#define PIECE (64 * 1024)
 
-static void skip_space(struct reader *r)
+/* store_tree_text.state: before the '[', after a node, after the ']'. */
+enum { AT_START, AT_NEXT, AT_END };
+
+void store_tree_text_memory(struct store_tree_text *t, const char *json, size_t len)
 {
-	while (r->p < r->end && (*r->p == ' ' || *r->p == '\n' || *r->p == '\t' || *r->p == '\r'))
-		r->p++;
+	*t = (struct store_tree_text){.size = len, .base = json, .p = json, .end = json + len};
 }
 
-static bool expect(struct reader *r, char c)
+int store_tree_text_pieces(struct store_tree_text *t, size_t size, store_text_read_fn read,
+			   void *src)
 {
-	skip_space(r);
-	if (r->p < r->end && *r->p == c) {
-		r->p++;
+	*t = (struct store_tree_text){.read = read, .src = src, .size = size};
+	if (!(t->piece = malloc(PIECE)))
+		return HG_ENOMEM;
+	t->base = t->p = t->end = t->piece;
+	return 0;
+}
+
+void store_tree_text_release(struct store_tree_text *t)
+{
+	free(t->piece);
+	t->piece = NULL;
+}
+
+void store_tree_text_rewind(struct store_tree_text *t)
+{
+	if (t->read)
+		t->end = t->piece;
+	t->p = t->base;
+	t->at = 0;
+	t->state = AT_START;
+	t->err = 0;
+}
+
+/* The next piece, when the one at hand is used up: true when there is a
+ * byte at hand (t->err says why not, when not the end). */
+static bool more(struct store_tree_text *t)
+{
+	if (t->p < t->end)
+		return true;
+	size_t next = t->at + (size_t)(t->end - t->base);
+	if (!t->read || t->err || next >= t->size)
+		return false;
+	size_t n = t->size - next < PIECE ? t->size - next : PIECE;
+	int err = t->read(t->src, t->piece, n, next);
+	if (err) {
+		t->err = err;
+		return false;
+	}
+	t->at = next;
+	t->base = t->p = t->piece;
+	t->end = t->piece + n;
+	return true;
+}
+
+static int peek(struct store_tree_text *t)
+{
+	return more(t) ? (unsigned char)*t->p : -1;
+}
+
+static void skip_space(struct store_tree_text *t)
+{
+	for (int c; (c = peek(t)) == ' ' || c == '\n' || c == '\t' || c == '\r';)
+		t->p++;
+}
+
+static bool expect(struct store_tree_text *t, char c)
+{
+	skip_space(t);
+	if (peek(t) == (unsigned char)c) {
+		t->p++;
 		return true;
 	}
 	return false;
 }
 
 /* A JSON integer within int64, read exactly (never through a double). */
-static bool read_int(struct reader *r, int64_t *out)
+static bool read_int(struct store_tree_text *t, int64_t *out)
 {
-	skip_space(r);
-	bool neg = r->p < r->end && *r->p == '-';
+	skip_space(t);
+	bool neg = peek(t) == '-';
 	if (neg)
-		r->p++;
-	if (r->p >= r->end || *r->p < '0' || *r->p > '9')
+		t->p++;
+	int c = peek(t);
+	if (c < '0' || c > '9')
 		return false;
 	uint64_t v = 0;
-	for (; r->p < r->end && *r->p >= '0' && *r->p <= '9'; r->p++) {
-		unsigned d = (unsigned)(*r->p - '0');
+	for (; c >= '0' && c <= '9'; c = peek(t)) {
+		unsigned d = (unsigned)(c - '0');
 		if (v > (UINT64_MAX - d) / 10)
 			return false;
 		v = v * 10 + d;
+		t->p++;
 	}
 	if (v > (uint64_t)INT64_MAX + neg)
 		return false;
 	*out = neg ? (int64_t)(0 - v) : (int64_t)v;
 	return true;
 }
+
+/* A node as hangar writes it ("[12,3,7,1,80,80,80,0]": no white space)
+ * and whole in the piece at hand, read where it lies: a byte at a time
+ * through peek() was most of reading a million-node tree.  False, having
+ * moved nothing, for anything else (the careful reading then says what is
+ * wrong). */
+static bool read_fields_here(struct store_tree_text *t, int64_t f[NODE_FIELDS])
+{
+	const char *p = t->p, *end = t->end;
+	if (p == end || *p++ != '[')
+		return false;
+	for (int i = 0; i < NODE_FIELDS; i++) {
+		bool neg = p < end && *p == '-';
+		p += neg;
+		const char *digits = p;
+		uint64_t v = 0;
+		/* 18 digits at most: no overflow to check (more: the careful way) */
+		for (; p < end && *p >= '0' && *p <= '9' && p - digits < 18; p++)
+			v = v * 10 + (uint64_t)(*p - '0');
+		if (p == digits || p == end || *p != (i + 1 < NODE_FIELDS ? ',' : ']'))
+			return false;
+		f[i] = neg ? -(int64_t)v : (int64_t)v;
+		p++;
+	}
+	t->p = p;
+	return true;
+}
+
+/* One [id, parent, symbol, reports, total, max, self, key], checked. */
+static bool read_node(struct store_tree_text *t, struct store_tree_node *node)
+{
+	int64_t f[NODE_FIELDS];
+	skip_space(t);
+	bool ok = read_fields_here(t, f);
+	if (!ok) {
+		ok = expect(t, '[');
+		for (int i = 0; ok && i < NODE_FIELDS; i++)
+			ok = (i == 0 || expect(t, ',')) && read_int(t, &f[i]);
+		ok = ok && expect(t, ']');
+	}
+	/* A parent has a smaller id than its child; counts are not negative. */
+	ok = ok && f[0] > 0 && f[1] >= 0 && f[1] < f[0] && f[3] >= 0 && f[4] >= 0 && f[5] >= 0 &&
+	     f[6] >= 0 && (f[7] == 0 || f[7] == 1);
+	if (ok)
+		*node = (struct store_tree_node){f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7] != 0};
+	return ok;
+}
+
+int store_tree_text_next(struct store_tree_text *t, struct store_tree_node *node,
+			 size_t *bad_at)
+{
+	if (t->err || t->state == AT_END)
+		return t->err;
+	bool ok = true, last = false;
+	if (t->state == AT_START)
+		ok = expect(t, '[');
+	if (ok && t->state != AT_NEXT)
+		last = expect(t, ']');
+	else if (ok)
+		last = expect(t, ']') || !(ok = expect(t, ','));
+	if (ok && !last) {
+		if (!t->err && read_node(t, node)) {
+			t->state = AT_NEXT;
+			return 1;
+		}
+		ok = false;
+	}
+	if (ok) {
+		skip_space(t);
+		ok = peek(t) < 0;
+	}
+	if (!t->err && !ok) {
+		*bad_at = t->at + (size_t)(t->p - t->base) + 1;
+		t->err = HG_EPARSE;
+	}
+	t->state = AT_END;
+	return t->err;
+}
+
+/* ---- reading whole ---- */
 
 static int push_node(struct store_tree_node **nodes, size_t *n, size_t *cap,
 		     const struct store_tree_node *node)
@@ -99,35 +239,13 @@ int store_tree_decode(const char *json, size_t len, struct store_tree_node **out
 	*out = NULL;
 	*n_out = 0;
 	*bad_at = 0;
-	struct reader r = {json, json + len};
-	struct store_tree_node *nodes = NULL;
+	struct store_tree_text t;
+	store_tree_text_memory(&t, json, len);
+	struct store_tree_node *nodes = NULL, node;
 	size_t n = 0, cap = 0;
-	int err = 0;
-	bool ok = expect(&r, '[');
-	if (ok && !expect(&r, ']')) {
-		do {
-			int64_t f[NODE_FIELDS];
-			ok = expect(&r, '[');
-			for (int i = 0; ok && i < NODE_FIELDS; i++)
-				ok = (i == 0 || expect(&r, ',')) && read_int(&r, &f[i]);
-			ok = ok && expect(&r, ']');
-			/* A parent has a smaller id than its child; counts are not
-			 * negative. */
-			ok = ok && f[0] > 0 && f[1] >= 0 && f[1] < f[0] && f[3] >= 0 && f[4] >= 0 &&
-			     f[5] >= 0 && f[6] >= 0 && (f[7] == 0 || f[7] == 1);
-			if (ok) {
-				struct store_tree_node node = {f[0], f[1], f[2], f[3], f[4], f[5], f[6],
-							       f[7] != 0};
-				err = push_node(&nodes, &n, &cap, &node);
-			}
-		} while (ok && !err && expect(&r, ','));
-		ok = ok && expect(&r, ']');
-	}
-	skip_space(&r);
-	if (!err && (!ok || r.p != r.end)) {
-		*bad_at = (size_t)(r.p - json) + 1;
-		err = HG_EPARSE;
-	}
+	int err = 0, rc;
+	while (!err && (rc = store_tree_text_next(&t, &node, bad_at)) != 0)
+		err = rc < 0 ? rc : push_node(&nodes, &n, &cap, &node);
 	/* In id order (written so; SQL that rewrites the row may not keep it),
 	 * each id once, each parent there. */
 	if (!err && n > 1)
@@ -311,48 +429,92 @@ static int save(hg_store *store, int64_t cluster_id, const struct store_tree_nod
 	return store_check(store, rc, "cannot write a call tree");
 }
 
+/* Sums saturate: a hostile report's costs must not overflow them. */
+static int64_t add_sat(int64_t a, int64_t b)
+{
+	int64_t s;
+	return __builtin_add_overflow(a, b, &s) ? (b > 0 ? INT64_MAX : INT64_MIN) : s;
+}
+
+/* The additions being merged into a cluster's nodes. */
+struct merging {
+	hg_store *store;
+	struct store_tree_node *nodes; /* room for every addition */
+	size_t n;
+	struct node_index ix;
+	int64_t next_id;
+	int64_t left_symbol;           /* STORE_TREE_LEFT_SYMBOL's id; 0: not looked up */
+};
+
+/* The node (parent, symbol), added if new; its index. */
+static size_t node_for(struct merging *m, int64_t parent, int64_t symbol)
+{
+	size_t i = index_find(&m->ix, m->nodes, parent, symbol);
+	if (!m->ix.slots[i]) {
+		m->nodes[m->n] = (struct store_tree_node){m->next_id++, parent, symbol, 0, 0, 0, 0,
+							   false};
+		m->ix.slots[i] = ++m->n;
+	}
+	return m->ix.slots[i] - 1;
+}
+
+/* Adds adds[k]; its tid becomes the node's id, 0 when not written, or
+ * -1 - the index of the node it was left out into. */
+static int merge_add(struct merging *m, struct store_tree_add *adds, size_t k)
+{
+	struct store_tree_add *a = &adds[k];
+	int64_t up = a->parent < 0 ? 0 : adds[a->parent].tid;
+	a->tid = 0;
+	if (a->reports == 0 || (a->parent >= 0 && up == 0))
+		return 0; /* never completed (see store_tree_batch.c): not written */
+	if (up < 0) { /* below an addition left out: its self goes there too */
+		struct store_tree_node *t = &m->nodes[-up - 1];
+		t->self = add_sat(t->self, a->self);
+		a->tid = up;
+		return 0;
+	}
+	/* A full tree takes no new node, but into the node of what was left
+	 * out under its parent (the key path has twice the room). */
+	size_t room = (a->key ? 2 : 1) * (size_t)HG_STORE_CLUSTER_TREE_MAX;
+	bool left = m->n >= room && !m->ix.slots[index_find(&m->ix, m->nodes, up, a->symbol)];
+	if (left && !m->left_symbol) {
+		int err = store_symbol_id(m->store, STORE_TREE_LEFT_SYMBOL, &m->left_symbol);
+		if (err)
+			return err;
+	}
+	size_t at = node_for(m, up, left ? m->left_symbol : a->symbol);
+	struct store_tree_node *t = &m->nodes[at];
+	bool first = t->reports == 0;
+	t->reports = add_sat(t->reports, a->reports);
+	t->total = add_sat(t->total, a->total);
+	t->max = first || a->max > t->max ? a->max : t->max;
+	t->self = add_sat(t->self, a->self);
+	t->key = t->key || (a->key && !left);
+	a->tid = left ? -1 - (int64_t)at : t->id;
+	return 0;
+}
+
 int store_tree_merge(hg_store *store, int64_t cluster_id, const char *hash,
 		     struct store_tree_add *adds, size_t n_adds)
 {
-	struct store_tree_node *nodes;
-	size_t n;
-	int err = load(store, cluster_id, hash, &nodes, &n);
+	struct merging m = {store, NULL, 0, {NULL, 0}, 1, 0};
+	int err = load(store, cluster_id, hash, &m.nodes, &m.n);
 	if (err)
 		return err;
-	struct node_index ix = {0};
-	size_t cap = n + n_adds;
-	struct store_tree_node *grown = cap ? realloc(nodes, cap * sizeof *grown) : nodes;
+	size_t cap = m.n + n_adds;
+	struct store_tree_node *grown = cap ? realloc(m.nodes, cap * sizeof *grown) : m.nodes;
 	if (cap && !grown)
 		err = HG_ENOMEM;
 	else
-		nodes = grown;
+		m.nodes = grown;
 	if (!err)
-		err = index_build(&ix, nodes, n, n_adds);
-	int64_t next_id = n ? nodes[n - 1].id + 1 : 1;
-	for (size_t k = 0; !err && k < n_adds; k++) {
-		struct store_tree_add *a = &adds[k];
-		a->tid = 0;
-		if (a->reports == 0 || (a->parent >= 0 && adds[a->parent].tid == 0))
-			continue; /* never completed (see store_tree.c): not written */
-		int64_t parent = a->parent < 0 ? 0 : adds[a->parent].tid;
-		size_t i = index_find(&ix, nodes, parent, a->symbol);
-		if (!ix.slots[i]) {
-			nodes[n] = (struct store_tree_node){next_id++, parent, a->symbol, 0, 0, 0, 0,
-							     false};
-			ix.slots[i] = ++n;
-		}
-		struct store_tree_node *t = &nodes[ix.slots[i] - 1];
-		bool first = t->reports == 0;
-		t->reports += a->reports;
-		t->total += a->total;
-		t->max = first || a->max > t->max ? a->max : t->max;
-		t->self += a->self;
-		t->key = t->key || a->key;
-		a->tid = t->id;
-	}
-	free(ix.slots); /* before the text is made */
+		err = index_build(&m.ix, m.nodes, m.n, n_adds);
+	m.next_id = m.n ? m.nodes[m.n - 1].id + 1 : 1;
+	for (size_t k = 0; !err && k < n_adds; k++)
+		err = merge_add(&m, adds, k);
+	free(m.ix.slots); /* before the text is made */
 	if (!err)
-		err = save(store, cluster_id, nodes, n);
-	free(nodes);
+		err = save(store, cluster_id, m.nodes, m.n);
+	free(m.nodes);
 	return err;
 }
