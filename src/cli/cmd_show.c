@@ -73,12 +73,12 @@ struct show {
 static void say_devices(const hg_cluster_row *c, int64_t no_device)
 {
 	if (c->devices == 0) {
-		printf("%" PRId64 ", device unknown", c->count);
+		cli_printf("%" PRId64 ", device unknown", c->count);
 		return;
 	}
-	printf("%" PRId64 " on %" PRId64 " device%s", c->count, c->devices, c->devices == 1 ? "" : "s");
+	cli_printf("%" PRId64 " on %" PRId64 " device%s", c->count, c->devices, c->devices == 1 ? "" : "s");
 	if (no_device > 0)
-		printf(" (%" PRId64 " report%s without one)", no_device, no_device == 1 ? "" : "s");
+		cli_printf(" (%" PRId64 " report%s without one)", no_device, no_device == 1 ? "" : "s");
 }
 
 static int on_cluster(void *user, const hg_cluster_row *c)
@@ -115,19 +115,19 @@ static int on_cluster(void *user, const hg_cluster_row *c)
 		hg_buf_printf(b, ",\"versions\":%s,\"signature\":%s,\"symbolicated\":%s", c->versions,
 			      c->frames, c->symbolicated ? "true" : "false");
 	} else if (s->format == ROWS_TABLE) {
-		printf("cluster     %s\nkind        %s\ntitle       %s\n", c->hash, c->kind, c->title);
+		cli_printf("cluster     %s\nkind        %s\ntitle       %s\n", c->hash, c->kind, c->title);
 		if (c->key_symbol)
-			printf("StackKey    %s\n", c->key_symbol);
-		printf("reports     ");
+			cli_printf("StackKey    %s\n", c->key_symbol);
+		cli_printf("reports     ");
 		say_devices(c, s->no_device);
-		printf("%s\n", c->symbolicated ? "" : " (unsymbolicated: grouped by method ids)");
+		cli_printf("%s\n", c->symbolicated ? "" : " (unsymbolicated: grouped by method ids)");
 		if (c->first_seen && c->last_seen)
-			printf("seen        %s .. %s\n", c->first_seen, c->last_seen);
+			cli_printf("seen        %s .. %s\n", c->first_seen, c->last_seen);
 		else
-			printf("seen        unknown (no report of this cluster gives its time)\n");
-		printf("cost        p50 %" PRId64 " ms, p90 %" PRId64 " ms, p99 %" PRId64 " ms, max %" PRId64
+			cli_printf("seen        unknown (no report of this cluster gives its time)\n");
+		cli_printf("cost        p50 %" PRId64 " ms, p90 %" PRId64 " ms, p99 %" PRId64 " ms, max %" PRId64
 		       " ms\n", c->cost_p50, c->cost_p90, c->cost_p99, c->cost_max);
-		printf("signature   %s\n", c->frames);
+		cli_printf("signature   %s\n", c->frames);
 	}
 	return 0;
 }
@@ -141,7 +141,7 @@ static int on_count(void *user, const char *value, int64_t count)
 		hg_buf_json_string(&s->json, value ? value : "", value ? strlen(value) : 0);
 		hg_buf_printf(&s->json, ":%" PRId64, count);
 	} else if (s->format == ROWS_TABLE) {
-		printf("  %8" PRId64 "  %s\n", count, value ? value : "(unknown)");
+		cli_printf("  %8" PRId64 "  %s\n", count, value ? value : "(unknown)");
 	}
 	s->first = false;
 	return 0;
@@ -214,7 +214,7 @@ static void on_node(void *user, const struct show_node *n)
 		int avail = s->width > 0 ? s->width - 31 - indent : 0;
 		render_fit_symbol(&name, "", n->symbol,
 				  s->width > 0 && avail < RENDER_MIN_ROOM ? RENDER_MIN_ROOM : avail, "…");
-		printf("%8s %10s %8s %c %*s%.*s\n", reports, total, max, n->key ? '*' : ' ', indent, "",
+		cli_printf("%8s %10s %8s %c %*s%.*s\n", reports, total, max, n->key ? '*' : ' ', indent, "",
 		       (int)name.len, name.data ? name.data : "");
 		hg_buf_release(&name);
 	}
@@ -238,7 +238,7 @@ static void on_hidden(void *user, const struct show_node *parent, long depth, in
 	/* narrow: the count without the reason (the options say it) */
 	if (s->width > 0 && 31 + indent + n - 2 > s->width)
 		snprintf(line, sizeof line, "… %" PRId64 " more", nodes);
-	printf("%8s %10" PRId64 " %8s   %*s%s\n", "", cost, "", indent, "", line);
+	cli_printf("%8s %10" PRId64 " %8s   %*s%s\n", "", cost, "", indent, "", line);
 }
 
 /* The tree, pruned, in cost order; then (table, JSON) how much was shown. */
@@ -266,10 +266,10 @@ static int print_tree(struct show *s)
 		hg_buf_putc(&s->json, '}');
 	} else if (s->format == ROWS_TABLE && t->shown < total) {
 		if (s->read_why & HG_TREE_LEFT_CAP) /* --all would not show them */
-			printf("(%zu of %zu nodes shown, of %zu read: --max-nodes 0 reads every one)\n",
+			cli_printf("(%zu of %zu nodes shown, of %zu read: --max-nodes 0 reads every one)\n",
 			       t->shown, total, t->n);
 		else
-			printf("(%zu of %zu nodes shown; --all shows every one)\n", t->shown, total);
+			cli_printf("(%zu of %zu nodes shown; --all shows every one)\n", t->shown, total);
 	}
 	return 0;
 }
@@ -287,7 +287,7 @@ static int on_sample(void *user, const hg_report_row *r)
 		hg_buf_json_string(b, r->content_hash, strlen(r->content_hash));
 		hg_buf_putc(b, '}');
 	} else if (s->format == ROWS_TABLE) {
-		printf("  %s:%ld  %s  %s  %s  %" PRId64 " ms\n", r->source, r->line, r->time ? r->time : "unknown-time",
+		cli_printf("  %s:%ld  %s  %s  %s  %" PRId64 " ms\n", r->source, r->line, r->time ? r->time : "unknown-time",
 		       r->version ? r->version : "-", r->device ? r->device : "-", r->cost);
 	}
 	s->first = false;
@@ -530,7 +530,7 @@ static int run_show(int argc, char **argv)
 		if (s.format == ROWS_JSON)
 			hg_buf_printf(&s.json, ",\"by_%s\":{", by[i]);
 		else if (s.format == ROWS_TABLE)
-			printf("\nby %s\n", by[i]);
+			cli_printf("\nby %s\n", by[i]);
 		s.first = true;
 		rc = hg_store_cluster_counts(store, hash, by[i], on_count, &s);
 		if (s.format == ROWS_JSON)
@@ -542,14 +542,14 @@ static int run_show(int argc, char **argv)
 		if (s.format == ROWS_JSON)
 			hg_buf_puts(&s.json, ",\"tree\":[");
 		else if (s.format == ROWS_TABLE)
-			printf("\nmerged call tree\n%8s %10s %8s   %s\n", "reports", "total ms", "max ms", "frame");
+			cli_printf("\nmerged call tree\n%8s %10s %8s   %s\n", "reports", "total ms", "max ms", "frame");
 		rc = print_tree(&s);
 	}
 	if (rc == 0 && s.format != ROWS_CSV) {
 		if (s.format == ROWS_JSON)
 			hg_buf_puts(&s.json, ",\"samples\":[");
 		else
-			printf("\nsample reports\n");
+			cli_printf("\nsample reports\n");
 		s.first = true;
 		rc = hg_store_reports(store, hash, SAMPLES, on_sample, &s);
 		if (s.format == ROWS_JSON)
