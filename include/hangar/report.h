@@ -35,8 +35,12 @@ enum hg_report_kind {
 	HG_KIND_IOS_HANG,
 	HG_KIND_CRASH,          /* a crash report read for its threads */
 	HG_KIND_CPU_EXCEPTION,  /* MetricKit: the app used too much CPU for too long */
-	HG_KIND_THREAD_DUMP,    /* a stack dump that says no more */
+	HG_KIND_THREAD_DUMP,    /* a stack dump that says no more (taken by hand: no ANR) */
+	HG_KIND_ACTIVITY_ENTER, /* Matrix EvilMethod ENTER: an activity slow to enter */
+	HG_KIND_NATIVE_CRASH,   /* a native crash tombstone (debuggerd, xCrash) */
 };
+/* The last kind: arrays indexed by kind have HG_KIND_LAST + 1 slots. */
+#define HG_KIND_LAST HG_KIND_NATIVE_CRASH
 
 /* What an input holds, detected from its content (never its name). */
 enum hg_input_format {
@@ -49,10 +53,14 @@ enum hg_input_format {
 	HG_FORMAT_RAW,          /* bare AppMethodBeat buffer */
 	HG_FORMAT_STACK,        /* bare depth,id,count,cost lines, Matrix's printed stack blocks */
 	HG_FORMAT_METRICKIT,    /* iOS MetricKit JSON: a diagnostic payload or a call-stack tree */
+	HG_FORMAT_WATCHDOG,     /* an ANR-WatchDog-style log: the main thread's frames logged
+	                           with Log.d, no "at", with or without logcat prefixes */
+	HG_FORMAT_LOGCAT,       /* logcat text with an ActivityManager "ANR in" block */
+	HG_FORMAT_TOMBSTONE,    /* a native crash tombstone ("*** *** ***") */
 };
 
-/* "matrix", "kscrash", "anr", "blockcanary", "java", "raw", "stack", "metrickit"
- * ("auto"). */
+/* "matrix", "kscrash", "anr", "blockcanary", "java", "raw", "stack", "metrickit",
+ * "watchdog", "logcat", "tombstone" ("auto"). */
 const char *hg_input_format_name(enum hg_input_format format);
 /* The format named (as above); -1 when unknown. */
 int hg_input_format_from_name(const char *name);
@@ -73,6 +81,20 @@ typedef struct hg_exception {
 	const char *message;    /* may be NULL */
 	long thread;            /* index into threads; -1 when it has no frames */
 } hg_exception;
+
+/* One stack sample of a sampled report (BlockCanary's dumps every interval,
+ * a WatchDog's repeated logs, a KSCrash profile's stacks, a MetricKit
+ * call-stack tree's paths): its frames are the thread `thread` (flagged
+ * HG_THREAD_SAMPLE, so that retrace and symbols name them as any thread's),
+ * innermost first.  The samples together are one call tree weighted by
+ * samples (hg_report_sample_tree). */
+typedef struct hg_sample {
+	long thread;            /* index into threads */
+	int64_t weight;         /* samples it stands for: 1, or a profile's count */
+	const char *time;       /* when it was taken, as written; NULL when not said */
+	int64_t at;             /* the same in ms (since 1970 UTC, or since the
+	                           report's start when only that is known); -1 */
+} hg_sample;
 
 /* The lowercase name users see ("slow_method", "anr", ...). */
 const char *hg_report_kind_name(enum hg_report_kind kind);
@@ -122,6 +144,10 @@ typedef struct hg_report {
 	const char *scene;      /* may be NULL */
 	const char *process;    /* may be NULL */
 	int64_t cost;           /* message cost the device measured (0 if absent) */
+	int64_t threshold;      /* ms: the monitor's threshold the cost was over (a
+	                           RunLoop's 2 s, BlockCanary's block threshold); 0 unknown */
+	const char *os_version; /* "iOS 26.1 (25B78)", Android "29" (its API level), ...;
+	                           may be NULL */
 
 	/* evidence: a method stack (has_method_stack), thread stacks
 	 * (threads.n > 0), or both */
@@ -153,6 +179,12 @@ typedef struct hg_report {
 	bool sampled;            /* the threads are a sampled profile (KSCrash profiles,
 	                            MetricKit call-stack trees): each frame's repeat is the
 	                            samples that held it there, and flame graphs weigh by it */
+
+	/* stack samples (sampled reports): the call tree that every sample is
+	 * in, weighted by samples; none when n_samples is 0 */
+	hg_sample *samples;
+	size_t n_samples, cap_samples;
+	int64_t sample_interval; /* ms between samples as the monitor took them; 0 */
 
 	/* FPS and startup figures */
 	hg_stat *stats;
@@ -214,6 +246,12 @@ int hg_report_add_meta(hg_report *report, const char *key, const char *json, con
 
 /* Appends a figure (strings copied into the report's arena); 0 or HG_ENOMEM. */
 int hg_report_add_stat(hg_report *report, const char *group, const char *name, const char *value);
+
+/* Appends a sample (time borrowed: the report's arena, or NULL) whose
+ * frames are thread `thread`, and flags that thread HG_THREAD_SAMPLE;
+ * 0, HG_EINVAL (no such thread) or HG_ENOMEM. */
+int hg_report_add_sample(hg_report *report, long thread, int64_t weight, const char *time,
+			 int64_t at);
 
 /* Appends an exception to the chain (strings borrowed: the report's arena);
  * 0 or HG_ENOMEM. */

@@ -78,6 +78,8 @@ enum hg_thread_flag {
 	HG_THREAD_CRASHED = 1u << 5,     /* the thread that wrote the report (not to blame) */
 	HG_THREAD_CAUSE = 1u << 6,       /* no thread: the stack trace of an exception's cause
 	                                    ("Caused by:"), see hg_report.exceptions */
+	HG_THREAD_SAMPLE = 1u << 7,      /* no thread: the frames of a stack sample, see
+	                                    hg_report.samples */
 };
 
 typedef struct hg_lock {

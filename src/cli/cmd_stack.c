@@ -105,7 +105,7 @@ struct stack_run {
 	/* Flame formats: reports drawn, and those with nothing to draw (an FPS
 	 * or startup report of a bucket: said once at the end, by kind). */
 	long drawn, undrawn;
-	long undrawn_by_kind[HG_KIND_THREAD_DUMP + 1];
+	long undrawn_by_kind[HG_KIND_LAST + 1];
 	hg_buf first_undrawn;     /* "path:line: report N" of the first */
 	/* -f speedscope / chrome: one report's file, held until the end */
 	long flames;
@@ -346,7 +346,7 @@ static int print_flame(struct stack_run *run, const hg_report *rep)
 		if (run->undrawn++ == 0)
 			hg_buf_printf(&run->first_undrawn, "%s:%ld: report %ld", rep->source,
 				      rep->line > 0 ? rep->line : 1, rep->number);
-		if ((unsigned)rep->kind <= HG_KIND_THREAD_DUMP)
+		if ((unsigned)rep->kind <= HG_KIND_LAST)
 			run->undrawn_by_kind[rep->kind]++;
 		return 0;
 	}
@@ -385,7 +385,7 @@ static void undrawn_say(struct stack_run *run)
 		/* "path:line: error: report N: ...", as for any one report */
 		const char *colon = strrchr(first, ':');
 		int head = colon ? (int)(colon - first) : 0;
-		for (int k = 0; k <= HG_KIND_THREAD_DUMP; k++)
+		for (int k = 0; k <= HG_KIND_LAST; k++)
 			if (run->undrawn_by_kind[k])
 				cli_fprintf(stderr, "%.*s: error:%s: no method stack and no threads to draw "
 					"(kind %s)\n", head, first, colon ? colon + 1 : first,
@@ -396,7 +396,7 @@ static void undrawn_say(struct stack_run *run)
 		run->drawn ? "left out " : "error: nothing to draw: ", run->undrawn,
 		run->undrawn == 1 ? "" : "s");
 	bool more = false;
-	for (int k = 0; k <= HG_KIND_THREAD_DUMP; k++)
+	for (int k = 0; k <= HG_KIND_LAST; k++)
 		if (run->undrawn_by_kind[k]) {
 			fprintf(stderr, "%s%s %ld", more ? ", " : "", hg_report_kind_name(k),
 				run->undrawn_by_kind[k]);

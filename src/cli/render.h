@@ -87,7 +87,7 @@ void render_meta_line(hg_buf *out, const char *key, const char *value, const str
 void render_time_line(hg_buf *out, const hg_report *rep, const struct style *st);
 
 /* The names of enum hg_thread_flag's bits, lowest first ("main", ...). */
-#define RENDER_N_FLAGS 7
+#define RENDER_N_FLAGS 8
 extern const char *const render_flag_names[RENDER_N_FLAGS];
 
 /* Thread stacks and figures, for a person (render_threads.c) and as JSON

@@ -11,7 +11,8 @@
 #include "render.h"
 
 const char *const render_flag_names[RENDER_N_FLAGS] = {"main", "blamed", "blocks main",
-						       "deadlocked", "idle", "reporter", "cause"};
+						       "deadlocked", "idle", "reporter", "cause",
+						       "sample"};
 
 #define NATIVE_FULL_WIDTH 116 /* frame columns (a 120-column line) that show 16-digit pcs */
 

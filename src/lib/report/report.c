@@ -64,6 +64,8 @@ const char *hg_report_kind_name(enum hg_report_kind kind)
 	case HG_KIND_CRASH: return "crash";
 	case HG_KIND_CPU_EXCEPTION: return "cpu_exception";
 	case HG_KIND_THREAD_DUMP: return "thread_dump";
+	case HG_KIND_ACTIVITY_ENTER: return "activity_enter";
+	case HG_KIND_NATIVE_CRASH: return "native_crash";
 	}
 	return "unknown";
 }
@@ -109,6 +111,9 @@ static const char *const format_names[] = {
 	[HG_FORMAT_RAW] = "raw",
 	[HG_FORMAT_STACK] = "stack",
 	[HG_FORMAT_METRICKIT] = "metrickit",
+	[HG_FORMAT_WATCHDOG] = "watchdog",
+	[HG_FORMAT_LOGCAT] = "logcat",
+	[HG_FORMAT_TOMBSTONE] = "tombstone",
 };
 
 const char *hg_input_format_name(enum hg_input_format format)
@@ -205,6 +210,25 @@ int hg_report_add_exception(hg_report *rep, const char *type, const char *messag
 		rep->cap_exceptions = cap;
 	}
 	rep->exceptions[rep->n_exceptions++] = (hg_exception){type, message, thread};
+	return 0;
+}
+
+int hg_report_add_sample(hg_report *rep, long thread, int64_t weight, const char *time, int64_t at)
+{
+	if (thread < 0 || (size_t)thread >= rep->threads.n)
+		return HG_EINVAL;
+	if (rep->n_samples == rep->cap_samples) {
+		size_t cap = rep->cap_samples ? rep->cap_samples * 2 : 16;
+		hg_sample *s = hg_arena_calloc(rep->arena, cap, sizeof *s);
+		if (!s)
+			return HG_ENOMEM;
+		if (rep->n_samples)
+			memcpy(s, rep->samples, rep->n_samples * sizeof *s);
+		rep->samples = s;
+		rep->cap_samples = cap;
+	}
+	rep->threads.items[thread].flags |= HG_THREAD_SAMPLE;
+	rep->samples[rep->n_samples++] = (hg_sample){thread, weight, time, at};
 	return 0;
 }
 

@@ -202,8 +202,34 @@ int report_from_metrickit(const hg_ctx *ctx, const hg_json_doc *doc, const hg_js
  * arrays ("hangDiagnostics", ...). */
 bool report_is_metrickit(const hg_json *obj);
 
-/* The text format of an input that is not JSON, from its content;
- * HG_FORMAT_AUTO when none fits (report_detect.c). */
+/* A text format (report_formats.c: the table of them).  detect looks at
+ * head (the input's first 64 KiB) or, when it must, at all of it; split
+ * (NULL: the whole input is one report) gives the end of the report that
+ * starts at text[from], so that an input of several reports (a traces file
+ * of several processes) is read as several; read fills rep from one
+ * report's text (the contract of report_from_anr_traces above).  A row
+ * without read (bare stacks) is read its own way. */
+struct report_text_format {
+	enum hg_input_format format;
+	bool (*detect)(const char *head, size_t head_len, const char *all, size_t all_len);
+	size_t (*split)(const char *text, size_t len, size_t from);
+	int (*read)(const hg_ctx *ctx, const char *text, size_t len, hg_report *rep,
+		    struct read_error *err);
+};
+
+/* The row of format, or NULL when it is no text format. */
+const struct report_text_format *report_text_format(enum hg_input_format format);
+/* The text format of an input that is not JSON, from its content: the
+ * first row that detects it; HG_FORMAT_AUTO when none does. */
 enum hg_input_format report_detect_text(const char *text, size_t len);
+
+/* Markers (report_detect.c): whether some line of text[0..len) starts
+ * (after blanks) with prefix; whether text holds needle; and the tests of
+ * the formats that use only markers. */
+bool report_has_line_starting(const char *text, size_t len, const char *prefix);
+bool report_contains(const char *text, size_t len, const char *needle);
+bool report_detect_anr_traces(const char *head, size_t len);
+bool report_detect_blockcanary(const char *head, size_t len);
+bool report_detect_java_stack(const char *head, size_t len);
 
 #endif

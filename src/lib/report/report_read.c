@@ -559,31 +559,53 @@ static int read_logcat(struct reader *r)
 	return rc;
 }
 
-/* A text format: the whole input is one report. */
-static int read_text(struct reader *r, size_t start, enum hg_input_format format)
+/* One report of a text format: text[start..end) of the input, its
+ * number-th. */
+static int read_text_part(struct reader *r, const struct report_text_format *tf, size_t start,
+			  size_t end, long number)
 {
-	hg_report *rep = report_new(r->source, 1, 1);
+	long line = 1, col; /* the first report: where the input starts, as before a split */
+	if (number > 1)
+		locate(r, start, &line, &col);
+	hg_report *rep = report_new(r->source, line, number);
 	if (!rep)
 		return HG_ENOMEM;
-	rep->format = format;
+	rep->format = tf->format;
 	struct read_error err = {"", NO_OFFSET};
 	const char *text = r->text + start;
-	size_t len = r->len - start;
+	size_t len = end - start;
 	r->span = text;
 	r->span_len = len;
-	int rc = format == HG_FORMAT_ANR_TRACES    ? report_from_anr_traces(r->ctx, text, len, rep, &err)
-		 : format == HG_FORMAT_BLOCKCANARY ? report_from_blockcanary(r->ctx, text, len, rep, &err)
-						   : report_from_java_stack(r->ctx, text, len, rep, &err);
+	int rc = tf->read(r->ctx, text, len, rep, &err);
 	if (rc == HG_ENOMEM) {
 		hg_report_destroy(rep);
 		return rc;
 	}
 	if (rc != 0) {
 		hg_report_destroy(rep);
-		return fail_report(r, 1, 1, err.offset == NO_OFFSET ? NO_OFFSET : start + err.offset,
-				   err.msg);
+		return fail_report(r, number, line,
+				   err.offset == NO_OFFSET ? NO_OFFSET : start + err.offset, err.msg);
 	}
 	return deliver(r, rep);
+}
+
+/* A text format: the whole input one report, or the reports its row's
+ * split cuts it into (a traces file of several processes). */
+static int read_text(struct reader *r, size_t start, const struct report_text_format *tf)
+{
+	long number = 0;
+	for (size_t from = start; from < r->len;) {
+		size_t end = tf->split ? tf->split(r->text, r->len, from) : r->len;
+		if (end <= from || end > r->len)
+			end = r->len; /* a split that cannot cut: the rest is one report */
+		int rc = read_text_part(r, tf, from, end, ++number);
+		if (rc != 0)
+			return rc;
+		from = end;
+		while (from < r->len && (unsigned char)r->text[from] <= 0x20)
+			from++; /* blanks between two reports belong to neither */
+	}
+	return 0;
 }
 
 /* A block of a bare or printed Matrix stack (report_bare_stack.c): its
@@ -643,11 +665,11 @@ static int read_as(struct reader *r, enum hg_input_format format)
 		}
 	}
 	int rc;
+	const struct report_text_format *tf = report_text_format(format);
 	if (format == HG_FORMAT_STACK)
 		rc = report_read_bare_stacks(r->ctx, r->source, data, len, bare_deliver, r);
-	else if (format == HG_FORMAT_ANR_TRACES || format == HG_FORMAT_BLOCKCANARY ||
-	    format == HG_FORMAT_JAVA_STACK)
-		rc = start < len ? read_text(r, start, format)
+	else if (tf && tf->read)
+		rc = start < len ? read_text(r, start, tf)
 				 : fail_report(r, 1, 0, NO_OFFSET, "no report in the input (it is empty)");
 	else
 		rc = read_values(r, 0);
