@@ -124,7 +124,8 @@ int report_get_u64(const struct json_fields *jf, const hg_json *obj, const char 
 int report_get_count(const struct json_fields *jf, const hg_json *obj, const char *where,
 		     const char *key, long *out, bool *has);
 
-/* The other Matrix tracers and the custom APM format (report_tracers.c). */
+/* The other Matrix tracers (report_tracers.c) and the custom APM format
+ * (report_apm.c). */
 int report_common_fields(const hg_json_doc *doc, const hg_json *content, const hg_json *wrapper,
 			 hg_report *rep, struct read_error *err);
 bool report_is_fps(const hg_report *rep, const hg_json *content);
