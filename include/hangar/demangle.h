@@ -1,6 +1,12 @@
 /* Readable names for mangled native symbols: C++ (Itanium ABI, "_Z...",
- * and Apple's "__Z...") and Swift ("$s...", "_$s...", Swift 5 and later;
- * "$S"/"_$S" of Swift 4.2), for the frames of iOS and Android reports.
+ * and Apple's "__Z...") and Swift, for the frames of iOS and Android
+ * reports.  Swift names read as Swift's own swift-demangle prints them (its
+ * default options, Swift 6.2): "$s..." (Swift 5 and later), "$S..." (4.2),
+ * "$e..." (Embedded Swift), each also with a leading '_', "_T..." (4.0 and
+ * before, still the names of Swift classes in ObjC metadata) and
+ * "@__swiftmacro_..." (macro expansion buffers); an unmangled suffix
+ * (".1", ".llvm.123") prints as Swift prints it: "... with unmangled
+ * suffix \".1\"".
  *
  * A name is either demangled whole or not at all: a symbol that is not
  * mangled, or that uses a construct this module does not know, gives NULL,
@@ -9,8 +15,10 @@
  *
  * Bounds (hostile input): a symbol longer than HG_DEMANGLE_MAX_SYMBOL bytes,
  * a readable name longer than HG_DEMANGLE_MAX_OUTPUT bytes, or Swift
- * nesting deeper than HG_DEMANGLE_MAX_DEPTH gives NULL; C++ recursion is
- * bounded by libiberty's own limit. */
+ * nesting deeper than HG_DEMANGLE_MAX_DEPTH gives NULL, as do more than
+ * 100,000 nodes or 16,384 pending ones in one Swift symbol (repeat counts)
+ * and a repeat count over 2,048; C++ recursion is bounded by libiberty's
+ * own limit. */
 #ifndef HANGAR_DEMANGLE_H
 #define HANGAR_DEMANGLE_H
 
@@ -46,10 +54,13 @@ int hg_demangler_get(hg_demangler *d, const char *symbol, hg_arena *arena, const
 /* Copies text[0..len) to out with every mangled name in it replaced by its
  * readable name, as c++filt does: a name is a run of letters, digits, '_'
  * and '$' that starts with a mangling prefix after a byte that cannot be
- * part of it.  A name not understood, or whose readable form holds a quote,
- * a backslash or a control byte (it could break the JSON or the line it
- * sits in), stays as written.  Uses d's memo.  0 or HG_ENOMEM (out->failed
- * also tells). */
+ * part of it ("@__swiftmacro_" too), and for Swift its unmangled suffixes:
+ * each '.' followed by such bytes (a '.' that ends a sentence is not one).
+ * Inside a JSON string (an odd number of unescaped '"' before it on its
+ * line) the quotes and backslashes of a readable name are escaped, so that
+ * the JSON stays valid.  A name not understood, or whose readable form
+ * holds a control byte, stays as written.  Uses d's memo.  0 or HG_ENOMEM
+ * (out->failed also tells). */
 int hg_demangle_text(hg_demangler *d, const char *text, size_t len, hg_buf *out);
 
 #endif

@@ -1,10 +1,12 @@
 /* Module demangle (src/lib/demangle/): readable names for mangled native
- * symbols.  Telling which mangling a symbol uses, the bounds, and the memo
- * of answers (demangle.c, entry); C++ through libiberty (demangle_cxx.c,
- * the only file that sees libiberty); Swift written here: the reader
- * (demangle_swift.c, demangle_swift_ops.c, demangle_swift_entities.c,
- * demangle_swift_impl.c) and the printer (demangle_swift_print.c,
- * demangle_swift_print_types.c).
+ * symbols.  Telling which mangling a symbol uses, the bounds, the memo of
+ * answers and names in text (demangle.c, entry); C++ through libiberty
+ * (demangle_cxx.c, the only file that sees libiberty); Swift written here:
+ * the readers of the Swift 4.2+ manglings (demangle_swift*.c, see
+ * demangle_swift_dm.h) and of the older ones (demangle_swift_old*.c, see
+ * demangle_swift_od.h), the tree they build (demangle_swift_node.c,
+ * demangle_internal.h) and its printer (demangle_swift_print*.c, see
+ * demangle_swift_print.h).
  * Public header: demangle.h.
  * Uses: core. */
 #include <stdlib.h>
@@ -16,12 +18,23 @@
 #include "core/core.h"
 #include "demangle_internal.h"
 
-static bool is_swift(const char *s, size_t len)
+static bool starts(const char *s, size_t len, const char *prefix)
 {
-	return (len > 2 && s[0] == '$' && (s[1] == 's' || s[1] == 'S')) ||
-	       (len > 3 && s[0] == '_' && s[1] == '$' && (s[2] == 's' || s[2] == 'S'));
+	size_t n = strlen(prefix);
+	return len > n && memcmp(s, prefix, n) == 0;
 }
 
+/* The Swift manglings, as swift-demangle tells them: "$s" (Swift 5 and
+ * later), "$S" (4.2), "$e" (Embedded Swift), each also with a leading '_'
+ * as Mach-O writes it, "_T" (4.0 and before) and "@__swiftmacro_". */
+static bool is_swift(const char *s, size_t len)
+{
+	if (len > 2 && s[0] == '$')
+		return s[1] == 's' || s[1] == 'S' || s[1] == 'e';
+	if (len > 3 && s[0] == '_' && s[1] == '$')
+		return s[2] == 's' || s[2] == 'S' || s[2] == 'e';
+	return starts(s, len, "_T") || starts(s, len, "@__swiftmacro_");
+}
 /* "_Z..." as ELF writes it; "__Z..." as Mach-O does (one more '_'). */
 static size_t cxx_start(const char *s, size_t len)
 {
@@ -48,7 +61,7 @@ int hg_demangle(const char *symbol, size_t len, hg_arena *arena, const char **re
 	if (is_swift(symbol, len)) {
 		hg_buf out;
 		hg_buf_init(&out);
-		int rc = demangle_swift(symbol, len, &out);
+		int rc = demangle_swift(symbol, len, true, 0, &out);
 		if (rc == 1)
 			rc = finish(out.data, out.len, arena, readable);
 		hg_buf_release(&out);
@@ -149,26 +162,76 @@ static bool prefix_at(const char *s, size_t n)
 	return is_swift(s, n) || cxx_start(s, n) < n;
 }
 
-static bool safe_in_text(const char *s)
+/* The end of the name that starts at text[i]: its run of name bytes and,
+ * for a Swift name, the unmangled suffixes Swift reads with it (".1",
+ * ".llvm.123": a '.' followed by name bytes; a '.' that ends a sentence is
+ * not one). */
+static size_t name_end(const char *text, size_t len, size_t i)
+{
+	size_t end = i + 1;
+	while (end < len && name_byte(text[end]))
+		end++;
+	if (!is_swift(text + i, end - i))
+		return end;
+	while (end + 1 < len && text[end] == '.' && name_byte(text[end + 1])) {
+		end += 2;
+		while (end < len && name_byte(text[end]))
+			end++;
+	}
+	return end;
+}
+
+/* Whether text[from..at) leaves a JSON string open: quotes not escaped
+ * by a backslash, counted from the line's start. */
+static bool in_string(const char *text, size_t from, size_t at)
+{
+	bool open = false;
+	for (size_t i = from; i < at; i++) {
+		if (text[i] == '\\')
+			i++;
+		else if (text[i] == '"')
+			open = !open;
+	}
+	return open;
+}
+
+static bool has_control_byte(const char *s)
 {
 	for (; *s; s++)
-		if (*s == '"' || *s == '\\' || (unsigned char)*s < 0x20 || *s == 0x7f)
-			return false;
-	return true;
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return true;
+	return false;
+}
+
+/* The readable name where the mangled one was: inside a JSON string its
+ * quotes and backslashes escaped (Swift quotes an unmangled suffix:
+ * "... with unmangled suffix \".1\""). */
+static void put_readable(hg_buf *out, const char *readable, bool escape)
+{
+	if (!escape || !strpbrk(readable, "\"\\")) {
+		hg_buf_puts(out, readable);
+		return;
+	}
+	for (const char *c = readable; *c; c++) {
+		if (*c == '"' || *c == '\\')
+			hg_buf_putc(out, '\\');
+		hg_buf_putc(out, *c);
+	}
 }
 
 int hg_demangle_text(hg_demangler *d, const char *text, size_t len, hg_buf *out)
 {
 	hg_arena *arena = NULL;
-	size_t copied = 0;
+	size_t copied = 0, line = 0;
 	for (size_t i = 0; i < len;) {
-		if (!name_byte(text[i])) {
+		if (text[i] == '\n')
+			line = i + 1;
+		bool macro = text[i] == '@' && starts(text + i, len - i, "@__swiftmacro_");
+		if (!name_byte(text[i]) && !macro) {
 			i++;
 			continue;
 		}
-		size_t end = i;
-		while (end < len && name_byte(text[end]))
-			end++;
+		size_t end = name_end(text, len, i);
 		if (end - i <= HG_DEMANGLE_MAX_SYMBOL && prefix_at(text + i, end - i)) {
 			if (!arena && !(arena = hg_arena_create_sized(4096)))
 				return HG_ENOMEM;
@@ -178,9 +241,9 @@ int hg_demangle_text(hg_demangler *d, const char *text, size_t len, hg_buf *out)
 				hg_arena_destroy(arena);
 				return HG_ENOMEM;
 			}
-			if (readable && safe_in_text(readable)) {
+			if (readable && !has_control_byte(readable)) {
 				hg_buf_add(out, text + copied, i - copied);
-				hg_buf_puts(out, readable);
+				put_readable(out, readable, in_string(text, line, i));
 				copied = end;
 			}
 		}

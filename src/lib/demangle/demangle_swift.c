@@ -1,118 +1,27 @@
-/* Swift's mangled names, read as Swift's own demangler reads them: a
- * stack machine where each operator either pushes a node or pops the nodes
- * it applies to (docs/ABI/Mangling.rst of swiftlang/swift), with the
- * substitution list (identifiers, nominal types) and the word list of
- * identifiers.  Written from that grammar and checked against the
- * project's own test vectors (testdata/demangle/); the common subset only:
- * an operator outside it fails the whole symbol.  The tree is then printed
- * by demangle_swift_print.c. */
+/* Swift symbols: which reader (Swift 4.2 and later here, the older "_T"
+ * manglings in demangle_swift_old.c), the stack of the newer one and its
+ * table of operators, and the tree of the whole symbol: the function
+ * attributes on top of the stack (specializations, thunks, @objc) wrap
+ * what lies below, and an unmangled suffix (".1", ".llvm.123") goes last,
+ * as Swift's Demangler::demangleSymbol does.  See demangle_swift_dm.h. */
 #include <string.h>
 
 #include "hangar/demangle.h"
 #include "hangar/hangar.h"
-#include "demangle_internal.h"
-#include "demangle_swift_ops.h"
-
-/* ---- nodes ---- */
-
-sw_node *sw_new(struct sw *p, enum sw_kind kind)
-{
-	if (++p->n_nodes > SW_MAX_NODES)
-		return NULL;
-	sw_node *n = hg_arena_alloc(p->arena, sizeof *n);
-	if (!n) {
-		p->oom = true;
-		return NULL;
-	}
-	n->kind = kind;
-	return n;
-}
-
-sw_node *sw_text(struct sw *p, enum sw_kind kind, const char *s, size_t len)
-{
-	sw_node *n = sw_new(p, kind);
-	if (n) {
-		n->has_text = true;
-		n->text = s;
-		n->text_len = len;
-	}
-	return n;
-}
-
-sw_node *sw_cstr(struct sw *p, enum sw_kind kind, const char *s)
-{
-	return sw_text(p, kind, s, strlen(s));
-}
-
-sw_node *sw_index(struct sw *p, enum sw_kind kind, uint64_t v)
-{
-	sw_node *n = sw_new(p, kind);
-	if (n) {
-		n->has_index = true;
-		n->index = v;
-	}
-	return n;
-}
-
-/* Appends kid to parent; NULL when either is NULL (a failure below). */
-sw_node *sw_add(struct sw *p, sw_node *parent, sw_node *kid)
-{
-	if (!parent || !kid)
-		return NULL;
-	if (parent->n == parent->cap) {
-		unsigned cap = parent->cap ? parent->cap * 2 : 2;
-		sw_node **k = hg_arena_regrow(p->arena, parent->kids, parent->cap * sizeof *k,
-					      cap * sizeof *k);
-		if (!k) {
-			p->oom = true;
-			return NULL;
-		}
-		parent->kids = k;
-		parent->cap = cap;
-	}
-	parent->kids[parent->n++] = kid;
-	return parent;
-}
-
-sw_node *sw_with(struct sw *p, enum sw_kind kind, sw_node *a)
-{
-	return a ? sw_add(p, sw_new(p, kind), a) : NULL;
-}
-
-sw_node *sw_with2(struct sw *p, enum sw_kind kind, sw_node *a, sw_node *b)
-{
-	return a && b ? sw_add(p, sw_add(p, sw_new(p, kind), a), b) : NULL;
-}
-
-sw_node *sw_with3(struct sw *p, enum sw_kind kind, sw_node *a, sw_node *b, sw_node *c)
-{
-	return a && b && c ? sw_add(p, sw_with2(p, kind, a, b), c) : NULL;
-}
-
-sw_node *sw_type(struct sw *p, sw_node *a)
-{
-	return sw_with(p, SW_TYPE, a);
-}
-
-void sw_reverse(sw_node *n, unsigned from)
-{
-	for (unsigned i = from, j = n->n; i + 1 < j; i++, j--) {
-		sw_node *t = n->kids[i];
-		n->kids[i] = n->kids[j - 1];
-		n->kids[j - 1] = t;
-	}
-}
+#include "demangle_swift_dm.h"
 
 /* ---- the stack and the substitutions ---- */
 
-static bool grow_list(struct sw *p, sw_node ***items, size_t *cap, size_t n)
+static bool grow(struct dm *d, sw_node ***items, size_t *cap, size_t n, size_t max)
 {
 	if (n < *cap)
 		return true;
-	size_t ncap = *cap ? *cap * 2 : 16;
-	sw_node **x = hg_arena_regrow(p->arena, *items, *cap * sizeof *x, ncap * sizeof *x);
+	if (n >= max)
+		return false;
+	size_t ncap = *cap ? *cap * 2 : 32;
+	sw_node **x = hg_arena_regrow(d->h->arena, *items, *cap * sizeof *x, ncap * sizeof *x);
 	if (!x) {
-		p->oom = true;
+		d->h->oom = true;
 		return false;
 	}
 	*items = x;
@@ -120,386 +29,210 @@ static bool grow_list(struct sw *p, sw_node ***items, size_t *cap, size_t n)
 	return true;
 }
 
-bool sw_push(struct sw *p, sw_node *n)
+bool dm_push(struct dm *d, sw_node *n)
 {
-	if (!n || !grow_list(p, &p->stack, &p->cap_stack, p->n_stack))
+	if (!n || !grow(d, &d->stack, &d->cap_stack, d->n_stack, SW_MAX_STACK))
 		return false;
-	p->stack[p->n_stack++] = n;
+	d->stack[d->n_stack++] = n;
 	return true;
 }
 
-sw_node *sw_pop(struct sw *p)
+sw_node *dm_pop(struct dm *d)
 {
-	return p->n_stack ? p->stack[--p->n_stack] : NULL;
+	return d->n_stack ? d->stack[--d->n_stack] : NULL;
 }
 
-sw_node *sw_pop_kind(struct sw *p, enum sw_kind kind)
+sw_node *dm_pop_kind(struct dm *d, enum sw_kind kind)
 {
-	return p->n_stack && p->stack[p->n_stack - 1]->kind == kind ? sw_pop(p) : NULL;
+	return d->n_stack && d->stack[d->n_stack - 1]->kind == kind ? dm_pop(d) : NULL;
 }
 
-sw_node *sw_pop_if(struct sw *p, bool (*pred)(enum sw_kind))
+sw_node *dm_pop_if(struct dm *d, bool (*pred)(enum sw_kind))
 {
-	return p->n_stack && pred(p->stack[p->n_stack - 1]->kind) ? sw_pop(p) : NULL;
+	return d->n_stack && pred(d->stack[d->n_stack - 1]->kind) ? dm_pop(d) : NULL;
 }
 
-sw_node *sw_subst_add(struct sw *p, sw_node *n)
+bool dm_add_subst(struct dm *d, sw_node *n)
 {
-	if (!n || !grow_list(p, &p->subst, &p->cap_subst, p->n_subst))
-		return NULL;
-	p->subst[p->n_subst++] = n;
+	if (!n)
+		return true; /* Swift's addSubstitution ignores a null node */
+	if (!grow(d, &d->subst, &d->cap_subst, d->n_subst, SW_MAX_NODES))
+		return false;
+	d->subst[d->n_subst++] = n;
+	return true;
+}
+
+bool dm_next_if2(struct dm *d, const char *two)
+{
+	if (d->pos + 2 > d->len || d->s[d->pos] != two[0] || d->s[d->pos + 1] != two[1])
+		return false;
+	d->pos += 2;
+	return true;
+}
+
+/* ---- operators ---- */
+
+static sw_node *pop_type_child_into(struct dm *d, enum sw_kind kind)
+{
+	return dm_type(d, dm_with(d, kind, dm_pop_type_child(d)));
+}
+
+/* The unmangled rest: ".<n>" IRGen adds to partial apply thunks and
+ * outlined copies, ".llvm.<n>" of LTO. */
+static sw_node *suffix(struct dm *d)
+{
+	dm_back(d);
+	sw_node *n = sw_text(d->h, SW_SUFFIX, d->s + d->pos, d->len - d->pos);
+	d->pos = d->len;
 	return n;
 }
 
-/* ---- reading ---- */
-
-char sw_next(struct sw *p)
+/* The operators that are a single letter with no bytes of their own. */
+static sw_node *simple_operator(struct dm *d, char c)
 {
-	return p->pos < p->len ? p->s[p->pos++] : 0;
-}
-
-char sw_peek(const struct sw *p)
-{
-	return p->pos < p->len ? p->s[p->pos] : 0;
-}
-
-bool sw_next_if(struct sw *p, char c)
-{
-	if (sw_peek(p) != c || c == 0)
-		return false;
-	p->pos++;
-	return true;
-}
-
-static bool is_digit(char c)
-{
-	return c >= '0' && c <= '9';
-}
-
-static bool is_lower(char c)
-{
-	return c >= 'a' && c <= 'z';
-}
-
-static bool is_upper(char c)
-{
-	return c >= 'A' && c <= 'Z';
-}
-
-/* A decimal number; -1 when none, or one too large to be real. */
-long sw_natural(struct sw *p)
-{
-	if (!is_digit(sw_peek(p)))
-		return -1;
-	long v = 0;
-	while (is_digit(sw_peek(p))) {
-		v = v * 10 + (sw_next(p) - '0');
-		if (v > 1000000000L)
-			return -1;
-	}
-	return v;
-}
-
-/* "_" is 0, "<n>_" is n + 1; -1 when neither. */
-long sw_index_value(struct sw *p)
-{
-	if (sw_next_if(p, '_'))
-		return 0;
-	long v = sw_natural(p);
-	return v >= 0 && sw_next_if(p, '_') ? v + 1 : -1;
-}
-
-sw_node *sw_index_node(struct sw *p)
-{
-	long v = sw_index_value(p);
-	return v >= 0 ? sw_index(p, SW_NUMBER, (uint64_t)v) : NULL;
-}
-
-/* ---- identifiers ---- */
-
-static void add_words(struct sw *p, const char *s, size_t len)
-{
-	/* A word starts at a non-digit, non-'_' byte and ends before a '_', a
-	 * capital after a non-capital, or the end; only words of 2 or more
-	 * bytes are numbered, 26 at most. */
-	long start = -1;
-	for (size_t i = 0; i <= len; i++) {
-		char c = i < len ? s[i] : 0;
-		if (start >= 0 && (c == '_' || c == 0 || (!is_upper(s[i - 1]) && is_upper(c)))) {
-			if (i - (size_t)start >= 2 && p->n_words < SW_MAX_WORDS) {
-				p->words[p->n_words].s = s + start;
-				p->words[p->n_words++].len = i - (size_t)start;
-			}
-			start = -1;
-		}
-		if (start < 0 && c != 0 && c != '_' && !is_digit(c))
-			start = (long)i;
-	}
-}
-
-sw_node *sw_identifier(struct sw *p)
-{
-	if (!is_digit(sw_peek(p)))
-		return NULL;
-	bool words = false;
-	if (sw_peek(p) == '0') {
-		p->pos++;
-		if (sw_peek(p) == '0')
-			return NULL; /* punycode: not supported */
-		words = true;
-	}
-	hg_buf id;
-	hg_buf_init(&id);
-	do {
-		while (words && (is_lower(sw_peek(p)) || is_upper(sw_peek(p)))) {
-			char c = sw_next(p);
-			int w = is_lower(c) ? c - 'a' : c - 'A';
-			words = is_lower(c);
-			if (w >= p->n_words) {
-				hg_buf_release(&id);
-				return NULL;
-			}
-			hg_buf_add(&id, p->words[w].s, p->words[w].len);
-		}
-		if (sw_next_if(p, '0'))
-			break;
-		long n = sw_natural(p);
-		if (n <= 0 || (size_t)n > p->len - p->pos) {
-			hg_buf_release(&id);
-			return NULL;
-		}
-		const char *s = p->s + p->pos;
-		for (long k = 0; k < n; k++)
-			if ((unsigned char)s[k] < 0x20 || s[k] == 0x7f) {
-				/* Never in a real name; kept out of the terminal. */
-				hg_buf_release(&id);
-				return NULL;
-			}
-		hg_buf_add(&id, s, (size_t)n);
-		add_words(p, s, (size_t)n);
-		p->pos += (size_t)n;
-	} while (words);
-	if (id.failed)
-		p->oom = true;
-	char *text = id.failed || id.len == 0 ? NULL : hg_arena_strndup(p->arena, id.data, id.len);
-	size_t len = id.len;
-	hg_buf_release(&id);
-	if (!text) {
-		p->oom = p->oom || len > 0;
-		return NULL;
-	}
-	return sw_subst_add(p, sw_text(p, SW_IDENTIFIER, text, len));
-}
-
-sw_node *sw_operator_identifier(struct sw *p)
-{
-	static const char table[] = "& @/= >    <*!|+?%-~   ^ .";
-	sw_node *id = sw_pop_kind(p, SW_IDENTIFIER);
-	if (!id)
-		return NULL;
-	char *op = hg_arena_alloc(p->arena, id->text_len + 1);
-	if (!op) {
-		p->oom = true;
-		return NULL;
-	}
-	for (size_t i = 0; i < id->text_len; i++) {
-		char c = id->text[i];
-		if ((unsigned char)c >= 0x80) {
-			op[i] = c; /* Unicode operator characters pass through */
-			continue;
-		}
-		if (!is_lower(c) || table[c - 'a'] == ' ')
-			return NULL;
-		op[i] = table[c - 'a'];
-	}
-	switch (sw_next(p)) {
-	case 'i': return sw_text(p, SW_INFIX_OPERATOR, op, id->text_len);
-	case 'p': return sw_text(p, SW_PREFIX_OPERATOR, op, id->text_len);
-	case 'P': return sw_text(p, SW_POSTFIX_OPERATOR, op, id->text_len);
+	switch (c) {
+	case 'K': return dm_new(d, SW_THROWS_ANNOTATION);
+	case 'N': return dm_with(d, SW_TYPE_METADATA, dm_pop_kind(d, SW_TYPE));
+	case 'Z': return dm_with(d, SW_STATIC, dm_pop_if(d, sw_is_entity));
+	case 'c': return dm_pop_function_type(d, SW_FUNCTION_TYPE, false);
+	case 'd': return dm_new(d, SW_VARIADIC_MARKER);
+	case 'h': return pop_type_child_into(d, SW_SHARED);
+	case 'm': return dm_type(d, dm_with(d, SW_METATYPE, dm_pop_kind(d, SW_TYPE)));
+	case 'n': return pop_type_child_into(d, SW_OWNED);
+	case 'q': return dm_type(d, dm_generic_param_index(d));
+	case 's': return sw_cstr(d->h, SW_MODULE, "Swift");
+	case 't': return dm_pop_tuple(d);
+	case 'x': return dm_type(d, dm_dependent_param(d, 0, 0));
+	case 'y': return dm_new(d, SW_EMPTY_LIST);
+	case 'z': return pop_type_child_into(d, SW_IN_OUT);
+	case '_': return dm_new(d, SW_FIRST_ELEMENT_MARKER);
 	default: return NULL;
 	}
 }
 
-/* ---- substitutions ---- */
-
-static sw_node *repeat_subst(struct sw *p, long repeat, size_t idx)
+sw_node *dm_operator(struct dm *d)
 {
-	if (idx >= p->n_subst || repeat > SW_MAX_REPEAT)
-		return NULL;
-	sw_node *n = p->subst[idx];
-	while (repeat-- > 1)
-		if (!sw_push(p, n))
+	char c = dm_next(d);
+	switch (c) {
+	case 'A': return dm_multi_substitutions(d);
+	case 'B': return dm_builtin_type(d);
+	case 'C': return dm_any_generic_type(d, SW_CLASS);
+	case 'D': return dm_type_mangling(d);
+	case 'E': return dm_extension_context(d);
+	case 'F': return dm_plain_function(d);
+	case 'G': return dm_bound_generic_type(d);
+	case 'H': return dm_conformance_operator(d);
+	case 'I': return dm_impl_function_type(d);
+	case 'L': return dm_local_identifier(d);
+	case 'M': return dm_metatype(d);
+	case 'O': return dm_any_generic_type(d, SW_ENUM);
+	case 'P': return dm_any_generic_type(d, SW_PROTOCOL);
+	case 'Q': return dm_archetype(d);
+	case 'R': return dm_generic_requirement(d);
+	case 'S': return dm_standard_substitution(d);
+	case 'T': return dm_thunk_or_specialization(d);
+	case 'V': return dm_any_generic_type(d, SW_STRUCTURE);
+	case 'W': return dm_witness_operator(d);
+	case 'X': return dm_special_type(d);
+	case 'Y': return dm_type_annotation(d);
+	case 'a': return dm_any_generic_type(d, SW_TYPE_ALIAS);
+	case 'f': return dm_function_entity(d);
+	case 'g': return dm_retroactive_conformance(d);
+	case 'i': return dm_subscript(d);
+	case 'l': return dm_generic_signature(d, false);
+	case 'o': return dm_operator_identifier(d);
+	case 'p': return dm_protocol_list(d);
+	case 'r': return dm_generic_signature(d, true);
+	case 'u': return dm_generic_type(d);
+	case 'v': return dm_variable(d);
+	case 'w': return dm_value_witness(d);
+	case '.': return suffix(d);
+	case '$': return dm_integer_type(d);
+	case 0: return NULL;
+	default:
+		/* Symbolic references (bytes 1 to 12) point into a binary's
+		 * sections: a symbol name never holds one that a name can be
+		 * read from. */
+		if ((unsigned char)c <= 0x0c || (unsigned char)c == 0xff)
 			return NULL;
-	return n;
-}
-
-sw_node *sw_multi_substitutions(struct sw *p)
-{
-	long repeat = -1;
-	for (;;) {
-		char c = sw_next(p);
-		if (c == 0)
-			return NULL;
-		if (is_lower(c)) {
-			if (!sw_push(p, repeat_subst(p, repeat, (size_t)(c - 'a'))))
-				return NULL;
-			repeat = -1;
-			continue;
-		}
-		if (is_upper(c))
-			return repeat_subst(p, repeat, (size_t)(c - 'A'));
-		if (c == '_') {
-			size_t idx = (size_t)(repeat + 27);
-			return repeat >= 0 && idx < p->n_subst ? p->subst[idx] : NULL;
-		}
-		p->pos--;
-		if ((repeat = sw_natural(p)) < 0)
-			return NULL;
+		if (strchr("KNZcdhmnqstxyz_", c))
+			return simple_operator(d, c);
+		dm_back(d);
+		return dm_identifier(d);
 	}
-}
-
-static const struct {
-	char code;
-	bool concurrency;      /* second level: "Sc<code>" */
-	enum sw_kind kind;
-	const char *name;
-} standard_types[] = {
-	{'A', 0, SW_STRUCTURE, "AutoreleasingUnsafeMutablePointer"}, {'a', 0, SW_STRUCTURE, "Array"},
-	{'b', 0, SW_STRUCTURE, "Bool"}, {'D', 0, SW_STRUCTURE, "Dictionary"},
-	{'d', 0, SW_STRUCTURE, "Double"}, {'f', 0, SW_STRUCTURE, "Float"},
-	{'h', 0, SW_STRUCTURE, "Set"}, {'I', 0, SW_STRUCTURE, "DefaultIndices"},
-	{'i', 0, SW_STRUCTURE, "Int"}, {'J', 0, SW_STRUCTURE, "Character"},
-	{'N', 0, SW_STRUCTURE, "ClosedRange"}, {'n', 0, SW_STRUCTURE, "Range"},
-	{'O', 0, SW_STRUCTURE, "ObjectIdentifier"}, {'P', 0, SW_STRUCTURE, "UnsafePointer"},
-	{'p', 0, SW_STRUCTURE, "UnsafeMutablePointer"}, {'R', 0, SW_STRUCTURE, "UnsafeBufferPointer"},
-	{'r', 0, SW_STRUCTURE, "UnsafeMutableBufferPointer"}, {'S', 0, SW_STRUCTURE, "String"},
-	{'s', 0, SW_STRUCTURE, "Substring"}, {'u', 0, SW_STRUCTURE, "UInt"},
-	{'V', 0, SW_STRUCTURE, "UnsafeRawPointer"}, {'v', 0, SW_STRUCTURE, "UnsafeMutableRawPointer"},
-	{'W', 0, SW_STRUCTURE, "UnsafeRawBufferPointer"},
-	{'w', 0, SW_STRUCTURE, "UnsafeMutableRawBufferPointer"}, {'q', 0, SW_ENUM, "Optional"},
-	{'B', 0, SW_PROTOCOL, "BinaryFloatingPoint"}, {'E', 0, SW_PROTOCOL, "Encodable"},
-	{'e', 0, SW_PROTOCOL, "Decodable"}, {'F', 0, SW_PROTOCOL, "FloatingPoint"},
-	{'G', 0, SW_PROTOCOL, "RandomNumberGenerator"}, {'H', 0, SW_PROTOCOL, "Hashable"},
-	{'j', 0, SW_PROTOCOL, "Numeric"}, {'K', 0, SW_PROTOCOL, "BidirectionalCollection"},
-	{'k', 0, SW_PROTOCOL, "RandomAccessCollection"}, {'L', 0, SW_PROTOCOL, "Comparable"},
-	{'l', 0, SW_PROTOCOL, "Collection"}, {'M', 0, SW_PROTOCOL, "MutableCollection"},
-	{'m', 0, SW_PROTOCOL, "RangeReplaceableCollection"}, {'Q', 0, SW_PROTOCOL, "Equatable"},
-	{'T', 0, SW_PROTOCOL, "Sequence"}, {'t', 0, SW_PROTOCOL, "IteratorProtocol"},
-	{'U', 0, SW_PROTOCOL, "UnsignedInteger"}, {'X', 0, SW_PROTOCOL, "RangeExpression"},
-	{'x', 0, SW_PROTOCOL, "Strideable"}, {'Y', 0, SW_PROTOCOL, "RawRepresentable"},
-	{'y', 0, SW_PROTOCOL, "StringProtocol"}, {'Z', 0, SW_PROTOCOL, "SignedInteger"},
-	{'z', 0, SW_PROTOCOL, "BinaryInteger"},
-	{'A', 1, SW_PROTOCOL, "Actor"}, {'C', 1, SW_STRUCTURE, "CheckedContinuation"},
-	{'c', 1, SW_STRUCTURE, "UnsafeContinuation"}, {'E', 1, SW_STRUCTURE, "CancellationError"},
-	{'e', 1, SW_STRUCTURE, "UnownedSerialExecutor"}, {'F', 1, SW_PROTOCOL, "Executor"},
-	{'f', 1, SW_PROTOCOL, "SerialExecutor"}, {'G', 1, SW_STRUCTURE, "TaskGroup"},
-	{'g', 1, SW_STRUCTURE, "ThrowingTaskGroup"}, {'h', 1, SW_PROTOCOL, "TaskExecutor"},
-	{'I', 1, SW_PROTOCOL, "AsyncIteratorProtocol"}, {'i', 1, SW_PROTOCOL, "AsyncSequence"},
-	{'J', 1, SW_STRUCTURE, "UnownedJob"}, {'M', 1, SW_CLASS, "MainActor"},
-	{'P', 1, SW_STRUCTURE, "TaskPriority"}, {'S', 1, SW_STRUCTURE, "AsyncStream"},
-	{'s', 1, SW_STRUCTURE, "AsyncThrowingStream"}, {'T', 1, SW_STRUCTURE, "Task"},
-	{'t', 1, SW_STRUCTURE, "UnsafeCurrentTask"},
-};
-
-/* Swift.<name> as a type of `kind`. */
-sw_node *sw_swift_type(struct sw *p, enum sw_kind kind, const char *name)
-{
-	return sw_type(p, sw_with2(p, kind, sw_cstr(p, SW_MODULE, "Swift"),
-				   sw_cstr(p, SW_IDENTIFIER, name)));
-}
-
-sw_node *sw_standard_substitution(struct sw *p)
-{
-	char c = sw_next(p);
-	if (c == 'o')
-		return sw_cstr(p, SW_MODULE, "__C");
-	if (c == 'C')
-		return sw_cstr(p, SW_MODULE, "__C_Synthesized");
-	if (c == 'g') {
-		sw_node *arg = sw_pop_kind(p, SW_TYPE);
-		sw_node *opt = sw_type(p, sw_with2(p, SW_BOUND_GENERIC_ENUM,
-						   sw_swift_type(p, SW_ENUM, "Optional"),
-						   sw_with(p, SW_TYPE_LIST, arg)));
-		return sw_subst_add(p, opt);
-	}
-	if (c == 0)
-		return NULL;
-	p->pos--;
-	long repeat = is_digit(sw_peek(p)) ? sw_natural(p) : 1;
-	if (repeat < 0 || repeat > SW_MAX_REPEAT)
-		return NULL;
-	bool second = sw_next_if(p, 'c');
-	c = sw_next(p);
-	for (size_t i = 0; i < sizeof standard_types / sizeof *standard_types; i++) {
-		if (standard_types[i].code != c || standard_types[i].concurrency != second)
-			continue;
-		sw_node *n = sw_swift_type(p, standard_types[i].kind, standard_types[i].name);
-		while (n && repeat-- > 1)
-			if (!sw_push(p, n))
-				return NULL;
-		return n;
-	}
-	return NULL;
 }
 
 /* ---- a symbol ---- */
 
+/* The prefixes of the newer manglings, as Swift's
+ * getManglingPrefixLength: "_T0" (Swift 4.0), "$S" (4.2), "$s" (5 and
+ * later), "$e" (Embedded Swift), "@__swiftmacro_" (macro expansion
+ * buffers), each but the first and last also with a leading '_'. */
 static size_t prefix_len(const char *s, size_t len)
 {
-	static const char *const prefixes[] = {"_$s", "$s", "_$S", "$S"};
+	static const char *const prefixes[] = {
+		"_T0", "$S", "_$S", "$s", "_$s", "$e", "_$e", "@__swiftmacro_",
+	};
 	for (size_t i = 0; i < sizeof prefixes / sizeof *prefixes; i++) {
 		size_t n = strlen(prefixes[i]);
-		if (len > n && memcmp(s, prefixes[i], n) == 0)
+		if (len >= n && memcmp(s, prefixes[i], n) == 0)
 			return n;
 	}
 	return 0;
 }
 
-/* The tree of the symbol, as Swift's demangler builds it: the function
- * attributes on top of the stack (specializations, @objc, partial apply)
- * wrap what lies below.  Only one entity may remain below them, with at
- * most an unmangled suffix: anything else is a shape this module does not
- * know. */
-static sw_node *global(struct sw *p)
+static sw_node *global(struct dm *d)
 {
-	sw_node *top = sw_new(p, SW_GLOBAL), *parent = top;
-	sw_node *attr;
-	while (parent && (attr = sw_pop_if(p, sw_is_function_attr))) {
-		if (!sw_add(p, parent, attr))
+	sw_node *top = dm_new(d, SW_GLOBAL), *parent = top;
+	sw_node *sfx = dm_pop_kind(d, SW_SUFFIX), *attr;
+	while (parent && (attr = dm_pop_if(d, sw_is_function_attr))) {
+		if (!dm_add(d, parent, attr))
 			return NULL;
 		if (attr->kind == SW_PARTIAL_APPLY_FORWARDER ||
 		    attr->kind == SW_PARTIAL_APPLY_OBJC_FORWARDER)
 			parent = attr;
 	}
-	size_t entities = 0;
-	for (size_t i = 0; parent && i < p->n_stack; i++) {
-		sw_node *n = p->stack[i];
-		if (n->kind == SW_TYPE && n->n == 1)
-			n = n->kids[0];
-		entities += n->kind != SW_SUFFIX;
-		if (n->kind == SW_SUFFIX && i + 1 != p->n_stack)
-			return NULL;
-		if (!sw_add(p, parent, n))
+	for (size_t i = 0; parent && i < d->n_stack; i++) {
+		sw_node *n = d->stack[i];
+		if (n->kind == SW_TYPE)
+			n = sw_kid(n, 0);
+		if (!dm_add(d, parent, n))
 			return NULL;
 	}
-	return entities == 1 ? top : NULL;
+	if (sfx && !dm_add(d, top, sfx))
+		return NULL;
+	return top && top->n ? top : NULL;
 }
 
-int demangle_swift(const char *s, size_t len, hg_buf *out)
+sw_node *sw_demangle_new(struct sw_heap *h, const char *s, size_t len)
 {
 	size_t skip = prefix_len(s, len);
 	if (!skip)
+		return NULL;
+	struct dm d = {.h = h, .s = s, .len = len, .pos = skip};
+	d.old_function_types = len >= 2 && s[0] == '_' && s[1] == 'T';
+	while (d.pos < d.len)
+		if (!dm_push(&d, dm_operator(&d)))
+			return NULL;
+	return global(&d);
+}
+
+int demangle_swift(const char *s, size_t len, bool sugar, int nesting, hg_buf *out)
+{
+	if (nesting > SW_MAX_NESTING)
 		return 0;
-	struct sw p = {.s = s, .len = len, .pos = skip, .arena = hg_arena_create_sized(4096)};
-	if (!p.arena)
+	struct sw_heap h = {.arena = hg_arena_create_sized(4096)};
+	if (!h.arena)
 		return HG_ENOMEM;
-	bool ok = true;
-	while (ok && p.pos < p.len)
-		ok = sw_push(&p, sw_operator(&p));
-	sw_node *root = ok ? global(&p) : NULL;
-	int rc = root && sw_print(root, out) ? 1 : 0;
-	if (p.oom || out->failed)
+	/* "_Tt...": the old manglings ObjC metadata still names classes with. */
+	sw_node *root;
+	if (prefix_len(s, len) && !(len >= 3 && memcmp(s, "_Tt", 3) == 0))
+		root = sw_demangle_new(&h, s, len);
+	else
+		root = sw_demangle_old(&h, s, len);
+	int rc = root ? sw_print(root, sugar, nesting, out) : 0;
+	if (h.oom || out->failed)
 		rc = HG_ENOMEM;
-	hg_arena_destroy(p.arena);
+	hg_arena_destroy(h.arena);
 	return rc;
 }
