@@ -168,6 +168,20 @@ int hg_source_fetch(hg_source *src, const hg_object *objs, size_t n,
 int hg_source_list_fetch(hg_source *src, const hg_fetch_callbacks *cb, void *user,
 			 int *list_rc);
 
+/* Fetches the object `name` beside obj, an object of this source (one
+ * being fetched: this may be called from a fetch callback while the
+ * source's other transfers wait): obj's key up to its last '/', then name
+ * (a relative path whose segments are none "", "." or ".."; else
+ * HG_EINVAL), asked for as any object of the source is (a manifest's
+ * object outside the manifest's folder: beside its URL), with the source's
+ * options (max_object, attempts, timeouts, credentials).  Exactly one of
+ * cb->done, cb->done_data or cb->failed is called, with that object (its
+ * key and url are the ones beside obj); a failure is said only there,
+ * never on the source's diagnostics.  Returns what hg_source_fetch
+ * returns, or HG_EINVAL. */
+int hg_source_fetch_beside(hg_source *src, const hg_object *obj, const char *name,
+			   const hg_fetch_callbacks *cb, void *user);
+
 /* The shard of key among `shards`: the first 8 bytes of SHA-256(key) read as
  * a big-endian uint64, modulo shards.  Stable across versions and machines.
  * 0 when shards is 0. */

@@ -24,7 +24,7 @@
 /* What a node's weight counts. */
 enum hg_flame_unit {
 	HG_FLAME_MS,       /* method stacks: milliseconds of cost */
-	HG_FLAME_SAMPLES,  /* BlockCanary: stack samples */
+	HG_FLAME_SAMPLES,  /* sampled reports: stack samples */
 	HG_FLAME_THREADS,  /* thread dumps: 1 per blamed thread (and its blockers) */
 };
 
@@ -74,9 +74,11 @@ typedef struct hg_flame {
  * times from rep->item_begin when the report has them), else its blamed
  * thread and the threads that block it, each a root named after the
  * thread ("main", "worker (blocks main)") above its frames from the
- * outermost in, weighing 1 (HG_FLAME_THREADS), or for BlockCanary
- * (rep->kind HG_KIND_BLOCK) its main thread's frames weighing the samples
- * that held them (HG_FLAME_SAMPLES).  The other candidates of an ambiguous
+ * outermost in, weighing 1 (HG_FLAME_THREADS); a sampled report (its
+ * samples: BlockCanary, WatchDog, KSCrash profiles, MetricKit call-stack
+ * trees) draws every sample, its tree of samples (hangar/samples.h) from
+ * the outermost frames in, weighing samples (HG_FLAME_SAMPLES).  The other
+ * candidates of an ambiguous
  * retrace are left out (the first one stays).  Everything is allocated in
  * arena; names point into the report, which must outlive *out.
  * HG_EINVAL for a report with neither a method stack nor threads; 0 or

@@ -89,6 +89,19 @@ typedef struct hg_ctx {
 				* hg_reports_read_path sets it for a regular file.
 				* A time written without its year (BlockCanary) is
 				* placed by it when the report itself gives no year. */
+	struct hg_timezone *zone; /* the zone of times written without one (an APM
+				* report's "time"; timezone.h), caller-owned; NULL: UTC,
+				* and no note says so */
+	/* Fetches a file that a report fetched from a bucket names (an APM
+	 * report's stack_file) from beside that report: name is a relative
+	 * path of plain segments (never "", "." or ".."), checked.  0 with
+	 * *data (malloc'd, NUL-terminated; the caller frees it) and *len, or
+	 * HG_EIO / HG_ELIMIT / HG_ENOMEM with why saying what happened.  Set by
+	 * ingest while it reads a fetched object (ingest/remote.c); NULL: a
+	 * fetched report's files are looked for in stack_dir only. */
+	int (*fetch_beside)(void *user, const char *name, char **data, size_t *len, char *why,
+			    size_t why_size);
+	void *fetch_beside_user;
 } hg_ctx;
 
 /* Fills ctx with no diagnostics sink and the default limits. */

@@ -54,7 +54,10 @@ int hg_mapping_lookup(const hg_mapping *mapping, int32_t id, hg_arena *arena,
 
 /* The symbol of id as a Java developer reads it, e.g.
  * "com.example.db.UserRepository.query(String, int)", owned by arena;
- * NULL when the id is not in the mapping (or on ENOMEM).  Remembers what it
+ * NULL when the id is not in the mapping (or on ENOMEM).  Overloads the
+ * mapping holds are told apart: whole parameter classes when their simple
+ * names agree, " -> Return" when only the return type differs
+ * ("get(int, String) -> UserModelEntity").  Remembers what it
  * formatted (up to 64 MiB), so one mapping must not be asked from two
  * threads at once. */
 const char *hg_mapping_symbol(const hg_mapping *mapping, int32_t id, hg_arena *arena);

@@ -144,6 +144,9 @@ typedef struct hg_report {
 	const char *scene;      /* may be NULL */
 	const char *process;    /* may be NULL */
 	int64_t cost;           /* message cost the device measured (0 if absent) */
+	bool cost_unknown;      /* nobody measured a cost (an FPS report: frames, not a
+	                           duration): cost is 0 but means unknown, and the store's
+	                           cost figures leave the report out (never "0 ms") */
 	int64_t threshold;      /* ms: the monitor's threshold the cost was over (a
 	                           RunLoop's 2 s, BlockCanary's block threshold); 0 unknown */
 	const char *os_version; /* "iOS 26.1 (25B78)", Android "29" (its API level), ...;

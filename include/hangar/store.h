@@ -13,7 +13,7 @@
 #include "hangar.h"
 #include "report.h"
 
-#define HG_STORE_SCHEMA_VERSION 7
+#define HG_STORE_SCHEMA_VERSION 8
 
 typedef struct hg_store hg_store;
 
@@ -123,6 +123,24 @@ int hg_store_add_rejected(hg_store *store, const char *source, long line, const 
 int hg_store_rejected_known(hg_store *store, const char *source, long line, const char *text,
 			    size_t len);
 
+/* The figures of FPS and startup reports (Matrix's FPSTracer and
+ * StartUpTracer; the figures table, hangar-formats(5)), summed over a set
+ * of reports.  A startup's total is its report's cost, so a startup
+ * cluster's cost percentiles are of its totals; an FPS report measures
+ * frames, not a duration, so its cost is unknown. */
+typedef struct hg_figures {
+	int64_t reports;           /* reports with figures */
+	int64_t unmeasured;        /* of them, reports whose cost nobody measured (FPS) */
+	int64_t startups;          /* reports with a startup total */
+	int64_t cold, warm;        /* of all, the starts said cold and warm */
+	int64_t total_p50, total_p90; /* of the startup totals (nearest rank); 0 when startups 0 */
+	int64_t fps_reports;       /* reports with an fps */
+	double fps_mean;           /* the mean of their fps; 0 when fps_reports 0 */
+	int64_t frames;            /* frames measured, summed (dropLevel's counts) */
+	int64_t frozen, high;      /* of them, DROPPED_FROZEN and DROPPED_HIGH */
+	double frozen_high_share;  /* (frozen + high) / frames; -1 when frames 0 */
+} hg_figures;
+
 /* One cluster, as the queries return it (strings valid during the callback). */
 typedef struct hg_cluster_row {
 	const char *hash;
@@ -136,10 +154,13 @@ typedef struct hg_cluster_row {
 	                              the cluster (in the query's window) gives
 	                              its time.  Never the ingest time. */
 	const char *last_seen;
-	int64_t cost_p50, cost_p90, cost_p99, cost_max;
+	int64_t cost_p50, cost_p90, cost_p99, cost_max; /* of the measured costs */
+	int64_t cost_reports;      /* reports whose cost was measured: 0 (an FPS
+	                              cluster) means the cost figures are unknown, not 0 */
 	const char *versions;      /* JSON object {"version": count}, "unknown" for none */
 	const char *frames;        /* JSON array of the signature frames */
 	bool symbolicated;
+	const hg_figures *figures; /* NULL when none of its reports has figures */
 } hg_cluster_row;
 
 typedef int (*hg_cluster_fn)(void *user, const hg_cluster_row *row);
@@ -168,6 +189,14 @@ int hg_store_cluster(hg_store *store, const char *hash, hg_cluster_fn fn, void *
 typedef int (*hg_count_fn)(void *user, const char *value, int64_t count);
 int hg_store_cluster_counts(hg_store *store, const char *hash, const char *by, hg_count_fn fn,
 			    void *user);
+
+/* A cluster's figures (see hg_figures) over its reports grouped by
+ * "version" or "scene" (value NULL for reports without one), most reports
+ * first; only reports with figures count.  fn returning non-zero stops
+ * with that value.  0, HG_EINVAL (another `by`), or an hg error. */
+typedef int (*hg_figures_fn)(void *user, const char *value, const hg_figures *figures);
+int hg_store_cluster_figures(hg_store *store, const char *hash, const char *by,
+			     hg_figures_fn fn, void *user);
 
 /* The merged call tree of a cluster, parents before children (in id
  * order): fn gets each node, its row and symbol borrowed for the call; fn
@@ -256,6 +285,7 @@ typedef struct hg_report_row {
 	long line;
 	const char *time, *version, *device, *scene;
 	int64_t cost;
+	bool cost_known;           /* false: nobody measured it (an FPS report), cost is 0 */
 } hg_report_row;
 typedef int (*hg_report_row_fn)(void *user, const hg_report_row *row);
 int hg_store_reports(hg_store *store, const char *hash, long limit, hg_report_row_fn fn,
@@ -323,7 +353,9 @@ int hg_store_meta_get(hg_store *store, const char *key, char *buf, size_t size);
  * regressed when it has at least min_count reports in the new set and
  *   - its count rose: new > old and new >= min_rise * old, or
  *   - its cost rose: old too has min_count reports, and the new p90 is
- *     more than threshold percent above the old p90;
+ *     more than threshold percent above the old p90 (measured costs only), or
+ *   - its frame rate fell (FPS): old too has min_count FPS reports, and the
+ *     new mean fps is more than threshold percent below the old one;
  * where "old" is its reports in the comparison set: the old set, or, by
  * ingest run, the run before the last (previous_ingest_report_id; by
  * report id, those with id > compare_after_id when that is >= 0), so that
@@ -357,6 +389,11 @@ typedef struct hg_diff_row {
 	const char *hash, *kind, *title;
 	int64_t old_count, new_count; /* old: in the comparison set */
 	int64_t old_p90, new_p90;  /* cost p90 of each set, 0 when empty */
+	bool cost_unknown;         /* none of its reports in either set has a measured
+	                              cost (FPS): the p90s are unknown, not 0 */
+	int64_t old_fps_reports, new_fps_reports; /* FPS reports of each set */
+	double old_fps, new_fps;   /* their mean fps; 0 when none */
+	double old_share, new_share; /* frozen + high frames / frames; -1 when no frames */
 } hg_diff_row;
 typedef int (*hg_diff_fn)(void *user, const hg_diff_row *row);
 

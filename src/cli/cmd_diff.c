@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "diff_flame.h"
+#include "figures_cli.h"
 #include "regress_opts.h"
 #include "store_cli.h"
 
@@ -87,13 +88,38 @@ static int on_row(void *user, const hg_diff_row *r)
 		d->left_out++;
 		return 0;
 	}
-	char oc[24], nc[24], op[24], np[24], hash[13];
+	char oc[24], nc[24], ob[24], nb[24], hash[13];
 	snprintf(oc, sizeof oc, "%" PRId64, r->old_count);
 	snprintf(nc, sizeof nc, "%" PRId64, r->new_count);
-	snprintf(op, sizeof op, "%" PRId64, r->old_p90);
-	snprintf(np, sizeof np, "%" PRId64, r->new_p90);
 	snprintf(hash, sizeof hash, "%.12s", r->hash);
 	bool table = d->format == ROWS_TABLE, json = d->format == ROWS_JSON;
+	/* An FPS cluster's cost was never measured: its p90s are unknown. */
+	const char *op = figures_cost_cell(ob, r->old_p90, !r->cost_unknown, table);
+	const char *np = figures_cost_cell(nb, r->new_p90, !r->cost_unknown, table);
+	bool fps = r->old_fps_reports || r->new_fps_reports;
+	hg_buf title;
+	hg_buf_init(&title);
+	hg_buf_puts(&title, r->title);
+	if (table && fps) { /* the frame rates after the title */
+		hg_buf_puts(&title, "  (");
+		if (r->old_fps_reports)
+			figures_fps_text(&title, r->old_fps, r->old_share);
+		else
+			hg_buf_puts(&title, "—");
+		hg_buf_puts(&title, " → ");
+		if (r->new_fps_reports)
+			figures_fps_text(&title, r->new_fps, r->new_share);
+		else
+			hg_buf_puts(&title, "—");
+		hg_buf_putc(&title, ')');
+	}
+	/* FPS clusters, in JSON: each set's mean fps and frozen/high share */
+	char fv[4][32];
+	const char *fc[4] = {NULL, NULL, NULL, NULL};
+	double f[4] = {r->old_fps, r->new_fps, r->old_share, r->new_share};
+	for (int k = 0; k < 4; k++)
+		if (k < 2 ? (k ? r->new_fps_reports : r->old_fps_reports) > 0 : f[k] >= 0)
+			snprintf(fv[k], sizeof fv[k], k < 2 ? "%.2f" : "%.4f", f[k]), fc[k] = fv[k];
 	struct cell cells[] = {
 		{"status", r->status, 9, false},
 		{"hash", table ? hash : r->hash, 12, false},
@@ -102,12 +128,17 @@ static int on_row(void *user, const hg_diff_row *r)
 		{table ? "new" : "new_count", nc, 5, json},
 		{"old_p90", op, 7, json},
 		{"new_p90", np, 7, json},
-		{"title", r->title, 0, false},
+		{"title", title.failed ? r->title : title.data, 0, false},
+		{"old_fps", fc[0], 0, true},
+		{"new_fps", fc[1], 0, true},
+		{"old_frozen_high_share", fc[2], 0, true},
+		{"new_frozen_high_share", fc[3], 0, true},
 	};
-	size_t n = sizeof cells / sizeof *cells;
+	size_t n = sizeof cells / sizeof *cells - (json && fps ? 0 : 4);
 	if (d->rows == 0)
 		print_header(stdout, d->format, cells, n);
 	print_row(stdout, d->format, cells, n);
+	hg_buf_release(&title);
 	d->rows++;
 	return 0;
 }

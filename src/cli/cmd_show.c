@@ -7,6 +7,7 @@
 
 #include "hangar/flame.h"
 #include "render.h"
+#include "figures_cli.h"
 #include "show_tree.h"
 #include "store_cli.h"
 
@@ -66,6 +67,7 @@ struct show {
 	unsigned read_why;      /* why the reading left nodes out: HG_TREE_LEFT_* */
 	int width;              /* --width: 0 = no limit */
 	bool width_set;
+	bool figures;           /* the cluster has FPS or startup figures */
 };
 
 /* "129, device unknown" when no report names one (not "on 0 devices"),
@@ -84,6 +86,7 @@ static void say_devices(const hg_cluster_row *c, int64_t no_device)
 static int on_cluster(void *user, const hg_cluster_row *c)
 {
 	struct show *s = user;
+	s->figures = c->figures != NULL;
 	if (s->format == ROWS_JSON) {
 		hg_buf *b = &s->json;
 		hg_buf_puts(b, "{\"hash\":");
@@ -110,10 +113,19 @@ static int on_cluster(void *user, const hg_cluster_row *c)
 			hg_buf_json_string(b, c->last_seen, strlen(c->last_seen));
 		else
 			hg_buf_puts(b, "null");
-		hg_buf_printf(b, ",\"cost\":{\"p50\":%" PRId64 ",\"p90\":%" PRId64 ",\"p99\":%" PRId64
-			      ",\"max\":%" PRId64 "}", c->cost_p50, c->cost_p90, c->cost_p99, c->cost_max);
+		/* null: nobody measured these reports' cost (FPS), not 0 */
+		if (c->cost_reports)
+			hg_buf_printf(b, ",\"cost\":{\"p50\":%" PRId64 ",\"p90\":%" PRId64
+				      ",\"p99\":%" PRId64 ",\"max\":%" PRId64 "}", c->cost_p50,
+				      c->cost_p90, c->cost_p99, c->cost_max);
+		else
+			hg_buf_puts(b, ",\"cost\":{\"p50\":null,\"p90\":null,\"p99\":null,\"max\":null}");
 		hg_buf_printf(b, ",\"versions\":%s,\"signature\":%s,\"symbolicated\":%s", c->versions,
 			      c->frames, c->symbolicated ? "true" : "false");
+		if (c->figures) {
+			hg_buf_puts(b, ",\"figures\":");
+			figures_json_object(b, c->figures);
+		}
 	} else if (s->format == ROWS_TABLE) {
 		cli_printf("cluster     %s\nkind        %s\ntitle       %s\n", c->hash, c->kind, c->title);
 		if (c->key_symbol)
@@ -125,8 +137,23 @@ static int on_cluster(void *user, const hg_cluster_row *c)
 			cli_printf("seen        %s .. %s\n", c->first_seen, c->last_seen);
 		else
 			cli_printf("seen        unknown (no report of this cluster gives its time)\n");
-		cli_printf("cost        p50 %" PRId64 " ms, p90 %" PRId64 " ms, p99 %" PRId64 " ms, max %" PRId64
-		       " ms\n", c->cost_p50, c->cost_p90, c->cost_p99, c->cost_max);
+		if (c->cost_reports)
+			cli_printf("cost        p50 %" PRId64 " ms, p90 %" PRId64 " ms, p99 %" PRId64
+				   " ms, max %" PRId64 " ms%s\n", c->cost_p50, c->cost_p90, c->cost_p99,
+				   c->cost_max, c->cost_reports < c->count ? " (of the reports that measured it)"
+									    : "");
+		else
+			cli_printf("cost        — (nobody measured it: %s)\n",
+				   !strcmp(c->kind, "fps") ? "FPS reports count frames" : "no report gives one");
+		if (c->figures) {
+			hg_buf f;
+			hg_buf_init(&f);
+			figures_text(&f, c->figures);
+			if (f.len && !f.failed)
+				cli_printf("%-11s %.*s\n", c->figures->fps_reports ? "fps" : "startup",
+					   (int)f.len, f.data);
+			hg_buf_release(&f);
+		}
 		cli_printf("signature   %s\n", c->frames);
 	}
 	return 0;
@@ -283,12 +310,20 @@ static int on_sample(void *user, const hg_report_row *r)
 			hg_buf_putc(b, ',');
 		hg_buf_puts(b, "{\"source\":");
 		hg_buf_json_string(b, r->source, strlen(r->source));
-		hg_buf_printf(b, ",\"line\":%ld,\"cost\":%" PRId64 ",\"content_hash\":", r->line, r->cost);
+		hg_buf_printf(b, ",\"line\":%ld,\"cost\":", r->line);
+		if (r->cost_known)
+			hg_buf_printf(b, "%" PRId64, r->cost);
+		else
+			hg_buf_puts(b, "null"); /* nobody measured it (FPS) */
+		hg_buf_puts(b, ",\"content_hash\":");
 		hg_buf_json_string(b, r->content_hash, strlen(r->content_hash));
 		hg_buf_putc(b, '}');
 	} else if (s->format == ROWS_TABLE) {
-		cli_printf("  %s:%ld  %s  %s  %s  %" PRId64 " ms\n", r->source, r->line, r->time ? r->time : "unknown-time",
-		       r->version ? r->version : "-", r->device ? r->device : "-", r->cost);
+		char ms[24];
+		if (r->cost_known)
+			snprintf(ms, sizeof ms, "%" PRId64 " ms", r->cost);
+		cli_printf("  %s:%ld  %s  %s  %s  %s\n", r->source, r->line, r->time ? r->time : "unknown-time",
+		       r->version ? r->version : "-", r->device ? r->device : "-", r->cost_known ? ms : "—");
 	}
 	s->first = false;
 	return 0;
@@ -536,6 +571,8 @@ static int run_show(int argc, char **argv)
 		if (s.format == ROWS_JSON)
 			hg_buf_putc(&s.json, '}');
 	}
+	if (rc == 0 && s.figures)
+		rc = figures_show(store, hash, s.format, &s.json);
 	if (rc == 0)
 		rc = read_tree(store, hash, &s);
 	if (rc == 0) {

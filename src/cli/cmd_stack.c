@@ -12,6 +12,7 @@
 #include "hangar/proguard.h"
 #include "hangar/symbols.h"
 #include "hangar/report.h"
+#include "hangar/timezone.h"
 #include "render.h"
 #include "stack_pipeline.h"
 
@@ -50,6 +51,8 @@ static void stack_usage(FILE *out)
 		"                        the content)\n"
 		"      --stack-dir DIR   where APM reports' stack_file files are (default: beside\n"
 		"                        the report)\n"
+		"      --timezone ZONE   the zone of APM times written without one: UTC\n"
+		"                        (default), +08:00, -0530 or Asia/Shanghai\n"
 		"      --max-depth N     fold frames deeper than N levels (tree)\n"
 		"      --min-cost MS     fold frames cheaper than MS milliseconds (tree)\n"
 		"      --ascii           plain ASCII tree guides\n"
@@ -73,6 +76,7 @@ static void stack_usage(FILE *out)
 
 struct stack_run {
 	hg_ctx ctx;
+	hg_timezone zone;            /* --timezone (ctx.zone) */
 	enum output_format format;
 	struct render_opts render;
 	const char *mapping_path;
@@ -126,6 +130,7 @@ static const struct option long_options[] = {
 	{"symbols", required_argument, NULL, 'Y'},
 	{"input-format", required_argument, NULL, 'i'},
 	{"stack-dir", required_argument, NULL, 'd'},
+	{"timezone", required_argument, NULL, 'z'},
 	{"max-depth", required_argument, NULL, 'D'},
 	{"min-cost", required_argument, NULL, 'C'},
 	{"ascii", no_argument, NULL, 'A'},
@@ -149,6 +154,8 @@ static int parse_options(struct stack_run *run, int argc, char **argv, bool *raw
 	bool width_set = false;
 	int64_t v;
 	int c;
+	char why[160];
+	hg_timezone_init(&run->zone, "UTC", why, sizeof why);
 	optind = 1;
 	opterr = 0; /* our own messages, naming hangar */
 	while ((c = getopt_long(argc, argv, ":m:f:h", long_options, NULL)) != -1) {
@@ -184,6 +191,10 @@ static int parse_options(struct stack_run *run, int argc, char **argv, bool *raw
 			break;
 		}
 		case 'd': run->ctx.stack_dir = optarg; break;
+		case 'z':
+			if (hg_timezone_init(&run->zone, optarg, why, sizeof why) != 0)
+				return cli_usage_error("stack", "--timezone: %s", why);
+			break;
 		case 'D':
 			if (!cli_parse_int64(optarg, &v) || v < 0 || v > 1000000)
 				return cli_usage_error("stack", "--max-depth wants a number >= 0, not '%s'", optarg);
@@ -249,6 +260,8 @@ static int parse_options(struct stack_run *run, int argc, char **argv, bool *raw
 	cli_text_colour(run->render.color);
 	if (!width_set)
 		run->render.width = render_default_width(STDOUT_FILENO);
+	run->zone.who = "hangar stack";
+	run->ctx.zone = &run->zone;
 	run->ctx.want_times = flame_format_timed(run->format);
 	run->ctx.defer_rebuild = 1; /* to the main thread: name_methods */
 	return 0;

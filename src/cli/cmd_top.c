@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "figures_cli.h"
 #include "store_cli.h"
 
 static void top_usage(FILE *out)
@@ -35,11 +36,13 @@ struct top_out {
 static int on_cluster(void *user, const hg_cluster_row *c)
 {
 	struct top_out *t = user;
-	char count[24], devices[24], p50[24], p90[24];
+	char count[24], devices[24], b50[24], b90[24];
 	snprintf(count, sizeof count, "%" PRId64, c->count);
 	snprintf(devices, sizeof devices, "%" PRId64, c->devices);
-	snprintf(p50, sizeof p50, "%" PRId64, c->cost_p50);
-	snprintf(p90, sizeof p90, "%" PRId64, c->cost_p90);
+	/* A cluster whose costs nobody measured (FPS) has none: not 0. */
+	bool known = c->cost_reports > 0, table = t->format == ROWS_TABLE;
+	const char *p50 = figures_cost_cell(b50, c->cost_p50, known, table);
+	const char *p90 = figures_cost_cell(b90, c->cost_p90, known, table);
 	if (t->format == ROWS_JSON) {
 		/* The documented object: stack_key and versions nest. */
 		hg_buf key;
@@ -58,21 +61,43 @@ static int on_cluster(void *user, const hg_cluster_row *c)
 			{"versions", c->versions, 0, true}, {"cost_p50", p50, 0, true},
 			{"cost_p90", p90, 0, true},
 			{"symbolicated", c->symbolicated ? "true" : "false", 0, true},
+			{"figures", NULL, 0, true},
 		};
-		print_row(stdout, t->format, cells, sizeof cells / sizeof *cells);
+		/* FPS and startup clusters: their figures; else null. */
+		hg_buf fig;
+		hg_buf_init(&fig);
+		if (c->figures) {
+			figures_json_object(&fig, c->figures);
+			cells[12].value = fig.failed || fig.len <= 2 ? NULL : fig.data;
+		}
+		/* "figures" only where there are some: other rows stay as they were */
+		size_t n = sizeof cells / sizeof *cells - (cells[12].value ? 0 : 1);
+		print_row(stdout, t->format, cells, n);
+		hg_buf_release(&fig);
 		hg_buf_release(&key);
 	} else {
 		char hash[13];
 		snprintf(hash, sizeof hash, "%.12s", c->hash);
+		/* The table says an FPS cluster's frame rate after its title
+		 * (CSV keeps its columns). */
+		hg_buf title;
+		hg_buf_init(&title);
+		hg_buf_puts(&title, c->title);
+		if (table && c->figures && c->figures->fps_reports) {
+			hg_buf_puts(&title, "  (");
+			figures_fps_text(&title, c->figures->fps_mean, c->figures->frozen_high_share);
+			hg_buf_putc(&title, ')');
+		}
 		struct cell cells[] = {
 			{"hash", t->format == ROWS_CSV ? c->hash : hash, 12, false},
 			{"kind", c->kind, 11, false}, {"count", count, 7, false},
 			{"p90ms", p90, 7, false},     {"last_seen", c->last_seen ? c->last_seen : t->format == ROWS_CSV ? "" : "unknown", 19, false},
-			{"title", c->title, 0, false},
+			{"title", title.failed ? c->title : title.data, 0, false},
 		};
 		if (t->rows == 0)
 			print_header(stdout, t->format, cells, sizeof cells / sizeof *cells);
 		print_row(stdout, t->format, cells, sizeof cells / sizeof *cells);
+		hg_buf_release(&title);
 	}
 	t->rows++;
 	return 0;

@@ -18,6 +18,10 @@ void ingest_cli_init(struct ingest_cli *in)
 	in->opts.symbol_dirs = in->symbol_dirs;
 	hg_ctx_init(&in->ctx);
 	in->ctx.diag = cli_print_diag;
+	char why[160];
+	hg_timezone_init(&in->zone, "UTC", why, sizeof why);
+	in->zone.who = "hangar ingest"; /* as the run's other notes, nightly's too */
+	in->ctx.zone = &in->zone;
 }
 
 int ingest_option(struct ingest_cli *in, const char *cmd, int code, const char *arg)
@@ -53,6 +57,13 @@ int ingest_option(struct ingest_cli *in, const char *cmd, int code, const char *
 		return EXIT_FINE;
 	}
 	case OPT_STACK_DIR: in->ctx.stack_dir = arg; return EXIT_FINE;
+	case OPT_TIMEZONE: {
+		char why[160];
+		if (hg_timezone_init(&in->zone, arg, why, sizeof why) != 0)
+			return cli_usage_error(cmd, "--timezone: %s", why);
+		in->zone.who = "hangar ingest";
+		return EXIT_FINE;
+	}
 	case OPT_MAX_INPUT: {
 		int64_t v;
 		if (!cli_parse_int64(arg, &v) || v <= 0)

@@ -10,10 +10,12 @@
 
 #include "cli.h"
 #include "hangar/ingest.h"
+#include "hangar/timezone.h"
 
 struct ingest_cli {
 	hg_ingest_opts opts;
 	hg_ctx ctx;                          /* diagnostics on stderr, --max-input, --stack-dir */
+	hg_timezone zone;                    /* --timezone (ctx.zone), UTC by default */
 	const char *db_option;
 	const char *proguard[HG_INGEST_MAX_PROGUARD];
 	const char *symbol_dirs[HG_INGEST_MAX_SYMBOLS];
@@ -26,7 +28,8 @@ struct ingest_cli {
  * table (macros, as C cannot join two arrays statically), parsed by
  * ingest_option.  -m is 'm'; the rest have codes of their own. */
 enum { OPT_DB = 900, OPT_PROGUARD, OPT_MAPPING_DIR, OPT_APP_VERSION, OPT_RULES,
-       OPT_INPUT_FORMAT, OPT_STACK_DIR, OPT_SUMMARY_FORMAT, OPT_MAX_INPUT, OPT_APP, OPT_SYMBOLS };
+       OPT_INPUT_FORMAT, OPT_STACK_DIR, OPT_SUMMARY_FORMAT, OPT_MAX_INPUT, OPT_APP, OPT_SYMBOLS,
+       OPT_TIMEZONE };
 #define INGEST_READ_OPTIONS                                                    \
 	{"db", required_argument, NULL, OPT_DB},                               \
 	{"mapping", required_argument, NULL, 'm'},                             \
@@ -38,6 +41,7 @@ enum { OPT_DB = 900, OPT_PROGUARD, OPT_MAPPING_DIR, OPT_APP_VERSION, OPT_RULES,
 	{"rules", required_argument, NULL, OPT_RULES},                         \
 	{"input-format", required_argument, NULL, OPT_INPUT_FORMAT},           \
 	{"stack-dir", required_argument, NULL, OPT_STACK_DIR},                 \
+	{"timezone", required_argument, NULL, OPT_TIMEZONE},                   \
 	{"max-input", required_argument, NULL, OPT_MAX_INPUT}
 #define INGEST_READ_USAGE                                                                  \
 	"      --db FILE          the store (default: $HANGAR_DB, else ./hangar.db)\n"      \
@@ -52,7 +56,10 @@ enum { OPT_DB = 900, OPT_PROGUARD, OPT_MAPPING_DIR, OPT_APP_VERSION, OPT_RULES,
 	"      --rules FILE       grouping rules (see hangar-formats(5))\n"                  \
 	"      --input-format F   matrix, kscrash, metrickit, anr, blockcanary, java or\n" \
 	"                         stack (default: detect)\n" \
-	"      --stack-dir DIR    where APM reports' stack files are\n"                     \
+	"      --stack-dir DIR    where APM reports' stack files are (default: beside the\n" \
+	"                         report, in its folder or its bucket)\n"                   \
+	"      --timezone ZONE    the zone of APM times written without one: UTC\n"       \
+	"                         (default), +08:00, -0530 or Asia/Shanghai\n"              \
 	"      --max-input BYTES  largest input that is not a stream of JSON values, and\n" \
 	"                         largest report (default 1 GiB)\n"
 

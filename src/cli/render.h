@@ -99,6 +99,19 @@ void render_stats_tree(hg_buf *out, const hg_report *rep, const struct style *st
  * cause" (with the root cause's top frame), wrapped to st->width. */
 void render_crash_lines(hg_buf *out, const hg_report *rep, const struct style *st);
 void render_threads_json(hg_buf *out, const hg_report *rep, const struct render_opts *opts);
+/* One frame as the thread view writes it ("at a.b.C.m(C.java:12)", a native
+ * frame's pc, image and function), in avail columns (0: no limit). */
+void render_frame_text(hg_buf *out, const hg_frame *f, int avail, const char *ellipsis);
+
+/* The tree of a report's stack samples (render_samples.c): a line saying
+ * how many, over what time, at what interval, then each node's samples,
+ * share and frame under the method tree's guides, fitted to opts->width,
+ * the blamed thread's path marked '*' (*marked: it was); false (nothing
+ * written) when the samples hold no frames.  As JSON: the "samples" object
+ * (hangar-formats(5)). */
+bool render_samples_tree(hg_buf *out, const hg_report *rep, const struct render_opts *opts,
+			 const struct style *st, bool *marked);
+void render_samples_json(hg_buf *out, const hg_report *rep, const struct render_opts *opts);
 
 /* ---- fitting text to the width (render_width.c) ---- */
 

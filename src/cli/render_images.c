@@ -1,7 +1,8 @@
 /* Native frames' images and symbols, for a person and as JSON: the image
  * table of a report's frames (name, UUID or Build ID, load address), so
  * that anyone can symbolicate a frame by hand, and what symbol files said
- * of a frame (function, file:line, inlined).  Apart from render_threads.c
+ * of a frame (function, file:line, inlined), or the report itself (its
+ * file:line).  Apart from render_threads.c
  * so that its thread layout and these identities change independently. */
 #include <inttypes.h>
 #include <stdio.h>
@@ -10,9 +11,11 @@
 
 #include "render.h"
 
+/* Where symbol files say the frame is, or where the report itself said (a
+ * symbolicated KSCrash report's source_file and source_line). */
 void render_native_source(hg_buf *out, const hg_frame *f)
 {
-	if (!f->symbolicated || !f->file)
+	if (!f->file)
 		return;
 	hg_buf_printf(out, " %s", f->file);
 	if (f->line > 0)
@@ -100,18 +103,15 @@ void render_native_frame_json(hg_buf *out, const hg_frame *f)
 		hg_buf_printf(out, ",\"image_index\":%" PRIu32, f->image_ref - 1);
 	else
 		hg_buf_puts(out, ",\"image_index\":null");
-	if (!f->symbolicated) {
-		hg_buf_puts(out, ",\"function\":null,\"source_file\":null,\"source_line\":null,"
-			    "\"inlined\":false");
-		return;
-	}
-	json_field(out, "function", f->method);
+	/* Unsymbolicated: no function of symbol files, but the source position
+	 * the report gave, if any. */
+	json_field(out, "function", f->symbolicated ? f->method : NULL);
 	json_field(out, "source_file", f->file);
 	if (f->line > 0)
 		hg_buf_printf(out, ",\"source_line\":%ld", f->line);
 	else
 		hg_buf_puts(out, ",\"source_line\":null");
-	hg_buf_printf(out, ",\"inlined\":%s", f->inlined ? "true" : "false");
+	hg_buf_printf(out, ",\"inlined\":%s", f->symbolicated && f->inlined ? "true" : "false");
 }
 
 /* 64-bit addresses as hex strings, as the frames' are. */

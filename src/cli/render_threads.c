@@ -161,6 +161,11 @@ static void frame_text(hg_buf *out, const hg_frame *f, int avail, const char *el
 	hg_buf_release(&tail);
 }
 
+void render_frame_text(hg_buf *out, const hg_frame *f, int avail, const char *ellipsis)
+{
+	frame_text(out, f, avail, ellipsis);
+}
+
 /* "Class.method" of a frame (its class without the package), for the
  * line that says what a recursion repeats. */
 static void short_name(hg_buf *out, const hg_frame *f, const char *ellipsis)
@@ -436,6 +441,10 @@ void render_threads_tree(hg_buf *out, const hg_report *rep, const struct render_
 				HG_THREAD_DEADLOCKED;
 	size_t shown = 0;
 	hg_buf_putc(out, '\n');
+	bool marked = false;
+	if (rep->n_samples > 0 && render_samples_tree(out, rep, opts, st, &marked) && marked)
+		hg_buf_printf(out, "\n%sthe blamed thread, its path marked * above:%s\n", st->dim,
+			      st->reset);
 	if (ts->blamed >= 0) { /* the blamed thread first */
 		thread_section(&d, (size_t)ts->blamed, false);
 		shown++;
@@ -462,6 +471,10 @@ void render_threads_tree(hg_buf *out, const hg_report *rep, const struct render_
 	}
 	for (size_t i = 0; i < ts->n; i++) {
 		const hg_thread *t = &ts->items[i];
+		if (t->flags & HG_THREAD_SAMPLE && (long)i != ts->blamed) {
+			shown++; /* drawn in the tree of samples */
+			continue;
+		}
 		if (t->flags & HG_THREAD_CAUSE) {
 			shown += rep->n_exceptions > 1 && rep->exceptions[0].thread >= 0;
 			if (rep->n_exceptions > 1 && rep->exceptions[0].thread >= 0)

@@ -200,4 +200,5 @@ void render_threads_json(hg_buf *out, const hg_report *rep, const struct render_
 		hg_buf_putc(out, '}');
 	}
 	hg_buf_putc(out, ']');
+	render_samples_json(out, rep, opts);
 }

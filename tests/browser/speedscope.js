@@ -44,7 +44,7 @@ function exports(dir) {
 		  type: 'sampled', frames: ['(blocks main)', 'java.lang.Thread.sleep'] },
 		{ name: 'blockcanary',
 		  args: ['stack', '-f', 'speedscope', 'testdata/blockcanary/looper-2024-03-18_14-22-05.347.log'],
-		  type: 'sampled', frames: ['BookmarkStore.flush', 'JSONStringer.string'] },
+		  type: 'sampled', frames: ['BookmarkStore.flush', 'JSONStringer.string', 'QueuedWork.waitToFinish'] },
 		{ name: 'cluster', args: ['show', '--db', db, hash, '-f', 'speedscope'],
 		  type: 'evented', frames: ['#1048574'], key: true },
 	].map(e => ({ ...e, chrome: e.args.map(a => a === 'speedscope' ? 'chrome' : a) }));

@@ -1,10 +1,13 @@
 /* Unit tests for Android ANR traces: every dump in testdata/anr/ (real
  * ones from the corpus and two hand-made: a deadlock and an idle main
  * thread) read with its main thread, states, frames, sysTids, locks and
- * the analysis; native frames read exactly; Subjects; several process
- * sections; Waiting Channels only; garbage in the middle; inputs that are
- * no dump; truncation at every 97th byte; and 2000 seeded mutations.
- * argv[1] is the testdata/ folder. */
+ * the analysis, and its kind (an ANR only with an ANR's Subject or
+ * xCrash's 'anr'); native frames read exactly; Subjects; several process
+ * sections, one report each; Waiting Channels only; garbage in the
+ * middle; inputs that are no dump; truncation at every 97th byte; and
+ * 2000 seeded mutations.  What a Subject says (scene, wait) and the
+ * busy/blocked finding: test_anr_subject.c.  argv[1] is the testdata/
+ * folder. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -28,6 +31,7 @@ struct run {
 	hg_ctx ctx;
 	hg_report *rep;     /* the first report delivered */
 	size_t delivered;
+	bool many;          /* several reports may come (a split file) */
 	size_t diags;
 	char diag[512];     /* the first diagnostic */
 	long diag_line, diag_col;
@@ -43,9 +47,13 @@ static void on_diag(void *user, const hg_diag *d)
 	}
 }
 
+static void check_invariants(const hg_report *rep);
+
 static int on_report(void *user, hg_report *rep)
 {
 	struct run *r = user;
+	if (r->many)
+		check_invariants(rep);
 	if (r->delivered++ == 0)
 		r->rep = rep;
 	else
@@ -59,17 +67,28 @@ static void run_release(struct run *r)
 	memset(r, 0, sizeof *r);
 }
 
-/* Reads text[0..len) (NUL-terminated at len) as `format`; one report. */
-static int read_as(struct run *r, const char *text, size_t len, enum hg_input_format format)
+/* Reads text[0..len) (NUL-terminated at len) as `format`; one report,
+ * or (many) at least one, each checked. */
+static int read_some(struct run *r, const char *text, size_t len, enum hg_input_format format,
+		     bool many)
 {
 	memset(r, 0, sizeof *r);
 	hg_ctx_init(&r->ctx);
 	r->ctx.diag = on_diag;
 	r->ctx.diag_user = r;
+	r->many = many;
 	int rc = hg_reports_read_as(&r->ctx, "anr.txt", text, len, format, on_report, r);
 	assert_true(rc >= 0);
-	assert_int_equal(r->delivered, 1);
+	if (many)
+		assert_true(r->delivered >= 1);
+	else
+		assert_int_equal(r->delivered, 1);
 	return rc;
+}
+
+static int read_as(struct run *r, const char *text, size_t len, enum hg_input_format format)
+{
+	return read_some(r, text, len, format, false);
 }
 
 static char *load(const char *name, size_t *len)
@@ -186,7 +205,10 @@ static void check_invariants(const hg_report *rep)
 		assert_true(rep->error[0] != '\0');
 		return;
 	}
-	assert_int_equal(rep->kind, HG_KIND_ANR);
+	/* an ANR says so (and says its type only then); any other dump is a thread dump */
+	assert_true(rep->kind == HG_KIND_ANR || rep->kind == HG_KIND_THREAD_DUMP);
+	if (rep->kind == HG_KIND_THREAD_DUMP)
+		assert_true(!rep->anr_type && !rep->scene && rep->cost == 0);
 	assert_string_equal(rep->platform, "android");
 	const hg_threads *ts = &rep->threads;
 	assert_true(ts->blamed >= -1 && ts->blamed < (long)ts->n);
@@ -243,42 +265,57 @@ static const struct expect {
 	const char *process, *anr_type;
 	size_t chain;            /* threads blocking main */
 	size_t warnings;
+	bool anr;                /* an ANR (its Subject, xCrash's 'anr'), else a thread dump */
+	int64_t cost;            /* the wait its Subject (or "Timeout:") says */
 } expected[] = {
 	{"android11-x86-emu-appexit-main-native-with-injected-notes.txt", 20, 1, "main", "Native",
 	 9207, 36, "native: #00 pc 00000b97  [vdso] (__kernel_vsyscall+7)", "backtraceio.backtraceio",
-	 NULL, 0, 1},
+	 NULL, 0, 1,
+	 false, 0},
 	{"android12-emu-appexit-broadcast-receiver-sleeping.txt", 17, 1, "main", "Sleeping", 12161,
-	 15, "at java.lang.Thread.sleep(Native method)", "com.droidcon.fix.anrs", NULL, 0, 0},
+	 15, "at java.lang.Thread.sleep(Native method)", "com.droidcon.fix.anrs", NULL, 0, 0,
+	 false, 0},
 	{"android13-emu-appexit-main-sleeping.txt", 26, 2, "main", "Sleeping", 11442, 18,
-	 "at java.lang.Thread.sleep(Native method)", "com.example.bugsnag.android", NULL, 0, 0},
+	 "at java.lang.Thread.sleep(Native method)", "com.example.bugsnag.android", NULL, 0, 0,
+	 false, 0},
 	{"android13-emu-main-blocked-held-by-thread.txt", 30, 1, "main", "Blocked", 28941, 9,
 	 "at io.sentry.samples.android.MainActivity$2.run(MainActivity.java:177)",
-	 "io.sentry.samples.android", NULL, 1, 0},
+	 "io.sentry.samples.android", NULL, 1, 0,
+	 false, 0},
 	{"android13-emu-native-only-waiting-channels.txt", 57, 0, "samples.android", NULL, 9955, 179,
 	 "#00 pc 000000000004c35c  /apex/com.android.runtime/lib64/bionic/libc.so (syscall+28) "
-	 "(BuildId: ba489d4985c0cf173209da67405662f9)", "io.sentry.samples.android", NULL, 0, 0},
+	 "(BuildId: ba489d4985c0cf173209da67405662f9)", "io.sentry.samples.android", NULL, 0, 0,
+	 false, 0},
 	{"android14-emu-appexit-input-dispatching-main-runnable-ondraw.txt", 47, 0, "main", "Runnable",
 	 10348, 53, "at android.graphics.Paint.getNativeInstance(Paint.java:743)",
-	 "com.datadog.android.sample", "input dispatching", 0, 0},
+	 "com.datadog.android.sample", "input dispatching", 0, 1,
+	 true, 5000},
 	{"android17-preview-emu-appexit-broadcast-r8-obfuscated.txt", 43, 0, "main", "Sleeping", 12894,
-	 16, "at java.lang.Thread.sleep(Native method)", "sh.frankenstein.android", "broadcast", 0, 0},
+	 16, "at java.lang.Thread.sleep(Native method)", "sh.frankenstein.android", "broadcast", 0, 0,
+	 true, 10003},
 	{"measure-r8-anr-trimmed-obfuscated.txt", 42, 0, "main", "Blocked", -1, 9,
 	 "at bl.q0.run(r8-map-id-395c38ad35850b08fce2fc89e55363d510544d93c2dfa3e409521ade64f67e97:8)",
-	 NULL, NULL, 1, 0},
+	 NULL, NULL, 1, 0,
+	 false, 0},
 	{"measure-r8-app-exit-input-dispatching-main-blocked.txt", 42, 0, "main", "Blocked", 4941, 9,
 	 "at bl.q0.run(r8-map-id-395c38ad35850b08fce2fc89e55363d510544d93c2dfa3e409521ade64f67e97:8)",
-	 "sh.frankenstein.android", "input dispatching", 1, 0},
+	 "sh.frankenstein.android", "input dispatching", 1, 1,
+	 true, 5002},
 	{"xcrash-android10-pixel-arm64-anr-tombstone.txt", 35, 1, "main", "Sleeping", 21533, 17,
-	 "at java.lang.Thread.sleep(Native method)", "xcrash.sample", NULL, 0, 0},
+	 "at java.lang.Thread.sleep(Native method)", "xcrash.sample", NULL, 0, 0,
+	 true, 0},
 	{"xcrash-android10-pixel-armv7-anr-tombstone.txt", 35, 1, "main", "Sleeping", 22012, 17,
-	 "at java.lang.Thread.sleep(Native method)", "xcrash.sample", NULL, 0, 0},
+	 "at java.lang.Thread.sleep(Native method)", "xcrash.sample", NULL, 0, 0,
+	 true, 0},
 	{"handmade-deadlock-main-and-worker.txt", 6, 1, "main", "Blocked", 8123, 15,
 	 "at com.example.shop.cart.CartRepository.snapshot(CartRepository.kt:88)", "com.example.shop",
-	 "input dispatching", 1, 1},
+	 "input dispatching", 1, 1,
+	 true, 5001},
 	{"handmade-idle-main-nativepollonce-service.txt", 4, 0, "main", "Native", 15502, 11,
 	 "native: #00 pc 00000000000a33b8  /apex/com.android.runtime/lib64/bionic/libc.so "
 	 "(__epoll_pwait+8) (BuildId: 2a2e6b1d0f1a5b2f5d8c1a7e3b9c4d6e)", "com.example.player",
-	 "service", 0, 1},
+	 "service", 0, 1,
+	 true, 0},
 };
 
 static void test_every_file(void **state)
@@ -317,7 +354,10 @@ static void test_every_file(void **state)
 		if (rep->warnings.len != e->warnings)
 			fail_msg("%s: %zu warnings (first: %s)", e->file, rep->warnings.len,
 				 rep->warnings.len ? rep->warnings.items[0] : "-");
-		assert_int_equal(rep->kind, HG_KIND_ANR);
+		assert_int_equal(rep->kind, e->anr ? HG_KIND_ANR : HG_KIND_THREAD_DUMP);
+		if (rep->cost != e->cost)
+			fail_msg("%s: cost %lld, expected %lld", e->file, (long long)rep->cost,
+				 (long long)e->cost);
 		assert_int_equal(r.diags, 0);
 		run_release(&r);
 	}
@@ -764,42 +804,96 @@ static const char two_processes[] =
 	"\n\"main\" prio=5 tid=1 Native\n  at h.H.m(H.java:1)\n\n----- end 100 -----\n"
 	"\n----- pid 200 at 2024-01-01 00:00:02 -----\n"
 	"Cmd line: %s\n"
-	"\n\"main\" prio=5 tid=1 Blocked\n  at a.A.m(A.java:2)\n\n----- end 200 -----\n"
+	"\n\"main\" prio=5 tid=1 Blocked\n  at a.A.m(A.java:2)\n  junk\n  at a.A.n(A.java:3)\n"
+	"\n----- end 200 -----\n"
 	"\n----- pid 300 at 2024-01-01 00:00:03 -----\n"
 	"Cmd line: /system/bin/surfaceflinger\n"
 	"\n\"surfaceflinger\" sysTid=300\n    #00 pc 0000000000001000  /system/lib64/libc.so (f+4)\n"
 	"\n----- end 300 -----\n";
 
-static const char *chosen_process(const char *dumping, const char *cmd, const char **warning)
+/* The reports a text gives, one per process, in the order of the file. */
+struct many {
+	hg_report *reps[8];
+	size_t n;
+};
+
+static int keep_report(void *user, hg_report *rep)
 {
-	char text[2048];
-	snprintf(text, sizeof text, two_processes, dumping, cmd);
-	struct run r;
-	const hg_report *rep = read_string(&r, text);
+	struct many *m = user;
 	check_invariants(rep);
-	static char process[64], first_warning[512];
-	snprintf(process, sizeof process, "%s", rep->process);
-	snprintf(first_warning, sizeof first_warning, "%s",
-		 rep->warnings.len ? rep->warnings.items[0] : "");
-	*warning = first_warning;
-	run_release(&r);
-	return process;
+	if (m->n < 8)
+		m->reps[m->n++] = rep;
+	else
+		hg_report_destroy(rep);
+	return 0;
 }
 
+static void read_many(struct many *m, const char *text)
+{
+	memset(m, 0, sizeof *m);
+	hg_ctx ctx;
+	hg_ctx_init(&ctx);
+	assert_int_equal(hg_reports_read_as(&ctx, "anr.txt", text, strlen(text), HG_FORMAT_AUTO,
+					    keep_report, m), 0);
+}
+
+static void many_release(struct many *m)
+{
+	for (size_t i = 0; i < m->n; i++)
+		hg_report_destroy(m->reps[i]);
+	m->n = 0;
+}
+
+/* Each process of a traces file is a report of its own, in the order of
+ * the file (the ANR's process is the first system_server dumps): the
+ * preamble and its Subject go with the first, the others are thread
+ * dumps.  (Before, the file was one report of the process the Subject
+ * named, the others skipped with a warning.) */
 static void test_several_processes(void **state)
 {
 	(void)state;
-	const char *w;
-	/* The pid system_server dumped wins. */
-	assert_string_equal(chosen_process("----- dumping pid: 300 at 1\n", "com.example.app", &w),
-			    "/system/bin/surfaceflinger");
-	assert_string_equal(w, "the input holds 3 process dumps: read pid 300, skipped pid 100 "
-			    "(com.example.helper), pid 200 (com.example.app)");
-	/* Else the process the Subject names. */
-	assert_string_equal(chosen_process("", "com.example.app", &w), "com.example.app");
-	/* Else the first with a main thread. */
-	assert_string_equal(chosen_process("", "com.example.other", &w), "com.example.helper");
-	assert_contains(w, "read pid 100, skipped pid 200 (com.example.other), pid 300");
+	char text[2048];
+	snprintf(text, sizeof text, two_processes, "", "com.example.app");
+	struct many m;
+	read_many(&m, text);
+	assert_int_equal(m.n, 3);
+	assert_string_equal(m.reps[0]->process, "com.example.helper");
+	assert_string_equal(m.reps[1]->process, "com.example.app");
+	assert_string_equal(m.reps[2]->process, "/system/bin/surfaceflinger");
+	assert_int_equal(m.reps[0]->kind, HG_KIND_ANR);
+	assert_string_equal(m.reps[0]->anr_type, "input dispatching");
+	assert_int_equal(m.reps[0]->cost, 5000);
+	assert_non_null(meta(m.reps[0], "subject"));
+	for (size_t i = 1; i < 3; i++) {
+		assert_int_equal(m.reps[i]->kind, HG_KIND_THREAD_DUMP);
+		assert_null(meta(m.reps[i], "subject"));
+		assert_int_equal(m.reps[i]->threads.n, 1);
+		assert_int_equal(m.reps[i]->threads.blamed, 0);
+		assert_false(has_warning(m.reps[i], "process dumps"));
+	}
+	/* each report starts at its section, and its lines count from the file's */
+	assert_int_equal(m.reps[0]->line, 1);
+	assert_int_equal(m.reps[1]->line, 11);
+	assert_int_equal(m.reps[2]->line, 21);
+	assert_true(has_warning(m.reps[1], "line 16: skipped 1 line that is not part of a thread"));
+	many_release(&m);
+
+	/* A preamble that names another pid than the first dump: said. */
+	snprintf(text, sizeof text, two_processes, "----- dumping pid: 300 at 1\n", "com.example.app");
+	read_many(&m, text);
+	assert_int_equal(m.n, 3);
+	assert_true(has_warning(m.reps[0], "the Subject is of pid 300 (\"----- dumping pid: 300\") "
+				"but the dump is of pid 100"));
+	many_release(&m);
+
+	/* Sections of one pid (its Java dump, its waiting channels) stay one report. */
+	read_many(&m, "----- Waiting Channels: pid 7 at 2024-01-01 00:00:00 -----\n"
+		  "Cmd line: com.example\nsysTid=7 0\n----- end 7 -----\n\n"
+		  "----- pid 7 at 2024-01-01 00:00:01 -----\nCmd line: com.example\n\n"
+		  "\"main\" prio=5 tid=1 Runnable\n  at a.B.c(B.java:1)\n\n----- end 7 -----\n");
+	assert_int_equal(m.n, 1);
+	assert_int_equal(m.reps[0]->threads.n, 1);
+	many_release(&m);
 }
 
 static void test_native_only_main_by_name(void **state)
@@ -1104,12 +1198,13 @@ static void test_mutations(void **state)
 		size_t b = (size_t)(rnd() % 4), n;
 		char *m = mutate(data[b], lens[b], &n);
 		struct run r;
-		int rc = read_as(&r, m, n, HG_FORMAT_ANR_TRACES);
-		assert_true(rc == 0 || rc == 1);
-		assert_true((rc == 1) == (r.rep->error != NULL));
-		check_invariants(r.rep);
+		/* an inserted "----- pid 1" section is a process of its own */
+		int rc = read_some(&r, m, n, HG_FORMAT_ANR_TRACES, true);
+		assert_true(rc >= 0 && (size_t)rc <= r.delivered);
+		if (r.delivered == 1)
+			assert_true((rc == 1) == (r.rep->error != NULL));
 		reports += rc == 0;
-		errors += rc == 1;
+		errors += rc != 0;
 		run_release(&r);
 		free(m);
 	}

@@ -1,9 +1,13 @@
 /* Unit tests for BlockCanary logs: the two logs users pasted into
  * AndroidPerformanceMonitor issues (every header value, figure, warning and
- * frame checked), a complete CRLF log with three stack samples (repeat
- * counts), the older key names, untimed and epoch-timed samples, a second
- * log in the input, bad durations, lines that are not frames, the frame
- * cap, every 37th truncation and 2000 seeded mutations of the fixtures, and
+ * frame checked), a complete CRLF log with three stack samples (each a
+ * sample with its time, the blamed main thread their heaviest path with
+ * repeat counts), what the figures say (the threshold the first sample
+ * implies, the dump interval, cpu-busy against thread time, the CPU in the
+ * block), the older key names, untimed, epoch-timed and unreadable sample
+ * times, identical samples sharing a thread, a second log in the input,
+ * bad durations, lines that are not frames, the frame caps, every 37th
+ * truncation and 2000 seeded mutations of the fixtures, 10,000 samples and
  * a 10,000-frame sample.  argv[1] is the testdata/ folder. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -22,6 +26,7 @@
 
 #include "hangar/input.h"
 #include "hangar/report.h"
+#include "hangar/samples.h"
 
 static const char *testdata = "testdata";
 
@@ -37,10 +42,13 @@ static const char *const fixtures[] = {
 #define FIXTURE_DAMAGED "damaged.log"
 #include "text_reader_fixture.h"
 
-/* The one main thread a log gives, blamed. */
+/* The main thread a log gives, blamed (the samples' heaviest path), before
+ * its samples' threads. */
 static const hg_thread *main_thread(const hg_report *r, size_t frames)
 {
-	assert_int_equal(r->threads.n, 1);
+	assert_true(r->threads.n >= 2);
+	for (size_t i = 1; i < r->threads.n; i++)
+		assert_int_equal(r->threads.items[i].flags, HG_THREAD_SAMPLE);
 	assert_int_equal(r->threads.blamed, 0);
 	const hg_thread *t = &r->threads.items[0];
 	assert_string_equal(t->name, "main");
@@ -58,10 +66,16 @@ static void check_sane(const hg_report *r)
 		return;
 	}
 	assert_int_equal(r->kind, HG_KIND_BLOCK);
-	assert_true(r->threads.n <= 1);
 	assert_true(r->threads.blamed == (r->threads.n ? 0 : -1));
 	const char *samples = figure(r, "block", "samples", 0);
 	long max = samples ? atol(samples) : 0;
+	assert_true((size_t)max >= r->n_samples);
+	assert_int_equal(r->threads.n > 0, r->n_samples > 0);
+	for (size_t i = 0; i < r->n_samples; i++) {
+		assert_true(r->samples[i].thread >= 1 && (size_t)r->samples[i].thread < r->threads.n);
+		assert_int_equal(r->samples[i].weight, 1);
+		assert_true(r->samples[i].at >= -1);
+	}
 	for (size_t i = 0; i < r->threads.n; i++)
 		for (size_t k = 0; k < r->threads.items[i].n_frames; k++) {
 			const hg_frame *f = &r->threads.items[i].frames[k];
@@ -126,7 +140,23 @@ static void test_issue113_mi3w(void **state)
 	assert_figure(r, "block", "samples", "1");
 	assert_int_equal(r->warnings.len, 1);
 	assert_string_equal(r->warnings.items[0], "the main thread waited (thread time 589 ms of "
-			    "5050 ms wall): it was blocked, not computing");
+			    "5050 ms wall): it was blocked, not computing (a lock, I/O or a call to "
+			    "another process: cpu-busy = false)");
+	/* The findings: the first sample 802 ms after the start is 0.8 x a
+	 * 1000 ms threshold (BlockCanary's default); the four CPU samples in
+	 * the block average 55% used, the app 39%. */
+	assert_int_equal(r->threshold, 1000);
+	assert_figure(r, "header", "threshold", "about 1000 ms (the first sample came 802 ms in, at "
+		      "0.8 x the threshold)");
+	assert_figure(r, "header", "cpu", "not busy (cpu-busy false); 55% used, app 39%, ioWait 10% "
+		      "(4 samples in the block)");
+	assert_figure(r, "header", "finding", "waiting: blocked (a lock, I/O, IPC), not short of CPU; "
+		      "it ran 589 of 5050 ms (12%)");
+	assert_figure(r, "block", "cpu-percent-in-block", "55");
+	assert_null(figure(r, "block", "dump-interval-ms", 0)); /* one sample */
+	assert_int_equal(r->n_samples, 1);
+	assert_string_equal(r->samples[0].time, "10-29 10:32:13.403");
+	assert_int_equal(r->samples[0].at, 1509273133403); /* 2017-10-29T10:32:13.403Z */
 
 	const hg_thread *t = main_thread(r, 10);
 	assert_frame(&t->frames[0], "dalvik.system.DexFile", "openDexFileNative", "Native Method", -1, 1);
@@ -286,6 +316,16 @@ static void test_untimed_and_epoch_samples(void **state)
 	assert_frame(&t->frames[1], "a.B", "d", "B.java", 2, 2);
 	assert_int_equal(r->warnings.len, 0); /* 1100 of 1200 ms: computing */
 	assert_figure(r, "block", "thread-time-percent", "91.7");
+	assert_figure(r, "header", "finding", "its own work, on a busy CPU (cpu-busy); it ran 1100 "
+		      "of 1200 ms (92%)");
+	assert_figure(r, "header", "cpu", "busy (cpu-busy)");
+	assert_int_equal(r->n_samples, 2);
+	for (size_t i = 0; i < 2; i++) {
+		assert_null(r->samples[i].time);
+		assert_int_equal(r->samples[i].at, -1);
+	}
+	assert_int_equal(r->sample_interval, 0);
+	assert_int_equal(r->threshold, 0); /* no sample time: none implied */
 
 	/* Epoch-millisecond timestamps, no blank line between samples. */
 	r = read_good(&g, HEADER "stack = 1508750380394\na.B.c(B.java:1)\na.B.d(B.java:2)\n"
@@ -293,9 +333,16 @@ static void test_untimed_and_epoch_samples(void **state)
 		      "a.B.c(B.java:1)\na.B.e(B.java:3)\n",
 		      HG_FORMAT_BLOCKCANARY);
 	assert_figure(r, "block", "samples", "3");
+	/* the tree: d > c (2 samples), e > c (1): c under d is not c under e */
 	t = main_thread(r, 2);
-	assert_frame(&t->frames[0], "a.B", "c", "B.java", 1, 3);
+	assert_frame(&t->frames[0], "a.B", "c", "B.java", 1, 2);
 	assert_frame(&t->frames[1], "a.B", "d", "B.java", 2, 2);
+	assert_int_equal(r->threads.n, 3); /* samples 1 and 2 share their thread */
+	assert_int_equal(r->samples[0].thread, r->samples[1].thread);
+	assert_int_equal(r->samples[0].at, 1508750380394);
+	assert_int_equal(r->samples[2].at, 1508750380594);
+	assert_int_equal(r->sample_interval, 100);
+	assert_figure(r, "block", "dump-interval-ms", "100");
 
 	/* A timestamp with no frames after it is no sample. */
 	r = read_good(&g, HEADER "stack = 05-02 09:00:00.400\n\n05-02 09:00:00.800\n\n"
@@ -455,12 +502,14 @@ static void test_10000_frame_samples(void **state)
 	struct got g;
 	got_init(&g);
 	read_within(&g, text, n, 5.0);
+	/* the outermost frame is both samples'; the next differs (its line) */
 	const hg_thread *t = main_thread(g.rep, FRAMES);
 	assert_figure(g.rep, "block", "samples", "2");
-	for (int i = 0; i < FRAMES; i++)
-		assert_int_equal(t->frames[i].repeat, i % 2 ? 2 : 1);
+	for (int i = 0; i < FRAMES - 1; i++)
+		assert_int_equal(t->frames[i].repeat, 1);
 	assert_frame(&t->frames[FRAMES - 1], "com.example.deep.Recursion", "step9999",
 		     "Recursion.java", 10000, 2);
+	assert_int_equal(t->frames[FRAMES - 2].line, 9999); /* the first sample's */
 	got_release(&g);
 	free(text);
 }

@@ -20,6 +20,7 @@
 #include "hangar/input.h"
 #include "hangar/mapping.h"
 #include "hangar/report.h"
+#include "hangar/text.h"
 
 static const char *testdata = "testdata";
 
@@ -687,6 +688,133 @@ static void test_ios_main_binary(void **state)
 	free(text);
 }
 
+/* A report symbolicated before it was sent, with no binary_images (seed
+ * 003's, testdata/seeds/matrix-ios/): whose each frame is comes from its
+ * source position and name.  Its hang in blockMainThreadForFourSeconds
+ * and the same hang seen again (another launch: other addresses, another
+ * duration) are one cluster; a hang in another app function is another;
+ * neither is titled by __semwait_signal, the top frame of both. */
+static void test_ios_hang_without_images(void **state)
+{
+	(void)state;
+	hg_report *r = read_file("seeds/matrix-ios/article-report.json");
+	struct sig s;
+	compute(&s, r, NULL);
+	assert_string_equal(s.s.family, "ios_hang");
+	static const char *const want[] = {
+		"?\?\?!static HTHangValidationModel.blockMainThreadForFourSeconds()",
+		"?\?\?!closure #1 in HTHangValidationModel.triggerForegroundHang()",
+	};
+	assert_frames(&s.s, want, 2);
+	assert_string_equal(s.s.title, "HTHangValidationModel.blockMainThreadForFourSeconds()");
+	assert_false(s.s.no_app_frame);
+	char article[33], again[33], other[33];
+	memcpy(article, s.s.hash, 33);
+	done(&s);
+	hg_report_destroy(r);
+
+	r = read_file("seeds/matrix-ios/same-hang-again.json");
+	hash_of(r, NULL, again);
+	hg_report_destroy(r);
+	assert_string_equal(again, article);
+
+	r = read_file("seeds/matrix-ios/other-function-hang.json");
+	compute(&s, r, NULL);
+	assert_string_equal(s.s.title, "HTHangValidationModel.blockMainThreadInTimerCallback()");
+	memcpy(other, s.s.hash, 33);
+	done(&s);
+	hg_report_destroy(r);
+	assert_string_not_equal(other, article);
+
+	/* Without source positions, the names alone tell the same frames. */
+	size_t len;
+	char *text = load("seeds/matrix-ios/article-report.json", &len);
+	char *bare = replace(text, "\"source_file\"", "\"x_file\"");
+	r = read_text(bare);
+	hash_of(r, NULL, again);
+	hg_report_destroy(r);
+	assert_string_equal(again, article);
+	free(bare);
+	free(text);
+}
+
+/* Pre-sampling's representative stack signs the report, however it is
+ * written; the scene's stack (caught in Array.append) does not. */
+static void test_ios_representative_signs(void **state)
+{
+	(void)state;
+	char a[33], b[33];
+	hg_report *r = read_file("seeds/matrix-ios/presampled-backtrace.json");
+	struct sig s;
+	compute(&s, r, NULL);
+	assert_string_equal(s.s.title, "HTHangValidationModel.isPrime(_:)");
+	static const char *const want[] = {
+		"?\?\?!HTHangValidationModel.isPrime(_:)",
+		"?\?\?!HTHangValidationModel.computePrimes(upTo:)",
+		"?\?\?!static HTHangValidationModel.busyMainThreadForThreeSeconds()",
+		"?\?\?!closure #3 in HTHangValidationModel.triggerForegroundHang()",
+		"?\?\?!main",
+	};
+	assert_frames(&s.s, want, 5);
+	memcpy(a, s.s.hash, 33);
+	done(&s);
+	hg_report_destroy(r);
+	r = read_file("seeds/matrix-ios/presampled-index.json");
+	hash_of(r, NULL, b);
+	hg_report_destroy(r);
+	assert_string_equal(a, b);
+}
+
+/* Frames no image places, by name alone: Apple's classes, modules,
+ * namespaces and C functions are the platform's; the rest the app's. */
+static void test_ios_unplaced_names(void **state)
+{
+	(void)state;
+	static const char *const names[] = {
+		"__semwait_signal",                                        /* C */
+		"-[HTFeedViewController viewDidLoad]",                     /* app */
+		"+[NSThread sleepForTimeInterval:]",                       /* Apple class */
+		"__41-[UIApplication _run]_block_invoke",                  /* Apple class, a block */
+		"HTCore::Engine::tick()",                                  /* app C++ */
+		"swift::runJobInEstablishedExecutorContext(swift::Job*)", /* Swift runtime */
+		"swift_job_runImpl(swift::Job*, swift::SerialExecutorRef)",
+		"Swift.Array.append(_:)",                                  /* Swift module */
+		"static UIApplicationDelegate.main()",                     /* Apple type */
+		"thunk for @escaping @callee_guaranteed () -> ()",         /* plumbing */
+		"(extension in Foundation):Swift.String.init(format:_:)",
+		"closure #1 @Swift.MainActor () -> () in HTAPMKitDemo.ContentView.body.getter : some",
+		"protocol witness for Swift.Collection.index(after:) in conformance HTAPMKitDemo.Ring : "
+		"Swift.Collection in HTAPMKitDemo",
+		"_dispatch_main_queue_drain",
+		"@objc HTFeedCell.prepareForReuse()",
+	};
+	hg_buf b;
+	hg_buf_init(&b);
+	hg_buf_puts(&b, "{\"report\":{\"process_name\":\"HTAPMKitDemo\"},\"crash\":{\"error\":"
+		    "{\"type\":\"hang\"},\"threads\":[{\"index\":0,\"backtrace\":{\"contents\":[");
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+		hg_buf_printf(&b, "%s{\"instruction_addr\":%zu,\"symbol_name\":\"%s\"}", i ? "," : "",
+			      4096 + i, names[i]);
+	hg_buf_puts(&b, "]}}]}}");
+	assert_false(b.failed);
+	hg_report *r = read_text(b.data);
+	hg_buf_release(&b);
+	struct sig s;
+	compute(&s, r, NULL);
+	static const char *const want[] = {
+		"?\?\?!-[HTFeedViewController viewDidLoad]",
+		"?\?\?!HTCore::Engine::tick()",
+		"?\?\?!closure #1 @Swift.MainActor () -> () in HTAPMKitDemo.ContentView.body.getter : some",
+		"?\?\?!protocol witness for Swift.Collection.index(after:) in conformance "
+		"HTAPMKitDemo.Ring : Swift.Collection in HTAPMKitDemo",
+		"?\?\?!@objc HTFeedCell.prepareForReuse()",
+	};
+	assert_frames(&s.s, want, 5);
+	assert_string_equal(s.s.title, "-[HTFeedViewController viewDidLoad]");
+	done(&s);
+	hg_report_destroy(r);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1)
@@ -706,6 +834,9 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_rules_errors),
 		cmocka_unit_test(test_corpus_and_errors),
 		cmocka_unit_test(test_ios_main_binary),
+		cmocka_unit_test(test_ios_hang_without_images),
+		cmocka_unit_test(test_ios_representative_signs),
+		cmocka_unit_test(test_ios_unplaced_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

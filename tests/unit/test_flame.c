@@ -258,13 +258,34 @@ static void blockcanary_samples(void **state)
 	struct reports rs;
 	thread_flame("blockcanary/looper-2024-03-18_14-22-05.347.log", a, &f, &rs);
 	assert_int_equal(f.unit, HG_FLAME_SAMPLES);
-	assert_int_equal(f.total, 3); /* three stack samples */
-	/* the innermost frame is in one sample, onStop in two */
-	assert_int_equal(f.nodes[f.n - 1].total, 1);
-	assert_string_equal(f.nodes[f.n - 1].name, "org.json.JSONStringer.string");
+	assert_int_equal(f.total, 3); /* three stack samples, every one drawn */
+	/* one root, the outermost frame, in all three */
+	assert_string_equal(f.nodes[0].name, "com.android.internal.os.ZygoteInit.main");
+	assert_int_equal(f.nodes[0].total, 3);
+	/* each sample's innermost frame in one sample: JSON, the file write,
+	 * QueuedWork's wait; onStop in two */
+	const char *leaves[3] = {0};
+	size_t n_leaves = 0, on_stop = 0;
+	for (size_t i = 0; i < f.n; i++) {
+		if (f.nodes[i].self > 0) {
+			assert_int_equal(f.nodes[i].self, 1);
+			assert_true(n_leaves < 3);
+			leaves[n_leaves++] = f.nodes[i].name;
+		}
+		if (!strcmp(f.nodes[i].name, "com.example.reader.ui.ReaderActivity.onStop")) {
+			assert_int_equal(f.nodes[i].total, 2);
+			on_stop++;
+		}
+	}
+	assert_int_equal(n_leaves, 3);
+	assert_int_equal(on_stop, 1);
+	assert_string_equal(leaves[0], "org.json.JSONStringer.string");
+	assert_string_equal(leaves[1], "libcore.io.Linux.writeBytes");
+	assert_string_equal(leaves[2], "sun.misc.Unsafe.park");
 	free_reports(&rs);
 	thread_flame("blockcanary/issue113-mi3w-api19-excerpt.log", a, &f, &rs);
 	assert_int_equal(f.unit, HG_FLAME_SAMPLES);
+	assert_int_equal(f.total, 1);
 	free_reports(&rs);
 	hg_arena_destroy(a);
 }
@@ -291,8 +312,10 @@ static void ios_hangs(void **state)
 	}
 }
 
-/* A sampled profile weighs by samples: the KSCrash startup profile's hot
- * path, main() held by 19 of its samples, 3 of them in $main itself. */
+/* A sampled profile weighs by samples, every one drawn: the KSCrash
+ * startup profile's 25 samples with frames, main() and $main held by 19 of
+ * them, 16 through one call of App.main and 3 through another (another pc:
+ * another frame, as the tree view writes them). */
 static void sampled_profile(void **state)
 {
 	(void)state;
@@ -302,12 +325,12 @@ static void sampled_profile(void **state)
 	assert_int_equal(rs.n, 1);
 	assert_int_equal(hg_flame_from_report(rs.v[0], false, a, &f), 0);
 	assert_int_equal(f.unit, HG_FLAME_SAMPLES);
-	assert_int_equal(f.total, 19);
-	assert_string_equal(f.nodes[0].name, "main"); /* the thread */
-	assert_string_equal(f.nodes[1].name, "main"); /* main() */
+	assert_int_equal(f.total, 25);
+	assert_string_equal(f.nodes[0].name, "main"); /* main(), the heaviest root */
+	assert_int_equal(f.nodes[0].total, 19);
 	assert_int_equal(f.nodes[1].total, 19);
-	assert_int_equal(f.nodes[2].total, 19);
-	assert_int_equal(f.nodes[2].self, 3);
+	assert_int_equal(f.nodes[1].self, 0);
+	assert_int_equal(f.nodes[2].total, 16);
 	free_reports(&rs);
 	hg_arena_destroy(a);
 }

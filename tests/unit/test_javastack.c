@@ -135,7 +135,12 @@ static void test_xcrash_java_crash_all_threads(void **state)
 	assert_int_equal(r->kind, HG_KIND_CRASH); /* Crash type: 'java' */
 	assert_string_equal(r->process, "xcrash.sample");
 	assert_string_equal(r->app_version, "1.2.3-beta456-patch789");
-	assert_string_equal(r->device, "Pixel");
+	/* the device as the other tombstones name it: the fingerprint, not the Model */
+	assert_string_equal(r->device,
+			    "google/sailfish/sailfish:10/QP1A.190711.020/5800535:user/release-keys");
+	assert_int_equal(r->meta_len, 1);
+	assert_string_equal(r->meta[0].key, "pid");
+	assert_string_equal(r->meta[0].json, "21356");
 	assert_string_equal(r->time_written, "2019-10-12T03:23:25.533+0800");
 	assert_string_equal(r->time, "2019-10-11T19:23:25.533Z");
 	assert_figure(r, "xcrash", "Tombstone maker", "xCrash 2.4.6");

@@ -218,10 +218,11 @@ static void test_startup_profile(void **state)
 	assert_int_equal(r->cost, 262); /* 262253917 ns */
 	assert_true(r->sampled);
 	assert_null(meta(r, "error")); /* its sample table is not metadata */
-	/* 25 samples with frames (one is empty) end at 22 distinct stacks: the
-	 * hot path, then 21 more, each a thread. */
+	/* 25 samples with frames (one is empty) end at 22 distinct stacks, each
+	 * a sample thread, after the hot path (the blamed thread). */
 	assert_true(has_warning(r, "1 of the profile's 26 samples hold no frames"));
-	assert_int_equal(r->threads.n, 22);
+	assert_int_equal(r->threads.n, 23);
+	assert_int_equal(r->n_samples, 25);
 	assert_roles(r, 0, 0, 0);
 	const hg_thread *t = &r->threads.items[0];
 	assert_string_equal(t->name, "main");
@@ -242,8 +243,9 @@ static void test_startup_profile(void **state)
 	/* Repeats never grow from the outermost frame in. */
 	for (size_t i = 1; i < t->n_frames; i++)
 		assert_true(t->frames[i - 1].repeat <= t->frames[i].repeat);
-	assert_string_equal(r->threads.items[1].name, "main samples #2");
-	assert_int_equal(r->threads.items[1].flags, 0);
+	/* the first sample with frames is the profile's second */
+	assert_string_equal(r->threads.items[1].name, "sample 2");
+	assert_int_equal(r->threads.items[1].flags, HG_THREAD_SAMPLE);
 }
 
 static void test_sentry_swift_crash(void **state)

@@ -3,7 +3,7 @@
  * sample app, every kind of malformed line with its warning and line number,
  * the cap on listed warnings, missing files, and a 200,000-line mapping built
  * in memory and written to a temporary file (the file reader indexes in
- * chunks).  argv[1] is testdata/matrix-sample/methodMapping.txt. */
+ * chunks), and overloads told apart.  argv[1] is testdata/matrix-sample/methodMapping.txt. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -768,6 +768,76 @@ static void test_overlong_lines_skipped(void **state)
 	free(text);
 }
 
+/* ---- overloads ---- */
+
+/* testdata/seeds/matrix-android/overloads/methodMapping.txt (written from
+ * seed 002's ENTER report): a generic method and its bridge, a method and
+ * the bridge that differs only in return type, two parameters whose simple
+ * names agree. */
+static const char overloads[] =
+	"30,1,sample.tencent.matrix.trace.TestFpsActivity onCreate (Landroid.os.Bundle;)V\n"
+	"33,4161,com.example.chat.ChatFragment$1 onChanged (Ljava.lang.Object;)V\n"
+	"195,1,com.example.chat.ChatFragment$1 onChanged (Lcom.example.chat.UserIntimacyWrapper;)V\n"
+	"206,1,com.example.db.UserModelDao get (ILjava.lang.String;)Lcom.example.db.UserModelEntity;\n"
+	"161,4161,com.example.db.UserModelDao get (ILjava.lang.String;)"
+	"Lio.objectbox.internal.ObjectBoxEntityImpl;\n"
+	"180,1,com.example.ui.ItemBinder bind (Lcom.example.feed.Item;)V\n"
+	"169,1,com.example.ui.ItemBinder bind (Lcom.example.chat.Item;)V\n"
+	"96,1,com.example.ui.ItemBinder bind (Lcom.example.feed.Item;I)V\n"
+	"7,1,com.example.other.ItemBinder bind (Lcom.example.feed.Item;)V\n"
+	"8,1,com.example.db.UserModelDao get (ILjava.lang.String;)Lcom.example.db.UserModelEntity;\n"
+	"9,1,com.x.R ret ()Lcom.a.Thing;\n"
+	"10,1,com.x.R ret ()Lcom.b.Thing;\n"
+	"11,1,com.x.R ret ()V\n";
+
+/* Overloads name alike only where they must not: by their return type
+ * when only it differs, by whole classes when simple names agree; any
+ * other method keeps its usual name. */
+static void test_overloads_told_apart(void **state)
+{
+	struct fixture *f = *state;
+	hg_mapping *m = load(f, overloads);
+	assert_symbol(m, 30, "sample.tencent.matrix.trace.TestFpsActivity.onCreate(Bundle)");
+	/* the simple names already differ: as ever */
+	assert_symbol(m, 33, "com.example.chat.ChatFragment$1.onChanged(Object)");
+	assert_symbol(m, 195, "com.example.chat.ChatFragment$1.onChanged(UserIntimacyWrapper)");
+	assert_symbol(m, 206, "com.example.db.UserModelDao.get(int, String) -> UserModelEntity");
+	assert_symbol(m, 161, "com.example.db.UserModelDao.get(int, String) -> ObjectBoxEntityImpl");
+	/* id 8 is the same method as 206 (the same descriptor): no help there */
+	assert_symbol(m, 8, "com.example.db.UserModelDao.get(int, String) -> UserModelEntity");
+	assert_symbol(m, 180, "com.example.ui.ItemBinder.bind(com.example.feed.Item)");
+	assert_symbol(m, 169, "com.example.ui.ItemBinder.bind(com.example.chat.Item)");
+	assert_symbol(m, 96, "com.example.ui.ItemBinder.bind(Item, int)");
+	/* another class of the same simple name is not an overload */
+	assert_symbol(m, 7, "com.example.other.ItemBinder.bind(Item)");
+	/* return types alike by simple name: whole */
+	assert_symbol(m, 9, "com.x.R.ret() -> com.a.Thing");
+	assert_symbol(m, 10, "com.x.R.ret() -> com.b.Thing");
+	assert_symbol(m, 11, "com.x.R.ret() -> void");
+	hg_mapping_destroy(m);
+}
+
+/* Indexing a big file takes two halves at once: namesakes in different
+ * halves are found all the same. */
+static void test_overloads_across_halves(void **state)
+{
+	struct fixture *f = *state;
+	size_t len;
+	char *text = generate_mapping(0, &len);
+	char *more = realloc(text, len + 128);
+	assert_non_null(more);
+	len += (size_t)snprintf(more + len, 128, "%d,1,com.example.gen.C0 m0 (I[Ljava/lang/String;)I\n",
+				GENERATED_IDS);
+	char *path;
+	hg_mapping *m = open_as_file(f, more, len, &path);
+	assert_int_equal(hg_mapping_count(m), GENERATED_IDS + 1);
+	assert_symbol(m, 0, "com.example.gen.C0.m0(int, String[]) -> void");
+	assert_symbol(m, GENERATED_IDS, "com.example.gen.C0.m0(int, String[]) -> int");
+	assert_symbol(m, 1, "com.example.gen.C0.m1(int, String[])");
+	hg_mapping_destroy(m);
+	free(path);
+}
+
 int main(int argc, char **argv)
 {
 	mapping_path = argc > 1 ? argv[1] : "testdata/matrix-sample/methodMapping.txt";
@@ -799,6 +869,8 @@ int main(int argc, char **argv)
 		T(test_format_arrays),
 		T(test_format_malformed_descriptor_verbatim),
 		T(test_format_empty_parts),
+		T(test_overloads_told_apart),
+		T(test_overloads_across_halves),
 	};
 #undef T
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,6 +1,8 @@
 /* Unit tests for the MetricKit reader (report_metrickit*.c): the real
  * MXCallStackTree of testdata/kscrash/ (expected values read from its JSON
- * by hand), hand-made payloads of testdata/metrickit/, frames that give
+ * by hand), hand-made payloads of testdata/metrickit/, each path a
+ * weighted sample and the tree of samples the whole call-stack tree, paths
+ * past the frame limit counted, frames that give
  * no load address (a warning each image), every field with a
  * wrong type, truncation at every 97th byte, deep nesting and random
  * mutations.  argv[1] is the testdata/ directory. */
@@ -8,6 +10,7 @@
 
 #include "report_fixture.h"
 
+#include "hangar/samples.h"
 #include "hangar/text.h"
 
 static const char *testdata = "testdata";
@@ -71,7 +74,15 @@ static void test_real_tree(void **state)
 	/* a bare tree says not what it diagnoses */
 	assert_int_equal(r->kind, HG_KIND_THREAD_DUMP);
 	assert_string_equal(r->detail, "MXCallStackTree");
-	assert_int_equal(r->threads.n, 16); /* 16 call stacks of one path each */
+	/* 16 call stacks of one path each: its thread, then its path's sample */
+	assert_int_equal(r->threads.n, 32);
+	assert_int_equal(r->n_samples, 16);
+	for (size_t i = 0; i < 16; i++) {
+		assert_int_equal(r->samples[i].thread, 2 * (long)i + 1);
+		assert_int_equal(r->threads.items[2 * i + 1].flags, HG_THREAD_SAMPLE);
+		assert_int_equal(r->threads.items[2 * i + 1].n_frames, r->threads.items[2 * i].n_frames);
+	}
+	assert_string_equal(r->threads.items[1].name, "thread 0 sample 1");
 	assert_int_equal(r->threads.blamed, 0); /* threadAttributed */
 	assert_int_equal(r->threads.items[0].flags, HG_THREAD_BLAMED);
 	assert_int_equal(r->threads.n_images, 11); /* distinct binaryUUIDs */
@@ -84,7 +95,7 @@ static void test_real_tree(void **state)
 		     1);
 	assert_frame(r, t, 26, 7091980640, "dyld", "CB3FF411-4762-34D2-86A4-ECA13F9FB6C3", 88416, 1);
 	assert_string_equal(t->frames[0].text, "Sentry 0x000000010110140c 0x10109c000 + 414732");
-	const hg_thread *last = &r->threads.items[15];
+	const hg_thread *last = &r->threads.items[30];
 	assert_string_equal(last->name, "thread 15");
 	assert_int_equal(last->flags, 0);
 	assert_int_equal(last->frames[0].pc, 7600626504);
@@ -103,8 +114,9 @@ static void test_hang_payload(void **state)
 	assert_string_equal(r->time, "2023-01-27T13:44:00.000Z");
 	assert_true(has_warning(r, "the MetricKit payload holds 2 diagnostics; only the first, "
 				   "hangDiagnostics[0], is read"));
-	/* call stack 0: paths kernel>CF>LagDemo (7 samples), kernel>UIKitCore (3) */
-	assert_int_equal(r->threads.n, 3);
+	/* call stack 0: paths kernel>CF>LagDemo (7 samples), kernel>UIKitCore (3);
+	 * call stack 1: pthread (10).  Each stack's thread, then its paths' */
+	assert_int_equal(r->threads.n, 5);
 	assert_int_equal(r->threads.blamed, 0);
 	const hg_thread *t = &r->threads.items[0];
 	assert_string_equal(t->name, "main");
@@ -115,13 +127,39 @@ static void test_hang_payload(void **state)
 	assert_frame(r, t, 1, 6581948116, "CoreFoundation", "5CDC5D9A-E506-3740-B64E-BB30867B4F1B",
 		     528084, 7);
 	assert_frame(r, t, 2, 4295000072, "LagDemo", "0B1E7A52-3C4D-3E5F-8A9B-1C2D3E4F5A6B", 32776, 7);
-	const hg_thread *other = &r->threads.items[1];
-	assert_string_equal(other->name, "main samples #2");
-	assert_int_equal(other->flags, 0);
+	const hg_thread *other = &r->threads.items[2];
+	assert_string_equal(other->name, "main sample 2");
+	assert_int_equal(other->flags, HG_THREAD_SAMPLE);
 	assert_int_equal(other->n_frames, 2);
 	assert_frame(r, other, 1, 6620606516, "UIKitCore", "179501B6-0FC2-344A-B969-B4E3961EBE10",
-		     1204276, 3);
-	assert_string_equal(r->threads.items[2].name, "thread 1");
+		     1204276, 1); /* a sample's frame: its weight is the sample's */
+	assert_string_equal(r->threads.items[3].name, "thread 1");
+	/* Each path a sample weighing its own samples, heaviest first. */
+	static const long weights[] = {7, 3, 10}, threads[] = {1, 2, 4};
+	assert_int_equal(r->n_samples, 3);
+	for (size_t i = 0; i < 3; i++) {
+		assert_int_equal(r->samples[i].weight, weights[i]);
+		assert_int_equal(r->samples[i].thread, threads[i]);
+		assert_null(r->samples[i].time);
+		assert_int_equal(r->samples[i].at, -1);
+	}
+	/* The tree of samples: outermost frames at the roots, 20 samples in
+	 * all; the blamed main thread is its LagDemo path, not the tree's
+	 * heaviest (the other thread's pthread root, 10). */
+	hg_arena *a = hg_arena_create();
+	hg_sample_tree tr;
+	assert_int_equal(hg_report_sample_tree(r, a, &tr), 0);
+	assert_int_equal(tr.total, 20);
+	assert_int_equal(tr.n, 6);
+	assert_string_equal(tr.nodes[0].frame->image, "libsystem_pthread.dylib");
+	assert_int_equal(tr.nodes[0].total, 10);
+	assert_int_equal(tr.heaviest, 0);
+	size_t blamed = hg_sample_tree_find(&tr, &r->threads.items[0]);
+	assert_true(blamed != HG_SAMPLE_NONE);
+	assert_string_equal(tr.nodes[blamed].frame->image, "libsystem_kernel.dylib");
+	assert_int_equal(tr.nodes[blamed].total, 7);
+	assert_int_equal(tr.nodes[blamed].depth, 2);
+	hg_arena_destroy(a);
 	/* one image per UUID, however many frames lie in it */
 	assert_int_equal(r->threads.n_images, 5);
 	assert_ptr_equal(hg_frame_image(&r->threads, &t->frames[0]),
@@ -135,7 +173,7 @@ static void test_cpu_exception(void **state)
 	assert_string_equal(hg_report_kind_name(r->kind), "cpu_exception");
 	assert_int_equal(r->cost, 60000); /* totalCPUTime "1 min" */
 	/* an aggregate: paths LagDemo>LagDemo>dyld (120), pthread (40), LagDemo (30 of its own) */
-	assert_int_equal(r->threads.n, 3);
+	assert_int_equal(r->threads.n, 4);
 	assert_int_equal(r->threads.blamed, 0);
 	const hg_thread *t = &r->threads.items[0];
 	assert_string_equal(t->name, "all threads");
@@ -144,10 +182,16 @@ static void test_cpu_exception(void **state)
 	assert_int_equal(t->frames[0].repeat, 150);
 	assert_int_equal(t->frames[1].repeat, 120);
 	assert_string_equal(t->frames[2].image, "dyld");
-	assert_string_equal(r->threads.items[1].name, "all threads samples #2");
-	assert_string_equal(r->threads.items[1].frames[0].image, "libsystem_pthread.dylib");
-	assert_int_equal(r->threads.items[2].n_frames, 1);
-	assert_int_equal(r->threads.items[2].frames[0].repeat, 150);
+	assert_string_equal(r->threads.items[1].name, "all threads sample 1");
+	assert_int_equal(r->threads.items[1].n_frames, 3);
+	assert_string_equal(r->threads.items[2].name, "all threads sample 2");
+	assert_string_equal(r->threads.items[2].frames[0].image, "libsystem_pthread.dylib");
+	assert_int_equal(r->threads.items[3].n_frames, 1);
+	assert_int_equal(r->threads.items[3].frames[0].repeat, 1);
+	assert_int_equal(r->n_samples, 3);
+	assert_int_equal(r->samples[0].weight, 120);
+	assert_int_equal(r->samples[1].weight, 40);
+	assert_int_equal(r->samples[2].weight, 30);
 }
 
 static void test_durations(void **state)
@@ -221,10 +265,11 @@ static void test_hostile_load_addresses(void **state)
 			 r->warnings.len ? r->warnings.items[0] : "none");
 	for (size_t i = 0; i < 3; i++)
 		assert_string_equal(r->warnings.items[i], expected[i]);
-	/* two paths, each read whole; a root frame is the innermost one */
-	assert_int_equal(r->threads.n, 2);
-	bool first_d = r->threads.items[0].n_frames == 4 && r->threads.items[0].frames[3].pc == 12288;
-	const hg_thread *t = &r->threads.items[!first_d], *other = &r->threads.items[first_d];
+	/* two paths, each read whole (samples 1 and 2, after the stack's
+	 * thread); a root frame is the innermost one */
+	assert_int_equal(r->threads.n, 3);
+	bool first_d = r->threads.items[1].n_frames == 4 && r->threads.items[1].frames[3].pc == 12288;
+	const hg_thread *t = &r->threads.items[first_d ? 1 : 2], *other = &r->threads.items[first_d ? 2 : 1];
 	assert_int_equal(t->n_frames, 4);
 	assert_int_equal(other->n_frames, 4);
 	assert_frame(r, t, 3, 12288, "Good", "D", 4096, 1);
@@ -312,9 +357,13 @@ static void test_wrong_types(void **state)
 {
 	struct fixture *f = *state;
 	const hg_report *r = one_good(f, BASE);
-	assert_int_equal(r->threads.n, 2); /* the root's own sample, and the subframe's two */
+	/* the stack's thread, the subframe's two samples, the root's own one */
+	assert_int_equal(r->threads.n, 3);
 	assert_int_equal(r->threads.items[0].n_frames, 2);
-	assert_int_equal(r->threads.items[1].n_frames, 1);
+	assert_int_equal(r->threads.items[1].n_frames, 2);
+	assert_int_equal(r->threads.items[2].n_frames, 1);
+	assert_int_equal(r->samples[0].weight, 2);
+	assert_int_equal(r->samples[1].weight, 1);
 	assert_int_equal(r->cost, 1000);
 	check_bad_cases(f, BASE, bad_cases, sizeof bad_cases / sizeof *bad_cases);
 }
@@ -388,7 +437,7 @@ static void test_deep_nesting(void **state)
 			one_failed(f, b.data, "nested deeper than 1000");
 		} else {
 			const hg_report *r = one_good(f, b.data);
-			assert_int_equal(r->threads.n, 1);
+			assert_int_equal(r->threads.n, 2); /* the stack's thread and its sample */
 			assert_int_equal(r->threads.items[0].n_frames, 400);
 			assert_int_equal(r->threads.items[0].frames[399].pc, 4096 + 399);
 		}
@@ -396,7 +445,29 @@ static void test_deep_nesting(void **state)
 	}
 }
 
-/* Over --max-stack-lines: an error naming the call stack. */
+/* Paths whose frames would pass --max-stack-lines are counted, not kept:
+ * the heaviest are. */
+static void test_paths_over_limit(void **state)
+{
+	struct fixture *f = *state;
+	f->ctx.limits.max_stack_lines = 7;
+	/* three paths of 2 frames (weights 5, 3, 1): the thread 2, then samples
+	 * 2 + 2 fit 7, the third does not */
+	const hg_report *r = one_good(f, "{\"callStackTree\":{\"callStackPerThread\":false,"
+		"\"callStacks\":[{\"callStackRootFrames\":[{\"address\":1,\"sampleCount\":9,"
+		"\"subFrames\":[{\"address\":2,\"sampleCount\":5},{\"address\":3,\"sampleCount\":3},"
+		"{\"address\":4,\"sampleCount\":1}]}]}]}}");
+	f->ctx.limits.max_stack_lines = HG_DEFAULT_MAX_STACK_LINES;
+	assert_int_equal(r->n_samples, 2);
+	assert_int_equal(r->samples[0].weight, 5);
+	assert_int_equal(r->samples[1].weight, 3);
+	assert_true(has_warning(r, "callStackTree.callStacks[0]: 3 paths of samples; the 2 heaviest "
+				"are kept as samples, the rest would pass 7 frames (see "
+				"--max-stack-lines)"));
+}
+
+/* A call stack's own thread past --max-stack-lines: an error naming the
+ * call stack. */
 static void test_frame_limit(void **state)
 {
 	struct fixture *f = *state;
@@ -459,6 +530,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(test_truncated, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_deep_nesting, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_frame_limit, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_paths_over_limit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mutations, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

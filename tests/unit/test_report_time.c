@@ -9,9 +9,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
+#include "hangar/hangar.h"
+#include "hangar/timezone.h"
 #include "store/db.h"
 #include "report/report_time.h"
 
@@ -248,13 +251,94 @@ static void test_truncated(void **state)
 		}
 }
 
+/* A time without a zone in tz; zoneless: whether it had none. */
+static void want_in(const hg_timezone *tz, const char *text, const char *expected, bool zoneless)
+{
+	char out[REPORT_TIME_SIZE];
+	const char *why = "";
+	bool had_none = !zoneless;
+	if (report_time_parse_in(text, strlen(text), tz, out, &why, &had_none) != 0)
+		fail_msg("\"%s\": %s", text, why);
+	if (strcmp(out, expected) != 0)
+		fail_msg("\"%s\" in %s: want %s, got %s", text, tz ? tz->name : "UTC", expected, out);
+	assert_int_equal(had_none, zoneless);
+}
+
+/* --timezone: fixed offsets; a written zone or epoch digits are never
+ * moved; bad zones refused with a reason. */
+static void test_zoneless_in_a_zone(void **state)
+{
+	(void)state;
+	hg_timezone tz;
+	char why[160];
+	want_in(NULL, "2021-07-27 15:57:15", "2021-07-27T15:57:15.000Z", true);
+	assert_int_equal(hg_timezone_init(&tz, "+08:00", why, sizeof why), 0);
+	want_in(&tz, "2021-07-27 15:57:15", "2021-07-27T07:57:15.000Z", true);
+	want_in(&tz, "2021-01-01 03:00:00", "2020-12-31T19:00:00.000Z", true); /* the year before */
+	want_in(&tz, "2021-07-27", "2021-07-26T16:00:00.000Z", true);
+	want_in(&tz, "2021-07-27 15:57:15Z", "2021-07-27T15:57:15.000Z", false);
+	want_in(&tz, "2021-07-27 15:57:15 -0100", "2021-07-27T16:57:15.000Z", false);
+	want_in(&tz, "1627372635000", "2021-07-27T07:57:15.000Z", false);
+	assert_int_equal(hg_timezone_init(&tz, "-0530", why, sizeof why), 0);
+	want_in(&tz, "2021-07-27 15:57:15", "2021-07-27T21:27:15.000Z", true);
+	assert_int_equal(hg_timezone_init(&tz, "UTC", why, sizeof why), 0);
+	want_in(&tz, "2021-07-27 15:57:15", "2021-07-27T15:57:15.000Z", true);
+	assert_false(tz.named);
+	/* Past the years 0000 to 9999 once moved: refused, as any such time. */
+	assert_int_equal(hg_timezone_init(&tz, "+01:00", why, sizeof why), 0);
+	char out[REPORT_TIME_SIZE];
+	const char *what = "";
+	assert_int_equal(report_time_parse_in("0000-01-01 00:30:00", 19, &tz, out, &what, NULL), -1);
+	assert_string_equal(out, "");
+	static const char *const bad[][2] = {
+		{"", "a time zone must be"},
+		{"+8", "two digits of hours"},
+		{"+08:0", "cut short"},
+		{"+15:00", "out of range"},
+		{"+08:00x", "unexpected text after the offset"},
+		{"../etc/passwd", "unknown time zone"},
+		{"/etc/localtime", "unknown time zone"},
+		{"Asia/../../etc/passwd", "unknown time zone"},
+		{"Mars/Olympus_Mons", "unknown time zone \"Mars/Olympus_Mons\""},
+		{"CEST+2", "unknown time zone"},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		why[0] = '\0';
+		if (hg_timezone_init(&tz, bad[i][0], why, sizeof why) != HG_EINVAL)
+			fail_msg("\"%s\" taken as a zone", bad[i][0]);
+		if (!strstr(why, bad[i][1]))
+			fail_msg("\"%s\": \"%s\" does not say \"%s\"", bad[i][0], why, bad[i][1]);
+	}
+}
+
+/* IANA names, through the C library: each date its own offset. */
+static void test_named_zones(void **state)
+{
+	(void)state;
+	if (access("/usr/share/zoneinfo/Europe/Berlin", R_OK) != 0 && !getenv("TZDIR")) {
+		print_message("no tz database (Debian's tzdata): named zones not tested\n");
+		skip();
+	}
+	hg_timezone tz;
+	char why[160];
+	assert_int_equal(hg_timezone_init(&tz, "Europe/Berlin", why, sizeof why), 0);
+	assert_true(tz.named);
+	want_in(&tz, "2023-07-01 12:00:00", "2023-07-01T10:00:00.000Z", true); /* CEST */
+	want_in(&tz, "2023-01-01 12:00:00", "2023-01-01T11:00:00.000Z", true); /* CET */
+	want_in(&tz, "2023-10-29 04:00:00", "2023-10-29T03:00:00.000Z", true); /* after the change */
+	want_in(&tz, "2023-07-01 12:00:00+00:00", "2023-07-01T12:00:00.000Z", false);
+	assert_int_equal(hg_timezone_init(&tz, "Asia/Kolkata", why, sizeof why), 0);
+	want_in(&tz, "2021-07-27 15:57:15", "2021-07-27T10:27:15.000Z", true);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_reader_forms),   cmocka_unit_test(test_zones),
 		cmocka_unit_test(test_bad_times),      cmocka_unit_test(test_yearless),
 		cmocka_unit_test(test_unix_ms),        cmocka_unit_test(test_against_sqlite),
-		cmocka_unit_test(test_truncated),
+		cmocka_unit_test(test_truncated),      cmocka_unit_test(test_zoneless_in_a_zone),
+		cmocka_unit_test(test_named_zones),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -279,8 +279,177 @@ static bool is_app_image(const char *image, const char *name)
 	       (image[len] == '\0' || strcmp(image + len, ".debug.dylib") == 0);
 }
 
+/* ---- iOS frames that no binary image places ---- */
+
+/* A report symbolicated before it was sent (seed 003's: symbol names and
+ * source lines, no binary_images) says whose a frame is only by its name.
+ * The platform's names: Apple's Objective-C class prefixes (and the Swift
+ * types imported from them; a leading '_' is a private class), the Swift
+ * modules the SDK brings, the C++ namespaces of its runtimes.  An app's
+ * own prefix ("HT") is no platform's: these lists are Apple's only. */
+static const char *const apple_prefixes[] = {
+	"NS", "UI", "CA", "CF", "CG", "CI", "AV", "CL", "MK", "WK", "SK", "GK", "HK", "PH",
+	"SF", "BS", "FBS", "RBS", "CK", "EK", "CN", "LA", "NE", "UN", "QL", "AS", "BG", "CX",
+	"CT", "TK", "MP", "ML", "PK", "NW", "GC", "AX", "SB",
+};
+static const char *const apple_modules[] = {
+	"Swift", "SwiftUI", "Foundation", "UIKit", "Combine", "Dispatch", "ObjectiveC",
+	"CoreFoundation", "CoreGraphics", "CoreData", "CoreText", "CoreImage", "CoreLocation",
+	"QuartzCore", "AppKit", "Darwin", "os", "OSLog", "Observation", "SwiftData", "AVFoundation",
+	"MapKit", "WebKit", "Network", "Metal", "MetalKit", "SpriteKit", "SceneKit", "RealityKit",
+	"StoreKit", "GameKit", "HealthKit", "Photos", "PhotosUI", "Contacts", "EventKit",
+	"UserNotifications", "WidgetKit", "Charts", "CryptoKit", "Accelerate", "XCTest",
+};
+static const char *const apple_namespaces[] = {
+	"swift", "std", "objc", "dyld", "dyld3", "dyld4", "CA", "CG", "WTF", "JSC", "WebCore",
+	"WebKit", "IPC", "Inspector", "llvm", "mach_o", "caulk", "AG", "RB", "os", "xpc", "icu",
+};
+
+static bool in_list(const char *s, size_t len, const char *const *list, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strlen(list[i]) == len && memcmp(s, list[i], len) == 0)
+			return true;
+	return false;
+}
+
+/* A class or type name s[0..len) of Apple's: "NSThread", "UIApplication", "_UIFoo". */
+static bool apple_class(const char *s, size_t len)
+{
+	if (len > 0 && s[0] == '_')
+		return true;
+	for (size_t i = 0; i < sizeof apple_prefixes / sizeof *apple_prefixes; i++) {
+		size_t n = strlen(apple_prefixes[i]);
+		if (len > n && memcmp(s, apple_prefixes[i], n) == 0 && isupper((unsigned char)s[n]))
+			return true;
+	}
+	return false;
+}
+
+#define LIST(l) l, sizeof l / sizeof *l
+
+/* Whether the first name of a Swift symbol, s[0..len), is a module or type
+ * of the platform's. */
+static bool apple_swift_name(const char *s, size_t len)
+{
+	return in_list(s, len, LIST(apple_modules)) || apple_class(s, len);
+}
+
+/* Where the entity a Swift name is about begins: past the last " in " at
+ * depth 0 ("closure #1 in Foo.bar()": Foo.bar(); a witness's "... in
+ * Module"), as the demangler nests contexts. */
+static const char *swift_context(const char *name)
+{
+	const char *at = name;
+	int depth = 0;
+	for (const char *p = name; *p; p++) {
+		if (*p == '(' || *p == '<' || *p == '[')
+			depth++;
+		else if ((*p == ')' || (*p == '>' && (p == name || p[-1] != '-')) || *p == ']') && depth)
+			depth--;
+		else if (depth == 0 && strncmp(p, " in ", 4) == 0)
+			at = p + 4;
+	}
+	return at;
+}
+
+/* A demangled Swift name: its entity's first name (module or type) decides;
+ * the qualifiers before it ("static", "@objc", "merged", "specialized",
+ * "<generic args>") are passed over.  A name with none (a thunk between
+ * calling conventions), or a function of no type or module
+ * ("swift_job_runImpl(swift::Job*)", C or C++), is the platform's. */
+static bool apple_swift(const char *name)
+{
+	const char *p = swift_context(name);
+	static const char ext[] = "(extension in ";
+	if (strncmp(p, ext, sizeof ext - 1) == 0) {
+		p += sizeof ext - 1;
+		return apple_swift_name(p, strcspn(p, ")"));
+	}
+	if (!strchr(p, ' ')) /* a witness's "... in Module" */
+		return apple_swift_name(p, strcspn(p, ".(<:"));
+	for (const char *t = p; *t; t += strcspn(t, " "), t += *t == ' ') {
+		size_t n = strcspn(t, " ");
+		if (!(memchr(t, '.', n) || memchr(t, '(', n)) || strchr("<@#(", *t))
+			continue;
+		/* "Type.method(...)", "Module.Type.method": its first name;
+		 * "function(...)", no type nor module: a C or C++ function */
+		size_t head = strcspn(t, "(");
+		if (!memchr(t, '.', head))
+			return true;
+		return apple_swift_name(t, strcspn(t, ".<"));
+	}
+	return true;
+}
+
+/* A mangled Swift name the demangler left alone: "$s12HTAPMKitDemo...":
+ * its module is the length-prefixed word after "$s"; a substitution
+ * ("$sSS", the standard library) is the platform's. */
+static bool apple_mangled_swift(const char *name)
+{
+	const char *p = name + (name[0] == '_') + 2;
+	size_t len = 0;
+	while (isdigit((unsigned char)*p) && len < 1000)
+		len = len * 10 + (size_t)(*p++ - '0');
+	return len == 0 || strnlen(p, len) < len || apple_swift_name(p, len);
+}
+
+static bool mangled_swift(const char *name)
+{
+	const char *p = name + (name[0] == '_');
+	return p[0] == '$' && (p[1] == 's' || p[1] == 'S' || p[1] == 'e');
+}
+
+/* Whether the readable name of a frame no image places is the platform's. */
+static bool apple_name(const char *name)
+{
+	const char *objc = strstr(name, "-[");
+	objc = objc ? objc : strstr(name, "+[");
+	if (objc) /* "-[NSRunLoop run]", "__41-[UIApplication _run]_block_invoke" */
+		return apple_class(objc + 2, strcspn(objc + 2, " ("));
+	if (mangled_swift(name))
+		return apple_mangled_swift(name);
+	if (name[strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$")] == '\0')
+		return true; /* a C function: __semwait_signal, nanosleep, UIApplicationMain */
+	const char *cc = strstr(name, "::"), *paren = strchr(name, '(');
+	if (cc && (!paren || cc < paren)) { /* C++: its outermost namespace */
+		const char *ns = cc;
+		while (ns > name && ns[-1] != ' ')
+			ns--;
+		return ns[0] == '_' || in_list(ns, (size_t)(cc - ns), LIST(apple_namespaces));
+	}
+	return apple_swift(name);
+}
+
+/* Whose an iOS frame that no binary image places is: the app's when the
+ * report gives its source file (only the app's debug information names
+ * one), else by its name; a bare address is the platform's. */
+static enum frame_owner frame_owner_unplaced(const hg_frame *f)
+{
+	if (f->file)
+		return OWNER_APP;
+	const char *name = f->method ? f->method : f->symbol;
+	if (!name || !*name)
+		return OWNER_SYSTEM;
+	return apple_name(name) ? OWNER_SYSTEM : OWNER_APP;
+}
+
+const char *sig_unplaced_title(hg_arena *arena, const hg_frame *f)
+{
+	static const char *const qualifiers[] = {"static ", "class ", "@objc "};
+	const char *name = f->method ? f->method : f->symbol ? f->symbol : "???";
+	for (size_t i = 0; i < sizeof qualifiers / sizeof *qualifiers; i++)
+		if (strncmp(name, qualifiers[i], strlen(qualifiers[i])) == 0) {
+			name += strlen(qualifiers[i]);
+			i = (size_t)-1; /* "@objc static ..." */
+		}
+	return hg_arena_strdup(arena, name);
+}
+
 enum frame_owner frame_owner_native(const struct sig *s, const hg_frame *f)
 {
+	if (s->ios && !f->image)
+		return frame_owner_unplaced(f);
 	if (!f->image)
 		return OWNER_SYSTEM;
 	if (s->ios) {

@@ -63,6 +63,10 @@ const char *sig_method_symbol(hg_arena *arena, const char *sym);
 const char *sig_native_frame(hg_arena *arena, const hg_frame *f);
 /* The same frame for a person: its readable name when it was demangled. */
 const char *sig_native_title(hg_arena *arena, const hg_frame *f);
+/* The title of an iOS frame no binary image places: its readable name
+ * without Swift's "static ", "class " or "@objc " ("static Foo.bar()" ->
+ * "Foo.bar()"), not "???!name". */
+const char *sig_unplaced_title(hg_arena *arena, const hg_frame *f);
 /* A class's simple name, "a.b.Outer$Inner" -> "Outer$Inner". */
 const char *sig_simple_name(const char *cls);
 /* Whose the Java frame "cls.method" (match: that text) is. */

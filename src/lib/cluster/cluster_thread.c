@@ -115,9 +115,13 @@ static int take(struct sig *s, struct seen *seen, size_t n, enum frame_owner wan
 	if (t && !s->title) {
 		/* A dex frame's match text is its image and method: the line
 		 * (the method alone) reads better. */
-		const char *name = t->f->kind == HG_FRAME_JAVA ? match_of(s, t)
-				   : t->f->mangled ? sig_native_title(s->arena, t->f)
-						   : line_of(s, t);
+		const char *name;
+		if (t->f->kind == HG_FRAME_JAVA)
+			name = match_of(s, t);
+		else if (s->ios && !t->f->image && named(t->f)) /* not "???!static Foo.bar()" */
+			name = sig_unplaced_title(s->arena, t->f);
+		else
+			name = t->f->mangled ? sig_native_title(s->arena, t->f) : line_of(s, t);
 		if (!name)
 			return HG_ENOMEM;
 		s->title = hg_arena_printf(s->arena, "%s%s%s", name,

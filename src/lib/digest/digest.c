@@ -67,7 +67,94 @@ static int on_row(void *user, const hg_cluster_row *r)
 	c->count = r->count;
 	c->p50 = r->cost_p50;
 	c->p90 = r->cost_p90;
+	c->cost_reports = r->cost_reports;
+	if (r->figures) {
+		hg_figures *f = hg_arena_alloc(a, sizeof *f);
+		if (!f)
+			return l->err = HG_ENOMEM;
+		*f = *r->figures;
+		c->fig = f;
+	}
 	return l->err;
+}
+
+/* A startup or FPS cluster's figures per version (the versions listed). */
+static int on_version_figures(void *user, const char *value, const hg_figures *fig)
+{
+	struct load *l = user;
+	struct dg_cluster *c = l->c;
+	const char *name = value ? value : "unknown";
+	for (size_t i = 0; i < c->n_versions; i++)
+		if (!strcmp(c->versions[i].version, name)) {
+			hg_figures *f = hg_arena_alloc(l->d->arena, sizeof *f);
+			if (!f)
+				return l->err = HG_ENOMEM;
+			*f = *fig;
+			c->versions[i].fig = f;
+		}
+	return 0;
+}
+
+void digest_figures_text(hg_buf *b, const hg_figures *f)
+{
+	size_t mark = b->len;
+	if (f->fps_reports) {
+		hg_buf_printf(b, "%.1f fps", f->fps_mean);
+		if (f->frozen_high_share >= 0)
+			hg_buf_printf(b, ", %.1f%% frozen/high", 100 * f->frozen_high_share);
+	}
+	if (f->startups || f->cold || f->warm) {
+		if (b->len > mark)
+			hg_buf_puts(b, "; ");
+		if (f->startups)
+			hg_buf_printf(b, "total p50 %lld ms, p90 %lld ms; ", (long long)f->total_p50,
+				      (long long)f->total_p90);
+		hg_buf_printf(b, "cold %lld, warm %lld", (long long)f->cold, (long long)f->warm);
+	}
+}
+
+void digest_version_figures(hg_buf *b, const hg_figures *f)
+{
+	if (f->fps_reports) {
+		hg_buf_printf(b, "%.1f fps", f->fps_mean);
+		if (f->frozen_high_share >= 0)
+			hg_buf_printf(b, ", %.1f%% frozen/high", 100 * f->frozen_high_share);
+	} else if (f->startups) {
+		hg_buf_printf(b, "p50 %lld ms, p90 %lld ms", (long long)f->total_p50,
+			      (long long)f->total_p90);
+	}
+}
+
+void digest_title_figures(hg_buf *b, const struct dg_cluster *c, bool regressed)
+{
+	if (regressed && (c->old_fps_reports || c->new_fps_reports)) {
+		hg_buf_puts(b, " (");
+		digest_fps_change(b, c);
+		hg_buf_putc(b, ')');
+	} else if (c->fig && c->fig->fps_reports) {
+		hg_buf_puts(b, " (");
+		digest_version_figures(b, c->fig);
+		hg_buf_putc(b, ')');
+	}
+}
+
+void digest_fps_change(hg_buf *b, const struct dg_cluster *c)
+{
+	if (!c->old_fps_reports && !c->new_fps_reports)
+		return;
+	const int64_t n[2] = {c->old_fps_reports, c->new_fps_reports};
+	const double fps[2] = {c->old_fps, c->new_fps}, share[2] = {c->old_share, c->new_share};
+	for (int k = 0; k < 2; k++) {
+		if (k)
+			hg_buf_puts(b, " → ");
+		if (!n[k]) {
+			hg_buf_puts(b, "—");
+			continue;
+		}
+		hg_buf_printf(b, "%.1f fps", fps[k]);
+		if (share[k] >= 0)
+			hg_buf_printf(b, ", %.1f%% frozen/high", 100 * share[k]);
+	}
 }
 
 static int on_version(void *user, const char *value, int64_t count)
@@ -249,6 +336,8 @@ static int load_cluster(struct digest *d, hg_store *store, const char *hash, str
 		err = hg_store_cluster_count_after(store, hash, d->run->first_report_id, &c->run_count);
 	if (!err)
 		err = hg_store_cluster_counts(store, hash, "version", on_version, &l);
+	if (!err && !l.err && c->fig)
+		err = hg_store_cluster_figures(store, hash, "version", on_version_figures, &l);
 	if (!err)
 		err = hg_store_cluster_tree(store, hash, on_node, &l);
 	if (!err)
@@ -308,6 +397,13 @@ static int on_diff(void *user, const hg_diff_row *r)
 		c->new_count = r->new_count;
 		c->old_p90 = r->old_p90;
 		c->new_p90 = r->new_p90;
+		c->cost_unknown = r->cost_unknown;
+		c->old_fps_reports = r->old_fps_reports;
+		c->new_fps_reports = r->new_fps_reports;
+		c->old_fps = r->old_fps;
+		c->new_fps = r->new_fps;
+		c->old_share = r->old_share;
+		c->new_share = r->new_share;
 	}
 	return p->err;
 }
@@ -318,16 +414,22 @@ static int load_list(struct digest *d, hg_store *store, struct dg_list *list)
 {
 	for (size_t i = 0; i < list->n; i++) {
 		struct dg_cluster *c = &list->items[i];
-		const char *hash = c->hash;
-		int64_t keep[4] = {c->old_count, c->new_count, c->old_p90, c->new_p90};
+		struct dg_cluster keep = *c; /* what the listing said: the diff's figures */
 		memset(c, 0, sizeof *c);
-		int err = load_cluster(d, store, hash, c);
+		int err = load_cluster(d, store, keep.hash, c);
 		if (err)
 			return err;
-		c->old_count = keep[0];
-		c->new_count = keep[1];
-		c->old_p90 = keep[2];
-		c->new_p90 = keep[3];
+		c->old_count = keep.old_count;
+		c->new_count = keep.new_count;
+		c->old_p90 = keep.old_p90;
+		c->new_p90 = keep.new_p90;
+		c->cost_unknown = keep.cost_unknown;
+		c->old_fps_reports = keep.old_fps_reports;
+		c->new_fps_reports = keep.new_fps_reports;
+		c->old_fps = keep.old_fps;
+		c->new_fps = keep.new_fps;
+		c->old_share = keep.old_share;
+		c->new_share = keep.new_share;
 	}
 	return 0;
 }

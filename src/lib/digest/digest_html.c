@@ -132,9 +132,43 @@ static void versions(hg_buf *b, const struct dg_cluster *c)
 			hg_buf_puts(b, ", ");
 		html_text(b, c->versions[i].version, 40);
 		hg_buf_printf(b, ": %" PRId64, c->versions[i].count);
+		if (c->versions[i].fig) { /* startup totals, frame rates: per version */
+			hg_buf f;
+			hg_buf_init(&f);
+			digest_version_figures(&f, c->versions[i].fig);
+			if (f.len) {
+				hg_buf_puts(b, " (");
+				html_text(b, f.data, CELL_MAX);
+				hg_buf_putc(b, ')');
+			}
+			b->failed |= f.failed;
+			hg_buf_release(&f);
+		}
 	}
 	if (c->versions_other)
 		hg_buf_printf(b, ", other: %" PRId64, c->versions_other);
+}
+
+/* A cost in a cell: ms, or — when nobody measured it (FPS). */
+static void cost_cell(hg_buf *b, bool known, int64_t ms)
+{
+	if (known)
+		hg_buf_printf(b, "%" PRId64, ms);
+	else
+		hg_buf_puts(b, "—");
+}
+
+/* The title and, for FPS clusters, its frame rate. */
+static void title_text(hg_buf *b, const struct dg_cluster *c, bool regressed, size_t max)
+{
+	html_text(b, c->title, max);
+	hg_buf f;
+	hg_buf_init(&f);
+	digest_title_figures(&f, c, regressed);
+	if (f.len)
+		html_text(b, f.data, max);
+	b->failed |= f.failed;
+	hg_buf_release(&f);
 }
 
 static void table_row(hg_buf *b, size_t i, const struct dg_cluster *c, bool regressed,
@@ -147,17 +181,24 @@ static void table_row(hg_buf *b, size_t i, const struct dg_cluster *c, bool regr
 	hg_buf_puts(b, "</code></a></td><td>");
 	html_text(b, c->kind, CELL_MAX);
 	hg_buf_puts(b, "</td><td>");
-	html_text(b, c->title, CELL_MAX);
+	title_text(b, c, regressed, CELL_MAX);
 	hg_buf_printf(b, "</td><td class=\"n\">%" PRId64 "</td><td class=\"n\">%" PRId64 "</td>",
 		      c->count, c->run_count);
-	if (regressed)
-		hg_buf_printf(b, "<td class=\"n\">%" PRId64 " → %" PRId64 "</td><td class=\"n\">%"
-			      PRId64 " → %" PRId64 "</td>", c->old_count, c->new_count, c->old_p90,
-			      c->new_p90);
+	if (regressed) {
+		hg_buf_printf(b, "<td class=\"n\">%" PRId64 " → %" PRId64 "</td><td class=\"n\">",
+			      c->old_count, c->new_count);
+		cost_cell(b, !c->cost_unknown, c->old_p90);
+		hg_buf_puts(b, " → ");
+		cost_cell(b, !c->cost_unknown, c->new_p90);
+		hg_buf_puts(b, "</td>");
+	}
 	hg_buf_puts(b, "<td>");
 	chart_write(b, c, r, false);
-	hg_buf_printf(b, "</td><td class=\"n\">%" PRId64 "</td><td class=\"n\">%" PRId64
-		      "</td><td>", c->p50, c->p90);
+	hg_buf_puts(b, "</td><td class=\"n\">");
+	cost_cell(b, c->cost_reports > 0, c->p50);
+	hg_buf_puts(b, "</td><td class=\"n\">");
+	cost_cell(b, c->cost_reports > 0, c->p90);
+	hg_buf_puts(b, "</td><td>");
 	versions(b, c);
 	hg_buf_puts(b, "</td></tr>\n");
 }
@@ -231,12 +272,16 @@ static void cluster_section(hg_buf *b, const struct dg_cluster *c, size_t number
 	hg_buf_puts(b, "\"><h3><code>");
 	html_text(b, c->hash, 12);
 	hg_buf_puts(b, "</code> ");
-	html_text(b, c->title, 400);
+	title_text(b, c, false, 400);
 	hg_buf_puts(b, "</h3>\n<ul class=\"facts\"><li><b>kind</b> ");
 	html_text(b, c->kind, CELL_MAX);
 	hg_buf_printf(b, "</li><li><b>reports</b> %" PRId64 " (%" PRId64 " this run)</li>"
-		      "<li><b>p50 / p90</b> %" PRId64 " / %" PRId64 " ms</li><li><b>first seen</b> ",
-		      c->count, c->run_count, c->p50, c->p90);
+		      "<li><b>p50 / p90</b> ", c->count, c->run_count);
+	if (c->cost_reports)
+		hg_buf_printf(b, "%" PRId64 " / %" PRId64 " ms", c->p50, c->p90);
+	else
+		hg_buf_puts(b, "— (nobody measured it)");
+	hg_buf_puts(b, "</li><li><b>first seen</b> ");
 	html_text(b, c->first_seen ? c->first_seen : "unknown", 64);
 	hg_buf_puts(b, "</li><li><b>last seen</b> ");
 	html_text(b, c->last_seen ? c->last_seen : "unknown", 64);

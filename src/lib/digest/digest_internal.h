@@ -34,6 +34,7 @@ struct dg_day {
 struct dg_version {
 	const char *version;  /* "unknown" for reports without one */
 	int64_t count;
+	const hg_figures *fig; /* its FPS / startup figures; NULL: none */
 };
 
 struct dg_cluster {
@@ -47,7 +48,13 @@ struct dg_cluster {
 	size_t n_path;
 	int64_t path_depth;         /* nodes on the whole path */
 	bool key_at_end;            /* the last node is the StackKey symbol */
+	int64_t cost_reports;       /* reports with a measured cost: 0 (FPS), the cost
+	                             * figures are unknown, not 0 */
+	const hg_figures *fig;      /* FPS / startup figures; NULL: none */
 	int64_t old_count, new_count, old_p90, new_p90; /* regressed clusters */
+	bool cost_unknown;          /* regressed: no measured cost, the p90s unknown */
+	int64_t old_fps_reports, new_fps_reports; /* regressed FPS clusters: */
+	double old_fps, new_fps, old_share, new_share; /* each set's frame rate */
 	/* Gathered for the HTML digest only: */
 	struct dg_day *days;        /* in day order */
 	size_t n_days;
@@ -100,6 +107,19 @@ void digest_markdown(const struct digest *d, hg_buf *out);
 void digest_json(const struct digest *d, hg_buf *out);
 void digest_html(const struct digest *d, hg_buf *out);
 
+/* The figures in words, "24.5 fps, 2.7% frozen/high" (FPS) or "total p50
+ * 655 ms, p90 700 ms; cold 3, warm 1" (startup); nothing when neither
+ * (digest.c).  Plain ASCII: no writer needs to escape it. */
+void digest_figures_text(hg_buf *b, const hg_figures *f);
+/* A version's figures, short: "57.0 fps, 0.9% frozen/high" (FPS), "p50
+ * 655 ms, p90 700 ms" (startup totals); nothing when neither. */
+void digest_version_figures(hg_buf *b, const hg_figures *f);
+/* What a cluster's title is followed by: its frame rate (FPS; before and
+ * after, regressed), in parentheses; nothing for other clusters. */
+void digest_title_figures(hg_buf *b, const struct dg_cluster *c, bool regressed);
+/* A regressed FPS cluster's frame rate before and after, "57.0 fps, 0.9%
+ * frozen/high → 31.5 fps, 15.6% frozen/high"; nothing for others. */
+void digest_fps_change(hg_buf *b, const struct dg_cluster *c);
 /* Days since 1970-01-01 of "YYYY-MM-DD..." (the store's time form), or
  * INT64_MIN when s does not start with a date (digest.c). */
 int64_t digest_day_number(const char *s);

@@ -21,6 +21,62 @@ static void num(hg_buf *b, const char *key, int64_t value)
 	hg_buf_printf(b, "\"%s\":%" PRId64, key, value);
 }
 
+/* A share as JSON: a fraction, or null when unknown (< 0). */
+static void share(hg_buf *b, double v)
+{
+	if (v < 0)
+		hg_buf_puts(b, "null");
+	else
+		hg_buf_printf(b, "%.4f", v);
+}
+
+/* {"startup":{...},"fps":{...}}: the members each has, as hangar top -f
+ * json writes them. */
+static void figures(hg_buf *b, const hg_figures *f)
+{
+	hg_buf_putc(b, '{');
+	bool startup = f->startups || f->cold || f->warm;
+	if (startup)
+		hg_buf_printf(b, "\"startup\":{\"reports\":%" PRId64 ",\"cold\":%" PRId64
+			      ",\"warm\":%" PRId64 ",\"total_p50\":%" PRId64 ",\"total_p90\":%" PRId64
+			      "}", f->startups, f->cold, f->warm, f->total_p50, f->total_p90);
+	if (f->fps_reports || f->frames) {
+		hg_buf_printf(b, "%s\"fps\":{\"reports\":%" PRId64 ",\"mean\":", startup ? "," : "",
+			      f->fps_reports);
+		if (f->fps_reports)
+			hg_buf_printf(b, "%.2f", f->fps_mean);
+		else
+			hg_buf_puts(b, "null");
+		hg_buf_printf(b, ",\"frames\":%" PRId64 ",\"frozen\":%" PRId64 ",\"high\":%" PRId64
+			      ",\"frozen_high_share\":", f->frames, f->frozen, f->high);
+		share(b, f->frozen_high_share);
+		hg_buf_putc(b, '}');
+	}
+	hg_buf_putc(b, '}');
+}
+
+/* One set of a regressed cluster: {"count":..,"p90":..} and, for FPS,
+ * "fps" and "frozen_high_share". */
+static void side(hg_buf *b, const struct dg_cluster *c, int64_t count, int64_t p90,
+		 int64_t fps_reports, double fps, double frozen_high)
+{
+	hg_buf_printf(b, "{\"count\":%" PRId64 ",\"p90\":", count);
+	if (c->cost_unknown)
+		hg_buf_puts(b, "null");
+	else
+		hg_buf_printf(b, "%" PRId64, p90);
+	if (c->old_fps_reports || c->new_fps_reports) {
+		hg_buf_puts(b, ",\"fps\":");
+		if (fps_reports)
+			hg_buf_printf(b, "%.2f", fps);
+		else
+			hg_buf_puts(b, "null");
+		hg_buf_puts(b, ",\"frozen_high_share\":");
+		share(b, frozen_high);
+	}
+	hg_buf_putc(b, '}');
+}
+
 static void cluster(hg_buf *b, const struct dg_cluster *c, bool regressed)
 {
 	hg_buf_putc(b, '{');
@@ -48,11 +104,34 @@ static void cluster(hg_buf *b, const struct dg_cluster *c, bool regressed)
 	str(b, "first_seen", c->first_seen);
 	hg_buf_putc(b, ',');
 	str(b, "last_seen", c->last_seen);
-	hg_buf_printf(b, ",\"cost\":{\"p50\":%" PRId64 ",\"p90\":%" PRId64 "}", c->p50, c->p90);
-	if (regressed)
-		hg_buf_printf(b, ",\"old\":{\"count\":%" PRId64 ",\"p90\":%" PRId64 "}"
-			      ",\"new\":{\"count\":%" PRId64 ",\"p90\":%" PRId64 "}",
-			      c->old_count, c->old_p90, c->new_count, c->new_p90);
+	if (c->cost_reports) /* null: nobody measured these reports' cost (FPS) */
+		hg_buf_printf(b, ",\"cost\":{\"p50\":%" PRId64 ",\"p90\":%" PRId64 "}", c->p50,
+			      c->p90);
+	else
+		hg_buf_puts(b, ",\"cost\":{\"p50\":null,\"p90\":null}");
+	if (c->fig) {
+		hg_buf_puts(b, ",\"figures\":");
+		figures(b, c->fig);
+		hg_buf_puts(b, ",\"figures_by_version\":[");
+		bool first = true;
+		for (size_t i = 0; i < c->n_versions; i++) {
+			if (!c->versions[i].fig)
+				continue;
+			hg_buf_puts(b, first ? "{" : ",{");
+			first = false;
+			str(b, "version", c->versions[i].version);
+			hg_buf_puts(b, ",\"figures\":");
+			figures(b, c->versions[i].fig);
+			hg_buf_putc(b, '}');
+		}
+		hg_buf_putc(b, ']');
+	}
+	if (regressed) {
+		hg_buf_puts(b, ",\"old\":");
+		side(b, c, c->old_count, c->old_p90, c->old_fps_reports, c->old_fps, c->old_share);
+		hg_buf_puts(b, ",\"new\":");
+		side(b, c, c->new_count, c->new_p90, c->new_fps_reports, c->new_fps, c->new_share);
+	}
 	hg_buf_printf(b, ",\"key_path\":{\"depth\":%" PRId64 ",\"nodes\":[", c->path_depth);
 	for (size_t i = 0; i < c->n_path; i++) {
 		const struct dg_node *n = &c->path[i];

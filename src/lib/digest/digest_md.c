@@ -86,6 +86,18 @@ static void versions(hg_buf *b, const struct dg_cluster *c)
 			hg_buf_puts(b, ", ");
 		md_text(b, c->versions[i].version, 40);
 		hg_buf_printf(b, ": %" PRId64, c->versions[i].count);
+		if (c->versions[i].fig) { /* startup totals, frame rates: per version */
+			hg_buf f;
+			hg_buf_init(&f);
+			digest_version_figures(&f, c->versions[i].fig);
+			if (f.len) {
+				hg_buf_puts(b, " (");
+				md_text(b, f.data, CELL_MAX);
+				hg_buf_putc(b, ')');
+			}
+			b->failed |= f.failed;
+			hg_buf_release(&f);
+		}
 	}
 	if (c->versions_other)
 		hg_buf_printf(b, ", other: %" PRId64, c->versions_other);
@@ -109,10 +121,19 @@ static void table_row(hg_buf *b, size_t i, const struct dg_cluster *c, bool regr
 	md_text(b, c->kind, CELL_MAX);
 	hg_buf_puts(b, " | ");
 	md_text(b, c->title, CELL_MAX);
+	hg_buf f;
+	hg_buf_init(&f);
+	digest_title_figures(&f, c, regressed);
+	if (f.len)
+		md_text(b, f.data, CELL_MAX);
+	b->failed |= f.failed;
+	hg_buf_release(&f);
 	hg_buf_puts(b, " | ");
 	md_text(b, c->key_symbol ? c->key_symbol : "—", CELL_MAX);
 	hg_buf_printf(b, " | %" PRId64 " | %" PRId64 " |", c->count, c->run_count);
-	if (regressed)
+	if (regressed && c->cost_unknown) /* FPS: no cost was measured */
+		hg_buf_printf(b, " %" PRId64 " → %" PRId64 " | — → — |", c->old_count, c->new_count);
+	else if (regressed)
 		hg_buf_printf(b, " %" PRId64 " → %" PRId64 " | %" PRId64 " → %" PRId64 " |",
 			      c->old_count, c->new_count, c->old_p90, c->new_p90);
 	hg_buf_putc(b, ' ');
@@ -121,7 +142,10 @@ static void table_row(hg_buf *b, size_t i, const struct dg_cluster *c, bool regr
 	md_text(b, c->first_seen ? c->first_seen : "unknown", CELL_MAX);
 	hg_buf_puts(b, " | ");
 	md_text(b, c->last_seen ? c->last_seen : "unknown", CELL_MAX);
-	hg_buf_printf(b, " | %" PRId64 " | %" PRId64 " |\n", c->p50, c->p90);
+	if (c->cost_reports)
+		hg_buf_printf(b, " | %" PRId64 " | %" PRId64 " |\n", c->p50, c->p90);
+	else
+		hg_buf_puts(b, " | — | — |\n"); /* nobody measured it: not 0 */
 }
 
 /* The end of the StackKey path: reports through each node, total ms, the

@@ -352,6 +352,8 @@ void stream_page(struct engine *en, long status, const hg_buf *body);
 void stream_failed(struct engine *en, const char *why);
 /* The next queued object (the caller owns it), or NULL. */
 struct item *stream_take(struct engine *en);
+/* A queued object of e's strings, copied (item_free); NULL on ENOMEM. */
+struct item *item_new(const struct list_entry *e);
 void item_free(struct item *it);
 /* Whether key was seen before (adding it): 1, 0, or HG_ENOMEM. */
 int keyset_add(struct keyset *s, const char *key);

@@ -76,7 +76,7 @@ static char *put(char **at, const char *s)
 	return p;
 }
 
-static struct item *item_new(const struct list_entry *e)
+struct item *item_new(const struct list_entry *e)
 {
 	const char *strs[] = {e->key, e->url, e->etag, e->modified, e->request_url};
 	size_t len = 0;

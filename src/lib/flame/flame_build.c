@@ -1,10 +1,12 @@
-/* The flame of one report: its method stack, else its blamed thread and
- * the threads that block it (BlockCanary: its samples). */
+/* The flame of one report: its method stack, else every stack sample of a
+ * sampled report (the tree of samples), else its blamed thread and the
+ * threads that block it. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "flame_internal.h"
+#include "hangar/samples.h"
 #include "hangar/stack.h"
 
 /* "slow_method (NORMAL) in HomeActivity, 1200 ms"; a dump's says where
@@ -145,6 +147,40 @@ static int add_thread(struct flame_nodes *b, const hg_thread *t, const char *roo
 	return 0;
 }
 
+/* Every sample: the tree of samples (hangar/samples.h), each node as wide
+ * as the samples through it, the outermost frames the roots.  0, HG_EINVAL
+ * when the samples hold no frames, or HG_ENOMEM. */
+static int from_samples(const hg_report *rep, hg_arena *arena, hg_flame *out)
+{
+	hg_sample_tree t;
+	int rc = hg_report_sample_tree(rep, arena, &t);
+	if (rc != 0 || t.n == 0)
+		return rc != 0 ? rc : HG_EINVAL;
+	hg_flame_node *nodes = hg_arena_calloc(arena, t.n, sizeof *nodes);
+	if (!nodes)
+		return HG_ENOMEM;
+	for (size_t i = 0; i < t.n; i++) {
+		const hg_sample_node *sn = &t.nodes[i];
+		const hg_frame *fr = sn->frame;
+		const char *name = frame_name(fr, arena);
+		if (!name)
+			return HG_ENOMEM;
+		nodes[i] = (hg_flame_node){
+			.name = name,
+			.parent = sn->parent == HG_SAMPLE_NONE ? HG_FLAME_NO_PARENT : sn->parent,
+			.total = sn->total, .calls = sn->total, .reports = 1, .begin = -1,
+			.file = fr->kind == HG_FRAME_JAVA ? fr->file : image_name(fr->image),
+			.line = fr->kind == HG_FRAME_JAVA ? fr->line : -1,
+		};
+	}
+	out->nodes = nodes;
+	out->n = t.n;
+	out->unit = HG_FLAME_SAMPLES;
+	flame_settle(out);
+	flame_mark_key(out, -1);
+	return 0;
+}
+
 static int from_threads(const hg_report *rep, hg_arena *arena, hg_flame *out)
 {
 	const hg_threads *ts = &rep->threads;
@@ -184,5 +220,8 @@ int hg_flame_from_report(const hg_report *rep, bool whole, hg_arena *arena, hg_f
 	bool method = rep->has_method_stack && (st->len > 0 || rep->threads.n == 0);
 	if (!(out->title = report_title(rep, !method, arena)))
 		return HG_ENOMEM;
-	return method ? from_method_stack(rep, whole, arena, out) : from_threads(rep, arena, out);
+	if (method)
+		return from_method_stack(rep, whole, arena, out);
+	int rc = rep->n_samples > 0 ? from_samples(rep, arena, out) : HG_EINVAL;
+	return rc == HG_EINVAL ? from_threads(rep, arena, out) : rc;
 }

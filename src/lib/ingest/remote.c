@@ -11,12 +11,15 @@
 #include <string.h>
 #include <time.h>
 
+#include "hangar/input.h"
 #include "internal.h"
 
 struct listing {
 	struct hg_ingest *in;
 	hg_store *known;              /* a second connection, for reading only */
 	const char *source;           /* the source's redacted name */
+	hg_source *src;
+	const hg_object *current;     /* the object whose reports are being read */
 };
 
 /* 1: fetch the object, 0: an earlier run ingested it as it is. */
@@ -85,12 +88,73 @@ static int object_read(struct listing *l, const hg_object *obj, int rc)
 	return queue_object(in, l->source, obj, NULL, (int64_t)in->reports_of_object);
 }
 
+/* ---- a file a fetched report names (an APM report's stack_file) ---- */
+
+struct beside_read {
+	const hg_ctx *ctx;
+	char **data;
+	size_t *len;
+	char *why;
+	size_t why_size;
+	int rc;
+};
+
+static void keep_reason(void *user, const hg_diag *d)
+{
+	struct beside_read *b = user;
+	snprintf(b->why, b->why_size, "%s", d->message);
+}
+
+/* Read under --max-input, as a report object is. */
+static int beside_done(void *user, const hg_object *obj, const char *path, int64_t len)
+{
+	(void)obj;
+	(void)len;
+	struct beside_read *b = user;
+	hg_ctx quiet = *b->ctx;
+	quiet.diag = keep_reason;
+	quiet.diag_user = b;
+	b->rc = hg_input_read(&quiet, path, b->data, b->len);
+	return 0;
+}
+
+static int beside_failed(void *user, const hg_object *obj, const char *reason)
+{
+	struct beside_read *b = user;
+	snprintf(b->why, b->why_size, "%s: %s", obj->url, reason);
+	b->rc = HG_EIO;
+	return 0;
+}
+
+/* hg_ctx.fetch_beside while the objects of a source are read: the file
+ * beside the object at hand, fetched by the same source (its caps,
+ * retries and credentials), its bytes under --max-input. */
+static int fetch_beside(void *user, const char *name, char **data, size_t *len, char *why,
+			size_t why_size)
+{
+	struct listing *l = user;
+	struct beside_read b = {&l->in->ctx, data, len, why, why_size, HG_EIO};
+	if (!l->current) {
+		snprintf(why, why_size, "no fetched report to look beside");
+		return HG_EIO;
+	}
+	hg_fetch_callbacks cb = {.done = beside_done, .failed = beside_failed};
+	int rc = hg_source_fetch_beside(l->src, l->current, name, &cb, &b);
+	if (rc == HG_EINVAL)
+		snprintf(why, why_size, "not a relative path of plain names");
+	else if (rc == HG_EIO)
+		snprintf(why, why_size, "cannot stage the file");
+	return rc != 0 ? rc : b.rc;
+}
+
 static int on_fetched(void *user, const hg_object *obj, const char *path, int64_t len)
 {
 	struct listing *l = user;
 	object_begins(l->in, obj, len);
+	l->current = obj;
 	int rc = hg_reports_read_path(&l->in->ctx, path, obj->url, l->in->opts.format,
 				      ingest_on_report, l->in);
+	l->current = NULL;
 	l->in->path = NULL; /* the key goes with the object */
 	return object_read(l, obj, rc);
 }
@@ -105,8 +169,10 @@ static int on_fetched_data(void *user, const hg_object *obj, const char *data, s
 	struct timespec now;
 	if (clock_gettime(CLOCK_REALTIME, &now) == 0)
 		with_time.file_time_ms = (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000;
+	l->current = obj;
 	int rc = hg_reports_read_as(&with_time, obj->url, data, len, l->in->opts.format,
 				    ingest_on_report, l->in);
+	l->current = NULL;
 	l->in->path = NULL; /* the key goes with the object */
 	return object_read(l, obj, rc);
 }
@@ -141,7 +207,7 @@ void ingest_remote(struct hg_ingest *in, const char *url)
 		in->sum.sources_failed++;
 		return;
 	}
-	struct listing l = {.in = in, .source = hg_source_name(src)};
+	struct listing l = {.in = in, .source = hg_source_name(src), .src = src};
 	/* The writer's connection belongs to its thread: the reader asks its
 	 * own (it sees what earlier runs committed, which is what counts). */
 	hg_ctx quiet;
@@ -151,10 +217,16 @@ void ingest_remote(struct hg_ingest *in, const char *url)
 	if (hg_store_open(&quiet, in->opts.store_path, &l.known) != 0)
 		l.known = NULL;
 	in->names.no_beside = true;
+	if (!in->ctx.stack_dir) { /* --stack-dir, when given, holds them all */
+		in->ctx.fetch_beside = fetch_beside;
+		in->ctx.fetch_beside_user = &l;
+	}
 	hg_fetch_callbacks cb = {.done = on_fetched, .failed = on_failed, .progress = on_progress,
 				 .done_data = on_fetched_data, .listed = on_listed};
 	int list_rc = 0;
 	int rc = hg_source_list_fetch(src, &cb, &l, &list_rc);
+	in->ctx.fetch_beside = NULL;
+	in->ctx.fetch_beside_user = NULL;
 	in->names.no_beside = false;
 	hg_store_close(l.known);
 	hg_ingest_progress done = {.phase = HG_INGEST_FETCHED, .listed = in->sum.objects.listed};

@@ -1,7 +1,8 @@
 /* Module mapping (src/lib/mapping/): methodMapping.txt, method ids to
  * names.  Opening and looking up (mapping.c), the one-pass index
- * (mapping_index.c), the memo of formatted symbols (mapping_memo.c) and
- * Java method names as a developer reads them (java_format.c).
+ * (mapping_index.c), the memo of formatted symbols (mapping_memo.c),
+ * Java method names as a developer reads them (java_format.c) and
+ * overloads told apart (mapping_overload.c).
  * Public header: mapping.h.
  * Uses: core, stack. */
 /* methodMapping.txt.  Indexing reads the file once, in small chunks that
@@ -110,6 +111,7 @@ void hg_mapping_destroy(hg_mapping *m)
 		close(m->fd);
 	free(m->data);
 	free(m->slot);
+	free(m->names);
 	free(m->name);
 	mapping_memo_destroy(m->memo);
 	free(m);
@@ -228,9 +230,7 @@ const char *hg_mapping_symbol(const hg_mapping *m, int32_t id, hg_arena *arena)
 		return memo ? hg_arena_strndup(arena, memo, len) : NULL;
 	hg_mapping_entry e;
 	int rc = hg_mapping_lookup(m, id, arena, &e);
-	const char *sym = rc == 0 ? hg_format_java_method(arena, e.cls, e.cls_len, e.method,
-							  e.method_len, e.desc, e.desc_len)
-				  : NULL;
+	const char *sym = rc == 0 ? mapping_overload_symbol(m, id, &e, arena) : NULL;
 	/* The memo is a cache, not part of what the mapping says: filling it
 	 * from a const lookup is fine (see mapping_memo_put on threads). */
 	if (sym || rc == HG_EINVAL)

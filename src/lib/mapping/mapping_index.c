@@ -41,6 +41,9 @@ struct worker {
 	size_t count, skipped;
 	struct pending_warning warn[MAX_LINE_WARNINGS];
 	size_t n_warn;
+	uint64_t *keys;          /* per line, its name's hash << 20 | its id (the overloads),
+	                            sorted by the worker when done */
+	size_t n_keys, cap_keys;
 	int rc;
 	int err;                 /* errno of a failed read */
 };
@@ -133,9 +136,25 @@ static inline const char *usual_numbers(const char *p, const char *eol, int64_t 
 #endif
 }
 
-/* Indexes one line s[0..eol) that starts at file offset `offset`. */
-static inline void index_line(struct worker *w, const char *s, const char *eol, size_t offset,
-			      long line)
+/* Room for more name keys: a part's lines are not known ahead (reserved
+ * for lines of 16 bytes on average; only the pages written cost). */
+static int grow_keys(struct worker *w)
+{
+	size_t cap = w->cap_keys ? 2 * w->cap_keys : (w->end - w->begin) / 16 + 64;
+	uint64_t *k = hg_big_grow(w->keys, w->n_keys * sizeof *k, cap * sizeof *k);
+	if (!k) {
+		w->rc = HG_ENOMEM;
+		return -1;
+	}
+	w->keys = k;
+	w->cap_keys = cap;
+	return 0;
+}
+
+/* Indexes one line s[0..eol) that starts at file offset `offset`; the
+ * buffer's bytes go on to buf_end. */
+static inline void index_line(struct worker *w, const char *s, const char *eol,
+			      const char *buf_end, size_t offset, long line)
 {
 	const char *p = s;
 	if (offset == 0 && eol - p >= 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0)
@@ -159,7 +178,7 @@ static inline void index_line(struct worker *w, const char *s, const char *eol, 
 	while (q < eol && mapping_is_blank(*q))
 		q++;
 	/* "class method": a word, blanks, another word. */
-	const char *method = find_blank(q, eol);
+	const char *cls_end = find_blank(q, eol), *method = cls_end;
 	while (method < eol && mapping_is_blank(*method))
 		method++;
 	if (q == eol || *q == '\r' || method == eol || *method == '\r' || *method == '(') {
@@ -180,6 +199,18 @@ static inline void index_line(struct worker *w, const char *s, const char *eol, 
 	 * from here. */
 	sl->offset = (uint32_t)(offset + (size_t)(p - s)) + 1;
 	w->count++;
+	/* Its name's hash, to find the overloads (the words as a lookup
+	 * splits them: a carriage return ends the line).  A table by id,
+	 * written in the file's (mostly rising) id order. */
+	const char *method_end = find_blank(method, eol);
+	if (method_end == eol && method_end[-1] == '\r')
+		method_end--;
+	if (w->n_keys == w->cap_keys && grow_keys(w) != 0)
+		return;
+	w->keys[w->n_keys++] = (uint64_t)mapping_name_hash32(q, (size_t)(cls_end - q), method,
+							     (size_t)(method_end - method), buf_end)
+				       << 20 |
+			       (uint64_t)id;
 }
 
 /* Indexes the complete lines of text[0..len) (file offset `base`); with
@@ -195,12 +226,12 @@ static size_t index_block(struct worker *w, struct linescan *scan, const char *t
 	for (size_t k = 0; k < scan->words; k++) {
 		for (uint64_t bits = scan->newline[k]; bits; bits &= bits - 1) {
 			size_t nl = (k << 6) + (size_t)__builtin_ctzll(bits);
-			index_line(w, text + p, text + nl, base + p, ++w->lines);
+			index_line(w, text + p, text + nl, text + len, base + p, ++w->lines);
 			p = nl + 1;
 		}
 	}
 	if (last && p < len) {
-		index_line(w, text + p, text + len, base + p, ++w->lines);
+		index_line(w, text + p, text + len, text + len, base + p, ++w->lines);
 		p = len;
 	}
 	return p;
@@ -255,6 +286,9 @@ static void *index_part(void *arg)
 			w->rc = rc;
 	}
 	linescan_release(&r.scan);
+	/* Sorted here, on the worker's thread: half the work each. */
+	if (!w->rc && mapping_sort_keys(&w->keys, w->n_keys) != 0)
+		w->rc = HG_ENOMEM;
 	return NULL;
 }
 
@@ -387,5 +421,9 @@ int mapping_index(const hg_ctx *ctx, hg_mapping *m)
 			 strerror(w[0].rc ? w[0].err : w[1].err));
 	if (rc == 0)
 		send_warnings(ctx, m, w, n);
+	if (rc == 0)
+		rc = mapping_overloads_index(m, w[0].keys, w[0].n_keys, w[1].keys, w[1].n_keys);
+	free(w[0].keys);
+	free(w[1].keys);
 	return rc;
 }

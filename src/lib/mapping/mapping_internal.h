@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "hangar/beat.h"
 #include "hangar/mapping.h"
@@ -27,7 +28,61 @@ struct hg_mapping {
 	struct slot *slot;  /* TABLE_SIZE entries */
 	size_t count, skipped;
 	struct mapping_memo *memo; /* symbols already formatted (mapping_memo.c) */
+	uint64_t *names;    /* the ids that share their class and method name with
+	                       another: hash << 20 | id, sorted (mapping_overload.c) */
+	size_t n_names;
 };
+
+/* How mapping_format_method names a method: the parameters' classes
+ * whole (not their simple names), the return type after " -> ", whole. */
+enum { JAVA_QUALIFIED_PARAMS = 1, JAVA_RETURN = 2, JAVA_QUALIFIED_RETURN = 4 };
+/* hg_format_java_method with those (java_format.c). */
+char *mapping_format_method(hg_arena *arena, const char *cls, size_t cls_len, const char *method,
+			    size_t method_len, const char *desc, size_t desc_len, unsigned how);
+
+/* The hash of a line's "class method" words, from their lengths and a
+ * few 8-byte pieces (the class's middle and end, the method's start and
+ * end): indexing takes one per line, so it must cost next to nothing (a
+ * hash of every byte made indexing a third slower).  Two names that share
+ * a hash are told apart by their lines, so a hash needs only to be seldom
+ * shared.  end: where the readable bytes end (a piece is read at once,
+ * then cut to the word, when 8 bytes are there). */
+static inline uint64_t mapping_piece(const char *p, size_t n, const char *end)
+{
+	uint64_t w = 0;
+	if (end - p >= 8)
+		memcpy(&w, p, 8);
+	else
+		for (size_t i = 0; i < (size_t)(end - p) && i < 8; i++)
+			w |= (uint64_t)(unsigned char)p[i] << 8 * i; /* little-endian, as the load */
+	return n < 8 ? w & (((uint64_t)1 << (8 * n)) - 1) : w;
+}
+static inline uint32_t mapping_name_hash32(const char *cls, size_t cls_len, const char *method,
+					   size_t method_len, const char *end)
+{
+	size_t c8 = cls_len > 8 ? cls_len - 8 : 0, m8 = method_len > 8 ? method_len - 8 : 0;
+	uint64_t h = (mapping_piece(cls + c8, cls_len - c8, end) ^ (uint64_t)cls_len << 56) *
+			     0x9E3779B97F4A7C15u +
+		     mapping_piece(cls + c8 / 2, cls_len - c8 / 2, end) * 0xBF58476D1CE4E5B9u +
+		     (mapping_piece(method, method_len, end) ^ (uint64_t)method_len << 56) *
+			     0x94D049BB133111EBu +
+		     mapping_piece(method + m8, method_len - m8, end) * 0xD6E8FEB86659FD93u;
+	return (uint32_t)((h ^ h >> 29) * 0xC4CEB9FE1A85EC53u >> 32);
+}
+
+/* The keys of a part's lines (name hash << 20 | id) sorted by hash, in
+ * place or into a new block (*keys replaced); 0 or HG_ENOMEM.  Then, of
+ * two parts' sorted keys, those whose hash another line shares go into
+ * m->names, sorted; 0 or HG_ENOMEM (mapping_overload.c). */
+int mapping_sort_keys(uint64_t **keys, size_t n);
+int mapping_overloads_index(hg_mapping *m, const uint64_t *a, size_t na, const uint64_t *b,
+			    size_t nb);
+/* The symbol of entry e (id's) as hg_mapping_symbol gives it: formatted,
+ * and when another id of the mapping is an overload it would name alike,
+ * told apart (whole parameter types; the return type when only it
+ * differs).  Owned by arena; NULL on ENOMEM. */
+const char *mapping_overload_symbol(const hg_mapping *m, int32_t id, const hg_mapping_entry *e,
+				    hg_arena *arena);
 
 /* The memo of formatted symbols: get says whether id is known (*known) and
  * its symbol (NULL: known to be absent); put remembers one (symbol NULL:

@@ -12,9 +12,20 @@
  *   - the kernel's "----- Waiting Channels: pid N at DATE -----" sections
  *     (one "sysTid=N wchan" line per thread, no stacks);
  *   - a trailer (logcat tails, open files, memory info).
- * It is one report: the app's process (the pid system_server dumped, else
- * the one the Subject names, else the first with a main thread), its
- * threads, the main thread blamed, and the lock analysis.
+ * Each process is a report of its own, in the order of the file
+ * (report_anr_split cuts before a "----- pid N" line of another pid; the
+ * preamble goes with the first, which system_server always dumps first:
+ * the ANR's process).  A report is one process (the pid system_server
+ * dumped, else the one the Subject names, else the first with a main
+ * thread), its threads, the main thread blamed, and the lock analysis.
+ *
+ * It is an ANR when its text says so: an ANR's Subject (its type, the
+ * component it names as the scene, the wait as the cost; the preamble's
+ * "Timeout: N" when the Subject says no wait), or xCrash's "Crash type:
+ * 'anr'".  Any other dump (taken by hand, by kill -3, an app's own
+ * SIGQUIT hook, the other processes of an ANR's traces file, a Watchdog's
+ * "Blocked in ..." dump) is a thread_dump.  With a wait, the main thread's
+ * CPU figures say whether it was busy or waiting (report_anr_subject.c).
  *
  * The input is read twice: a scan that finds the sections and the
  * preamble's fields, then the chosen section's threads. */
@@ -24,11 +35,7 @@
 #include <string.h>
 
 #include "hangar/text.h"
-#include "report_internal.h"
-
-/* report_anr_thread.c */
-int anr_header_kind(const char *s, size_t len);
-int anr_read_threads(hg_report *rep, const char *text, size_t start, size_t end, long line_no);
+#include "report_anr.h"
 
 #define MAX_SKIPPED_NAMED 4 /* sections named in the "other processes" warning */
 
@@ -58,10 +65,13 @@ struct scan {
 	size_t n_sec, cap_sec;
 	long open;             /* index of the open section, -1 */
 	struct str subject, fingerprint, abi;
+	long subject_line;     /* text line of the Subject */
+	struct str timeout;    /* the preamble's "Timeout: 10003" (ms) */
+	long timeout_line;
 	long dumping_pid;      /* "----- dumping pid: N" (system_server's choice) */
 	bool xcrash;           /* inside xCrash's banner */
 	long xcrash_pid;
-	struct str xcrash_process, xcrash_time, xcrash_start, app_version;
+	struct str xcrash_process, xcrash_time, xcrash_start, app_version, xcrash_type;
 };
 
 static bool starts(struct str l, const char *prefix)
@@ -153,9 +163,13 @@ static void pid_line(struct section *s, struct str rest)
 /* Lines outside any section: the preamble, xCrash's banner, a trailer. */
 static int outside_line(struct scan *sc, struct str l, size_t off, size_t next, long line)
 {
-	if (starts(l, "Subject:") && !sc->subject.s && sc->n_sec == 0)
+	if (starts(l, "Subject:") && !sc->subject.s && sc->n_sec == 0) {
 		sc->subject = trim(skip(l, 8));
-	else if (starts(l, "----- dumping pid: "))
+		sc->subject_line = line;
+	} else if (starts(l, "Timeout:") && !sc->timeout.s && sc->n_sec == 0) {
+		sc->timeout = trim(skip(l, 8));
+		sc->timeout_line = line;
+	} else if (starts(l, "----- dumping pid: "))
 		sc->dumping_pid = number(skip(l, 19));
 	else if (starts(l, "*** *** ***"))
 		sc->xcrash = true;
@@ -179,6 +193,8 @@ static int outside_line(struct scan *sc, struct str l, size_t off, size_t next, 
 		sc->xcrash_start = unquote(skip(l, 11)); /* the process's: when Crash time is missing */
 	else if (sc->xcrash && starts(l, "App version:"))
 		sc->app_version = unquote(skip(l, 12));
+	else if (sc->xcrash && starts(l, "Crash type:"))
+		sc->xcrash_type = unquote(skip(l, 11));
 	else if (starts(l, "Cmd line:") || starts(l, "DALVIK THREADS") ||
 		 anr_header_kind(l.s, l.len))
 		/* Threads with no section line: the section starts here. */
@@ -284,13 +300,14 @@ static bool subject_names(struct str subject, struct str cmd)
 }
 
 /* The section to read: among Java sections with threads (else Java
- * sections, else Waiting Channels sections), the pid system_server
- * dumped, else the process the Subject names, else the first with a main
- * thread, else the first.  -1 when there is none. */
-static long choose(const struct scan *sc)
+ * sections, else Waiting Channels sections), the pid the caller prefers
+ * (a logcat's ANR), else the pid system_server dumped, else the process
+ * the Subject names, else the first with a main thread, else the first.
+ * -1 when there is none. */
+static long choose(const struct scan *sc, long prefer)
 {
 	for (int pass = 0; pass < 3; pass++) {
-		long first = -1, with_main = -1, named = -1, dumped = -1;
+		long first = -1, with_main = -1, named = -1, dumped = -1, preferred = -1;
 		for (size_t i = 0; i < sc->n_sec; i++) {
 			const struct section *s = &sc->sec[i];
 			bool fits = pass == 0 ? !s->channels && s->threads > 0
@@ -305,8 +322,11 @@ static long choose(const struct scan *sc)
 				named = (long)i;
 			if (dumped < 0 && sc->dumping_pid >= 0 && s->pid == sc->dumping_pid)
 				dumped = (long)i;
+			if (preferred < 0 && prefer >= 0 && s->pid == prefer)
+				preferred = (long)i;
 		}
-		long pick = dumped >= 0 ? dumped : named >= 0 ? named : with_main >= 0 ? with_main : first;
+		long pick = preferred >= 0 ? preferred : dumped >= 0 ? dumped : named >= 0 ? named
+			    : with_main >= 0 ? with_main : first;
 		if (pick >= 0)
 			return pick;
 	}
@@ -336,28 +356,6 @@ static int add_meta(hg_report *rep, const char *key, struct str value, bool is_n
 	int rc = b.failed ? HG_ENOMEM : hg_report_add_meta(rep, key, b.data, text);
 	hg_buf_release(&b);
 	return rc;
-}
-
-/* The ANR's cause, from the Subject system_server wrote. */
-static const char *anr_type(struct str subject)
-{
-	static const struct {
-		const char *needle, *type;
-	} types[] = {
-		{"Input dispatching timed out", "input dispatching"},
-		{"Broadcast of Intent", "broadcast"},
-		{"executing service", "service"},
-		{"startForegroundService", "service"},
-		{"ContentProvider", "content provider"},
-		{"content provider", "content provider"},
-	};
-	for (size_t k = 0; k < sizeof types / sizeof *types; k++) {
-		size_t n = strlen(types[k].needle);
-		for (size_t i = 0; i + n <= subject.len; i++)
-			if (memcmp(subject.s + i, types[k].needle, n) == 0)
-				return types[k].type;
-	}
-	return NULL;
 }
 
 /* The main thread: named "main", else tid=1, else (native-only dumps) the
@@ -409,7 +407,7 @@ static int warn_other_sections(hg_report *rep, const struct scan *sc, size_t cho
 
 static int fill_fields(hg_report *rep, const struct scan *sc, const struct section *s)
 {
-	rep->kind = HG_KIND_ANR;
+	rep->kind = HG_KIND_THREAD_DUMP;
 	rep->platform = "android";
 	struct str process = s->cmd.s ? s->cmd : sc->xcrash_process;
 	rep->process = dup_str(rep, process);
@@ -417,7 +415,6 @@ static int fill_fields(hg_report *rep, const struct scan *sc, const struct secti
 	rep->time = dup_str(rep, time);
 	rep->device = dup_str(rep, sc->fingerprint);
 	rep->app_version = dup_str(rep, sc->app_version);
-	rep->anr_type = anr_type(sc->subject);
 	if ((process.s && !rep->process) || (sc->fingerprint.s && !rep->device) ||
 	    (time.s && !rep->time) || (sc->app_version.s && !rep->app_version))
 		return HG_ENOMEM;
@@ -431,6 +428,47 @@ static int fill_fields(hg_report *rep, const struct scan *sc, const struct secti
 		rc = add_meta(rep, "abi", sc->abi, false);
 	if (rc == 0 && s->channels)
 		rc = add_meta(rep, "main_wchan", s->main_wchan, false);
+	return rc;
+}
+
+/* Whether the report is an ANR, and what its Subject says: the type, the
+ * scene, the wait as the cost (else the preamble's "Timeout: N"). */
+static int anr_fields(hg_report *rep, const struct scan *sc, const struct section *s,
+		      const struct anr_read_opts *opts)
+{
+	struct anr_subject subj = {false, NULL, NULL, -1};
+	int rc = 0;
+	if (sc->subject.s &&
+	    (rc = anr_subject_read(rep, sc->subject.s, sc->subject.len,
+				   anr_input_line(opts, sc->subject_line), &subj)) != 0)
+		return rc;
+	bool xcrash_anr = sc->xcrash_type.len == 3 && !memcmp(sc->xcrash_type.s, "anr", 3);
+	rep->cost_unknown = true; /* until a wait is read below */
+	if (!subj.is_anr && !xcrash_anr)
+		return 0;
+	rep->kind = HG_KIND_ANR;
+	rep->anr_type = subj.type;
+	rep->scene = subj.scene;
+	if (subj.wait_ms >= 0) {
+		rep->cost = subj.wait_ms;
+		rep->cost_unknown = false;
+	} else if (sc->timeout.s) {
+		long t = number(sc->timeout);
+		if (t >= 0 && (size_t)snprintf(NULL, 0, "%ld", t) == sc->timeout.len) {
+			rep->cost = t;
+			rep->cost_unknown = false;
+		} else {
+			rc = hg_strlist_addf(&rep->warnings, rep->arena, "line %ld: \"Timeout: %.*s\" is "
+					     "no number of ms: the ANR's cost is unknown",
+					     anr_input_line(opts, sc->timeout_line),
+					     (int)(sc->timeout.len < 40 ? sc->timeout.len : 40),
+					     sc->timeout.s);
+		}
+	}
+	if (rc == 0 && sc->dumping_pid >= 0 && s->pid >= 0 && s->pid != sc->dumping_pid)
+		rc = hg_strlist_addf(&rep->warnings, rep->arena, "the Subject is of pid %ld (\"-----"
+				     " dumping pid: %ld\") but the dump is of pid %ld", sc->dumping_pid,
+				     sc->dumping_pid, s->pid);
 	return rc;
 }
 
@@ -457,16 +495,42 @@ static int warn_section(hg_report *rep, const struct section *s)
 	return 0;
 }
 
-int report_from_anr_traces(const hg_ctx *ctx, const char *text, size_t len, hg_report *rep,
-			   struct read_error *err)
+long anr_input_line(const struct anr_read_opts *opts, long k)
+{
+	if (opts->line_map)
+		return k >= 1 && (size_t)k <= opts->n_map ? opts->line_map[k - 1] : 0;
+	return opts->line_base + k - 1;
+}
+
+/* The main thread's CPU figures: a warning for one that cannot be read,
+ * and (for an ANR with a wait) what they say of it. */
+static int main_cpu(hg_report *rep, const struct anr_cpu *cpu, struct anr_read_opts *opts)
+{
+	long m = rep->threads.blamed;
+	if (!cpu || m < 0)
+		return 0;
+	opts->main_cpu = cpu[m];
+	opts->has_main_cpu = true;
+	if (cpu[m].bad_line && hg_strlist_addf(&rep->warnings, rep->arena, "line %ld: the main "
+					       "thread's CPU figure \"%s\" is no number or out of "
+					       "range: left out", cpu[m].bad_line, cpu[m].bad_text))
+		return HG_ENOMEM;
+	if (opts->keep_kind || rep->kind != HG_KIND_ANR)
+		return 0;
+	return anr_busy_or_blocked(rep, &cpu[m], rep->threads.items[m].state, rep->cost);
+}
+
+int report_anr_read(const hg_ctx *ctx, const char *text, size_t len, struct anr_read_opts *opts,
+		    hg_report *rep, struct read_error *err)
 {
 	(void)ctx;
-	struct scan sc = {text, len, rep->arena, NULL, 0, 0, -1, {0}, {0}, {0}, -1, false, -1,
-			  {0}, {0}, {0}, {0}};
+	struct scan sc = {.text = text, .len = len, .arena = rep->arena, .open = -1,
+			  .dumping_pid = -1, .xcrash_pid = -1};
 	int rc = scan_input(&sc);
 	if (rc)
 		return rc;
-	long chosen = choose(&sc);
+	long chosen = choose(&sc, opts->prefer_pid);
+	opts->dump_pid = -1;
 	if (chosen < 0) {
 		size_t at = 0;
 		while (at < len && (unsigned char)text[at] <= ' ')
@@ -478,15 +542,57 @@ int report_from_anr_traces(const hg_ctx *ctx, const char *text, size_t len, hg_r
 		return HG_EPARSE;
 	}
 	const struct section *s = &sc.sec[chosen];
-	if (!s->channels && (rc = anr_read_threads(rep, text, s->start, s->end, s->line)) != 0)
+	struct anr_cpu *cpu = NULL;
+	if (!s->channels && (rc = anr_read_threads(rep, text, s->start, s->end, s->line, opts,
+						   &cpu)) != 0)
 		return rc;
 	hg_threads *ts = &rep->threads;
 	ts->blamed = find_main(ts, s->pid >= 0 ? s->pid : sc.xcrash_pid,
 			       s->cmd.s ? s->cmd : sc.xcrash_process);
 	if (ts->blamed >= 0)
 		ts->items[ts->blamed].flags |= HG_THREAD_MAIN | HG_THREAD_BLAMED;
-	if ((rc = fill_fields(rep, &sc, s)) != 0 || (rc = warn_section(rep, s)) != 0 ||
-	    (rc = warn_other_sections(rep, &sc, (size_t)chosen)) != 0)
+	opts->dump_pid = s->pid >= 0 ? s->pid : sc.xcrash_pid;
+	if ((rc = fill_fields(rep, &sc, s)) != 0 ||
+	    (!opts->keep_kind && (rc = anr_fields(rep, &sc, s, opts)) != 0) ||
+	    (rc = warn_section(rep, s)) != 0 || (rc = warn_other_sections(rep, &sc, (size_t)chosen)) != 0 ||
+	    (rc = main_cpu(rep, cpu, opts)) != 0)
 		return rc;
 	return hg_threads_analyse(ts, rep->arena, &rep->warnings);
+}
+
+int report_from_anr_traces(const hg_ctx *ctx, const char *text, size_t len, hg_report *rep,
+			   struct read_error *err)
+{
+	/* A later process of a split file: its lines count from where it starts. */
+	struct anr_read_opts opts = {.line_base = rep->number > 1 && rep->line > 0 ? rep->line : 1,
+				     .prefer_pid = -1};
+	return report_anr_read(ctx, text, len, &opts, rep, err);
+}
+
+/* "----- pid N at ..." or "----- Waiting Channels: pid N at ...": N, or -1
+ * for any other line. */
+static long section_pid(const char *s, size_t n)
+{
+	struct str l = {s, n};
+	if (starts(l, "----- pid "))
+		return number(skip(l, 10));
+	if (starts(l, "----- Waiting Channels: pid "))
+		return number(skip(l, 28));
+	return -1;
+}
+
+size_t report_anr_split(const char *text, size_t len, size_t from)
+{
+	long pid = -1;
+	for (size_t pos = from; pos < len;) {
+		const char *nl = memchr(text + pos, '\n', len - pos);
+		size_t next = nl ? (size_t)(nl - text) + 1 : len;
+		long p = section_pid(text + pos, next - pos);
+		if (p >= 0 && pid >= 0 && p != pid)
+			return pos; /* another process's dump starts here */
+		if (p >= 0)
+			pid = p;
+		pos = next;
+	}
+	return len;
 }

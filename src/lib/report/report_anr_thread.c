@@ -13,17 +13,16 @@
  * and ends at a blank line.  Lines that fit none of these between two
  * threads are skipped with a warning that names the first of them; after
  * the last thread (runtime statistics, logcat tails) they are the trailer
- * and skipped silently. */
+ * and skipped silently.  The attribute line "| state=S schedstat=( run
+ * wait slices ) utm=23 stm=8 core=3 HZ=100" gives each thread's CPU
+ * figures (struct anr_cpu). */
+#include <limits.h>
 #include <stdbool.h>
 #include <string.h>
 
-#include "report_internal.h"
+#include "report_anr.h"
 #include "report_native_image.h"
 #include "core/core.h"
-
-/* Shared with report_anr.c (two functions: no private header). */
-int anr_header_kind(const char *s, size_t len);
-int anr_read_threads(hg_report *rep, const char *text, size_t start, size_t end, long line_no);
 
 struct slice {
 	const char *s;
@@ -139,6 +138,7 @@ int anr_header_kind(const char *s, size_t len)
 
 struct reader {
 	hg_report *rep;
+	const struct anr_read_opts *opts;
 	long line_no;
 	long cur;              /* the thread lines belong to, -1 */
 	bool open;             /* no blank line since its header */
@@ -153,6 +153,8 @@ struct reader {
 	size_t frames;         /* read so far */
 	struct strcache names; /* the frames' strings, past REPORT_CACHE_AFTER frames */
 	struct native_images native; /* the images native frames lie in */
+	struct anr_cpu *cpu;   /* each thread's CPU figures */
+	size_t cap_cpu;
 };
 
 static hg_thread *current(struct reader *r)
@@ -192,7 +194,7 @@ static int flush_junk(struct reader *r)
 	excerpt[n] = '\0';
 	int rc = hg_strlist_addf(&r->rep->warnings, r->rep->arena,
 				 "line %ld: skipped %zu line%s that %s not part of a thread: '%s%s'",
-				 r->junk_line, r->junk_count, r->junk_count == 1 ? "" : "s",
+				 anr_input_line(r->opts, r->junk_line), r->junk_count, r->junk_count == 1 ? "" : "s",
 				 r->junk_count == 1 ? "is" : "are", excerpt,
 				 r->junk_text.len > n ? "..." : "");
 	r->junk_line = 0;
@@ -235,6 +237,18 @@ static int start_thread(struct reader *r, const struct header *h)
 	int rc = flush_junk(r);
 	if (rc)
 		return rc;
+	size_t n = r->rep->threads.n;
+	if (n == r->cap_cpu) {
+		size_t cap = r->cap_cpu ? r->cap_cpu * 2 : 32;
+		struct anr_cpu *c = hg_arena_calloc(r->rep->arena, cap, sizeof *c);
+		if (!c)
+			return HG_ENOMEM;
+		if (n)
+			memcpy(c, r->cpu, n * sizeof *c);
+		r->cpu = c;
+		r->cap_cpu = cap;
+	}
+	r->cpu[n] = (struct anr_cpu){.hz = 100};
 	hg_thread *t = hg_threads_add(&r->rep->threads, r->rep->arena);
 	if (!t || !(t->name = dup(r, h->name)))
 		return HG_ENOMEM;
@@ -261,17 +275,81 @@ static int start_thread(struct reader *r, const struct header *h)
 	return 0;
 }
 
-/* "| group=... sCount=...", "| sysTid=4971 nice=-10 ...": the kernel tid. */
+/* The value of "key=" in an attribute line (key at the start of a word),
+ * or an empty slice. */
+static struct slice attribute(struct slice l, const char *key)
+{
+	size_t n = strlen(key);
+	for (size_t i = 0; i + n <= l.len; i++)
+		if ((i == 0 || l.s[i - 1] == ' ' || l.s[i - 1] == '|') && memcmp(l.s + i, key, n) == 0)
+			return skip(l, i + n);
+	return (struct slice){0};
+}
+
+#define MAX_TICKS 1000000000000L /* 10^12 clock ticks: 317 years at 100 Hz */
+
+/* A figure of the CPU line: false (and the figure noted as unreadable, the
+ * first one of the thread) when it is no number or out of range. */
+static bool cpu_figure(struct reader *r, struct slice v, long max, long *out, size_t *used)
+{
+	struct anr_cpu *c = &r->cpu[r->cur];
+	size_t n = 0;
+	if (decimal(v, out, &n) && *out <= max) {
+		if (used)
+			*used = n;
+		return true;
+	}
+	if (!c->bad_line) {
+		c->bad_line = anr_input_line(r->opts, r->line_no);
+		size_t w = 0;
+		while (w < v.len && w < sizeof c->bad_text - 1 && v.s[w] != ' ')
+			w++;
+		memcpy(c->bad_text, v.s, w);
+		c->bad_text[w] = '\0';
+	}
+	return false;
+}
+
+/* "| state=S schedstat=( 324804784 183300334 997 ) utm=23 stm=8 core=3
+ * HZ=100": the thread's CPU figures. */
+static void cpu_attributes(struct reader *r, struct slice l)
+{
+	struct anr_cpu *c = &r->cpu[r->cur];
+	struct slice v = attribute(l, "state=");
+	if (v.len && v.s[0] >= 'A' && v.s[0] <= 'Z')
+		c->state = v.s[0];
+	v = attribute(l, "schedstat=(");
+	long run, wait;
+	size_t n;
+	if (v.s && cpu_figure(r, trim_left(v), LONG_MAX, &run, &n) &&
+	    cpu_figure(r, trim_left(skip(trim_left(v), n)), LONG_MAX, &wait, NULL)) {
+		c->has_sched = true;
+		c->run_ns = run;
+		c->wait_ns = wait;
+	}
+	long utm, stm, hz;
+	struct slice u = attribute(l, "utm="), s = attribute(l, "stm="), h = attribute(l, "HZ=");
+	if (u.s && s.s && cpu_figure(r, u, MAX_TICKS, &utm, NULL) &&
+	    cpu_figure(r, s, MAX_TICKS, &stm, NULL)) {
+		c->has_ticks = true;
+		c->utm = utm;
+		c->stm = stm;
+	}
+	if (h.s && cpu_figure(r, h, 100000, &hz, NULL) && hz > 0)
+		c->hz = hz;
+}
+
+/* "| group=... sCount=...", "| sysTid=4971 nice=-10 ...": the kernel tid;
+ * "| state=... utm=...": the CPU figures. */
 static void attributes(struct reader *r, struct slice l)
 {
 	hg_thread *t = current(r);
-	for (size_t i = 0; i + 7 < l.len && t->sys_tid < 0; i++) {
-		if ((i == 0 || l.s[i - 1] == ' ') && memcmp(l.s + i, "sysTid=", 7) == 0) {
-			long v;
-			if (decimal(skip(l, i + 7), &v, NULL))
-				t->sys_tid = v;
-		}
-	}
+	long v;
+	struct slice tid = attribute(l, "sysTid=");
+	if (t->sys_tid < 0 && tid.s && decimal(tid, &v, NULL))
+		t->sys_tid = v;
+	if (attribute(l, "state=").s || attribute(l, "utm=").s)
+		cpu_attributes(r, l);
 }
 
 /* The arena copy of an image path, shared by the frames that name it. */
@@ -532,9 +610,10 @@ static int one_line(struct reader *r, struct slice raw)
 
 /* Reads the threads in text[start..end) into rep->threads; line_no is the
  * number of the line at start.  Returns 0 or HG_ENOMEM. */
-int anr_read_threads(hg_report *rep, const char *text, size_t start, size_t end, long line_no)
+int anr_read_threads(hg_report *rep, const char *text, size_t start, size_t end, long line_no,
+		     const struct anr_read_opts *opts, struct anr_cpu **cpu)
 {
-	struct reader r = {.rep = rep, .line_no = line_no, .cur = -1, .announced = -1};
+	struct reader r = {.rep = rep, .opts = opts, .line_no = line_no, .cur = -1, .announced = -1};
 	strcache_init(&r.names, rep->arena);
 	int rc = 0;
 	for (size_t pos = start; pos < end && rc == 0; r.line_no++) {
@@ -548,6 +627,7 @@ int anr_read_threads(hg_report *rep, const char *text, size_t start, size_t end,
 		rc = one_line(&r, l);
 	}
 	strcache_release(&r.names);
+	*cpu = r.cpu;
 	if (rc == 0 && r.announced >= 0 && r.attached < (size_t)r.announced)
 		rc = hg_strlist_addf(&rep->warnings, rep->arena,
 				     "the dump announces %ld threads (DALVIK THREADS) but holds %zu: "

@@ -16,13 +16,15 @@
  *   (blank line)
  *   10-29 10:32:14.203                   the next sample, and so on
  *
- * The samples become one main thread: the first sample's frames, each with
- * `repeat` = how many samples hold the same frame line, so that a person
- * sees which frames persisted through the block.  Every header field is
- * kept as a figure (group "blockcanary"); "block" figures compare wall and
- * thread time and place the CPU samples.  Older BlockCanary (blockcanary-core's
- * Block) named its keys qualifier, apilevel, cpuCore, timecost, ...: they are
- * read alike.  One input is one log: a second log in it is not read.
+ * Every sample is kept with its time (hangar/samples.h); their call tree's
+ * heaviest path is the blamed main thread, each frame with the samples
+ * through it.  Every header field is kept as a figure (group
+ * "blockcanary"); "block" figures compare wall and thread time and place
+ * the CPU samples, and the findings say what they mean
+ * (report_blockcanary_findings.c).  Older BlockCanary (blockcanary-core's
+ * Block) named its keys qualifier, apilevel, cpuCore, timecost, cpubusy,
+ * ...: they are read alike.  One input is one log: a second log in it is
+ * not read.
  *
  * Here: the header fields and the CPU figures; the stack samples are read
  * in report_blockcanary_samples.c. */
@@ -64,8 +66,7 @@ static bool header_field(const struct line *ln, size_t *key_len, const char **va
 	return true;
 }
 
-/* "MM-dd HH:mm:ss.SSS", as BlockCanary's TIME_FORMATTER writes. */
-static bool is_short_time(const char *s, size_t n)
+bool bc_is_short_time(const char *s, size_t n)
 {
 	static const char shape[] = "00-00 00:00:00.000";
 	if (n < sizeof shape - 1)
@@ -80,7 +81,7 @@ static bool is_short_time(const char *s, size_t n)
 
 enum bc_key {
 	K_OTHER, K_MODEL, K_VERSION_NAME, K_PROCESS, K_TIME, K_THREAD_TIME, K_TIME_START,
-	K_TIME_END, K_CPU_RATE, K_STACK,
+	K_TIME_END, K_CPU_RATE, K_CPU_BUSY, K_STACK,
 };
 
 static const struct {
@@ -94,6 +95,7 @@ static const struct {
 	{"time-start", K_TIME_START}, {"timestart", K_TIME_START},
 	{"time-end", K_TIME_END},     {"timeend", K_TIME_END},
 	{"cpu-rate", K_CPU_RATE},     {"cpurate", K_CPU_RATE},
+	{"cpu-busy", K_CPU_BUSY},     {"cpubusy", K_CPU_BUSY},
 	{"stack", K_STACK},
 };
 
@@ -106,6 +108,7 @@ static int add_figure(hg_report *rep, const char *group, const char *name, const
 
 void bc_skip(struct bc *b, const struct line *ln)
 {
+	b->last_skipped = ln->no;
 	if (b->skipped++ == 0) {
 		b->first_skipped = ln->no;
 		quote_text(b->first_skipped_text, sizeof b->first_skipped_text, ln->s, ln->len);
@@ -138,9 +141,11 @@ static int cpu_line(struct bc *b, const struct line *ln)
 {
 	hg_report *rep = b->rep;
 	b->cpu_samples++;
-	if (b->start && b->end && is_short_time(ln->s, ln->len) &&
-	    memcmp(ln->s, b->start, 18) >= 0 && memcmp(ln->s, b->end, 18) <= 0)
+	if (b->start && b->end && bc_is_short_time(ln->s, ln->len) &&
+	    memcmp(ln->s, b->start, 18) >= 0 && memcmp(ln->s, b->end, 18) <= 0) {
 		b->cpu_in_block++;
+		bc_cpu_rates(b, ln);
+	}
 	for (size_t i = 0; i < ln->len && !b->cpu_garbage; i++) {
 		if (ln->s[i] != ':')
 			continue;
@@ -188,7 +193,12 @@ static int header(struct bc *b, const struct line *ln, size_t key_len, const cha
 		/* "stack = <time of the first sample>", or its first frame */
 		if (n > 0 && bc_is_timestamp(v, n) && !b->first_sample)
 			b->first_sample = value;
-		rc = n == 0 ? 0 : bc_is_timestamp(v, n) ? bc_new_sample(b) : bc_stack_line(b, &rest);
+		rc = n == 0 ? 0 : bc_is_timestamp(v, n) ? bc_new_sample(b, v, n) : bc_stack_line(b, &rest);
+		break;
+	case K_CPU_BUSY:
+		/* Boolean.toString: anything else says nothing */
+		b->cpu_busy = b->cpu_busy >= 0 ? b->cpu_busy : strcmp(value, "true") == 0 ? 1
+							 : strcmp(value, "false") == 0 ? 0 : -1;
 		break;
 	case K_MODEL:
 		rep->device = rep->device ? rep->device : value;
@@ -209,10 +219,10 @@ static int header(struct bc *b, const struct line *ln, size_t key_len, const cha
 		break;
 	case K_TIME_START:
 		b->time_start = b->time_start ? b->time_start : value;
-		b->start = b->start ? b->start : is_short_time(v, n) ? value : NULL;
+		b->start = b->start ? b->start : bc_is_short_time(v, n) ? value : NULL;
 		break;
 	case K_TIME_END:
-		b->end = b->end ? b->end : is_short_time(v, n) ? value : NULL;
+		b->end = b->end ? b->end : bc_is_short_time(v, n) ? value : NULL;
 		break;
 	case K_OTHER:
 		break;
@@ -263,27 +273,6 @@ static int one_line(struct bc *b, const struct line *ln)
 	return 0;
 }
 
-/* Wall time against the main thread's CPU time: a thread that was on the
- * CPU for a small part of the block was waiting (a lock, I/O, binder). */
-static int wall_vs_thread(struct bc *b)
-{
-	hg_report *rep = b->rep;
-	if (!b->has_time || !b->has_thread_time)
-		return 0;
-	char v[48];
-	snprintf(v, sizeof v, "%" PRId64, b->time > b->thread_time ? b->time - b->thread_time : 0);
-	int rc = hg_report_add_stat(rep, "block", "waited-ms", v);
-	if (rc == 0 && b->time > 0) {
-		snprintf(v, sizeof v, "%.1f", 100.0 * (double)b->thread_time / (double)b->time);
-		rc = hg_report_add_stat(rep, "block", "thread-time-percent", v);
-	}
-	if (rc == 0 && b->thread_time * 2 < b->time)
-		rc = hg_strlist_addf(&rep->warnings, rep->arena, "the main thread waited (thread time "
-				     "%" PRId64 " ms of %" PRId64 " ms wall): it was blocked, not computing",
-				     b->thread_time, b->time);
-	return rc;
-}
-
 static int cpu_figures(struct bc *b)
 {
 	hg_report *rep = b->rep;
@@ -313,11 +302,6 @@ static int block_time(struct bc *b)
 {
 	hg_report *rep = b->rep;
 	const char *t = b->time_start ? b->time_start : b->first_sample;
-	/* "MM-dd " starts a time without its year (with or without its ms) */
-	if (!t || strlen(t) < 6 || !is_digit(t[0]) || !is_digit(t[1]) || t[2] != '-' || t[5] != ' ') {
-		rep->time = t;
-		return 0;
-	}
 	char out[REPORT_TIME_SIZE], wt[REPORT_TIME_SIZE];
 	const char *why = "", *from = "the file's time";
 	int64_t ref = b->ctx->file_time_ms;
@@ -329,6 +313,12 @@ static int block_time(struct bc *b)
 		clock_gettime(CLOCK_REALTIME, &now);
 		ref = (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000;
 		from = "the current time";
+	}
+	b->year_ref = ref; /* the samples' times are placed alike */
+	/* "MM-dd " starts a time without its year (with or without its ms) */
+	if (!t || strlen(t) < 6 || !is_digit(t[0]) || !is_digit(t[1]) || t[2] != '-' || t[5] != ' ') {
+		rep->time = t;
+		return 0;
 	}
 	rep->time_written = t;
 	if (report_time_yearless(t, strlen(t), ref, out, &why) != 0)
@@ -363,11 +353,11 @@ static int finish(struct bc *b, const char *text, size_t len)
 	if (rc == 0)
 		rc = block_time(b);
 	if (rc == 0)
-		rc = wall_vs_thread(b);
-	if (rc == 0)
 		rc = cpu_figures(b);
 	if (rc == 0)
-		rc = bc_thread_figures(b);
+		rc = bc_samples_finish(b);
+	if (rc == 0)
+		rc = bc_findings(b);
 	if (rc == 0 && b->skipped)
 		rc = hg_strlist_addf(&rep->warnings, rep->arena, "skipped %zu line%s that %s neither "
 				     "a header field nor a stack frame (the first at line %ld: \"%s\")",
@@ -376,12 +366,24 @@ static int finish(struct bc *b, const char *text, size_t len)
 	return rc != 0 ? rc : hg_threads_analyse(&rep->threads, rep->arena, &rep->warnings);
 }
 
+/* The input ends in the middle of a frame: the last sample lost the rest
+ * of its frames (a log copied or uploaded whole would end in blank lines). */
+static int cut_short(struct bc *b, const struct line *ln)
+{
+	char q[64];
+	quote_text(q, sizeof q, ln->s, ln->len);
+	return hg_strlist_addf(&b->rep->warnings, b->rep->arena, "line %ld: the log ends in the "
+			       "middle of a frame (\"%s\"): the last sample lost its outer frames",
+			       ln->no, q);
+}
+
 int report_from_blockcanary(const hg_ctx *ctx, const char *text, size_t len, hg_report *rep,
 			    struct read_error *err)
 {
-	struct bc b = {.ctx = ctx, .rep = rep, .err = err, .sample = -1, .base = -1, .thread = -1};
+	struct bc b = {.ctx = ctx, .rep = rep, .err = err, .cpu_busy = -1};
 	err->offset = NO_OFFSET;
 	err->msg[0] = '\0';
+	strcache_init(&b.names, rep->arena);
 	if (!(b.scratch = hg_arena_create()))
 		return HG_ENOMEM;
 	struct line ln = {0};
@@ -398,8 +400,9 @@ int report_from_blockcanary(const hg_ctx *ctx, const char *text, size_t len, hg_
 	}
 	if (rc == 0 || rc == STOP)
 		rc = finish(&b, text, len);
-	hg_arena_destroy(b.scratch);
-	free(b.seen.slots);
-	free(b.src);
+	if (rc == 0 && ln.no == b.last_skipped && len > 0 && text[len - 1] != '\n' &&
+	    memchr(ln.s, '(', ln.len) && ln.s[ln.len - 1] != ')')
+		rc = cut_short(&b, &ln);
+	bc_samples_release(&b);
 	return rc;
 }

@@ -5,8 +5,11 @@
  * format is a row here and a file of its own. */
 #include <string.h>
 
+#include "report_anr.h"
 #include "report_bare_stack.h"
 #include "report_internal.h"
+#include "report_tombstone.h"
+#include "report_watchdog.h"
 
 /* Matrix's printed stack blocks (also a LooperAnrTracer block, whose
  * main-thread frames alone would pass for a Java dump), or nothing but
@@ -41,9 +44,15 @@ static bool detect_java(const char *head, size_t len, const char *all, size_t al
 }
 
 static const struct report_text_format text_formats[] = {
-	{HG_FORMAT_ANR_TRACES, detect_anr, NULL, report_from_anr_traces},
+	/* first: a tombstone's logcat tail may quote an ART dump ("\"main\" prio=5") */
+	{HG_FORMAT_TOMBSTONE, report_detect_tombstone, report_split_tombstone, report_from_tombstone},
+	/* before ANR traces: a log that holds an ANR block may hold its dump too */
+	{HG_FORMAT_LOGCAT, report_detect_logcat, report_logcat_split, report_from_logcat},
+	{HG_FORMAT_ANR_TRACES, detect_anr, report_anr_split, report_from_anr_traces},
 	{HG_FORMAT_BLOCKCANARY, detect_blockcanary, NULL, report_from_blockcanary},
 	{HG_FORMAT_STACK, detect_bare_stack, NULL, NULL},
+	/* before Java dumps: frames without "at", more of them than with */
+	{HG_FORMAT_WATCHDOG, report_detect_watchdog, report_split_watchdog, report_from_watchdog},
 	{HG_FORMAT_JAVA_STACK, detect_java, NULL, report_from_java_stack},
 };
 

@@ -5,6 +5,7 @@
  * tombstone.  Each recogniser returns HANDLED when the line is its, 0 when
  * not, or an error. */
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "report_javastack_internal.h"
@@ -200,6 +201,13 @@ static int xcrash_header(struct js *j, const struct line *ln)
 	if (!t)
 		return HG_ENOMEM;
 	t->sys_tid = whole_number(tid + 7, (size_t)(name - tid - 7));
+	/* The process's pid, as the other tombstones give it (the first
+	 * header's: every thread's names the same process). */
+	long pid = whole_number(s + 5, (size_t)(tid - s - 5));
+	char json[16];
+	snprintf(json, sizeof json, "%ld", pid);
+	if (pid >= 0 && hg_report_add_meta(j->rep, "pid", json, NULL) != 0)
+		return HG_ENOMEM;
 	j->owner = t->name;
 	j->ignoring = false;
 	if (proc && end - proc >= 10 && ends(s, ln->len, " <<<") && !j->rep->process &&
@@ -272,6 +280,15 @@ bool js_is_separator(const struct line *ln)
 	return starts(ln->s, ln->len, "--- --- ---") || starts(ln->s, ln->len, "+++ +++ +++");
 }
 
+/* Whether a "Build fingerprint" figure was kept already (the first wins). */
+static bool has_fingerprint(const hg_report *rep)
+{
+	for (size_t i = 0; i < rep->n_stats; i++)
+		if (strcmp(rep->stats[i].name, "Build fingerprint") == 0)
+			return true;
+	return false;
+}
+
 /* xCrash's tombstone around its Java stacks: the banner, "Key: 'value'"
  * lines (kept as figures), separators, and sections without Java stacks
  * ("logcat:", "open files:", "memory info:", ...), which are passed over. */
@@ -300,8 +317,10 @@ static int xcrash_line(struct js *j, const struct line *ln)
 		j->xcrash = true;
 		if (strcmp(key, "App version") == 0 && !rep->app_version)
 			rep->app_version = v;
+		else if (strcmp(key, "Build fingerprint") == 0 && !has_fingerprint(rep))
+			rep->device = v; /* the device as the other tombstones name it */
 		else if (strcmp(key, "Model") == 0 && !rep->device)
-			rep->device = v;
+			rep->device = v; /* until a fingerprint comes */
 		else if (strcmp(key, "Crash time") == 0 && (!rep->time || rep->time == j->start_time))
 			rep->time = v;
 		else if (strcmp(key, "Start time") == 0 && !rep->time)

@@ -11,6 +11,11 @@
  * the report (current_thread; in a user-reported dump also the `crashed`
  * one) is Matrix's own monitor and is never blamed.
  *
+ * An APM that runs Matrix's hang detection in its own "hang" module adds
+ * an "htapm" section (seed 003): which thread is main, the block duration
+ * and threshold, and pre-sampling's representative main-thread stack
+ * (report_kscrash_htapm.c).
+ *
  * Addresses are unsigned 64-bit and read from their digits, never through
  * a double.  Matrix's fork writes them through int64_t, so a negative
  * number is taken as the two's complement it wrote; but an image whose
@@ -31,6 +36,7 @@ struct error_info {
 	bool matrix;         /* a Matrix lag dump (user_reported.dump_type) */
 	bool profile;
 	bool watchdog;       /* exit reason 0x8badf00d */
+	bool htapm;          /* an APM hang module's report (report_kscrash_htapm.c) */
 	const hg_json *profile_obj;
 	const hg_json *error;
 };
@@ -159,14 +165,16 @@ static long pick_blamed(const hg_report *rep, const struct thread_info *info, bo
 	return main >= 0 && !is_writer(&info[main], user_dump) ? main : crashed;
 }
 
-/* The dispatch queue "com.apple.main-thread", else a thread named "main",
- * else the thread at index 0 (Mach lists the main thread first). */
+/* The thread an APM's hang module says is main (htapm's is_main_thread),
+ * else the dispatch queue "com.apple.main-thread", else a thread named
+ * "main", else the thread at index 0 (Mach lists the main thread first). */
 static long find_main(size_t n, const struct thread_info *info)
 {
-	for (int pass = 0; pass < 3; pass++)
+	for (int pass = 0; pass < 4; pass++)
 		for (size_t i = 0; i < n; i++)
-			if (!info[i].handled && (pass == 0   ? info[i].main_queue
-						 : pass == 1 ? info[i].main_name
+			if (!info[i].handled && (pass == 0   ? info[i].htapm_main
+						 : pass == 1 ? info[i].main_queue
+						 : pass == 2 ? info[i].main_name
 							     : info[i].index == 0))
 				return (long)i;
 	return -1;
@@ -180,7 +188,8 @@ static int blame(struct kx *k, const struct thread_info *info, const struct erro
 		handled |= info[i].handled;
 	bool user_dump = ei->type && strcmp(ei->type, "user") == 0;
 	if (!ei->profile)
-		rep->kind = ei->hang || ei->matrix || handled ? HG_KIND_IOS_HANG : HG_KIND_CRASH;
+		rep->kind = ei->hang || ei->matrix || ei->htapm || handled ? HG_KIND_IOS_HANG
+									 : HG_KIND_CRASH;
 	for (size_t i = 0; i < rep->threads.n; i++)
 		if (is_writer(&info[i], user_dump))
 			rep->threads.items[i].flags |= HG_THREAD_CRASHED;
@@ -284,7 +293,8 @@ bool report_is_kscrash(const hg_json *obj)
 	const hg_json *crash = hg_json_get(obj, "crash");
 	return hg_json_type(crash) == HG_JSON_OBJECT &&
 	       (hg_json_get(crash, "threads") || hg_json_get(crash, "error")) &&
-	       (hg_json_get(obj, "report") || hg_json_get(obj, "binary_images"));
+	       (hg_json_get(obj, "report") || hg_json_get(obj, "binary_images") ||
+		hg_json_get(obj, "htapm"));
 }
 
 int report_from_kscrash(const hg_ctx *ctx, const hg_json_doc *doc, const hg_json *obj,
@@ -299,6 +309,7 @@ int report_from_kscrash(const hg_ctx *ctx, const hg_json_doc *doc, const hg_json
 			     : report_fail(err, NO_OFFSET, "not a KSCrash report: no \"crash\" object");
 	rep->format = HG_FORMAT_KSCRASH;
 	struct error_info ei = {0};
+	struct htapm h = {0};
 	struct thread_info *info = NULL;
 	strcache_init(&k.strs, rep->arena);
 	int rc = read_system(&k, obj);
@@ -308,9 +319,14 @@ int report_from_kscrash(const hg_ctx *ctx, const hg_json_doc *doc, const hg_json
 		rc = kscrash_read_images(&k, obj);
 	if (rc == 0)
 		rc = kscrash_read_threads(&k, crash, &info);
+	if (rc == 0 && !ei.profile)
+		rc = kscrash_read_htapm(&k, obj, &info, &h);
 	strcache_release(&k.strs);
+	ei.htapm = h.hang;
 	if (rc == 0 && !ei.profile)
 		rc = kscrash_read_reason(&k, ei.error, ei.type, ei.watchdog);
+	if (rc == 0)
+		rc = kscrash_htapm_reason(&k, &h);
 	if (rc != 0 || (rc = blame(&k, info, &ei)) != 0 ||
 	    (ei.profile && (rc = read_profile(&k, &ei)) != 0) ||
 	    (!ctx->skip_meta && (rc = read_meta(&k, obj, crash, ei.profile)) != 0))

@@ -5,22 +5,23 @@
  *
  * The samples are merged into a tree from the outermost frame in (a trie:
  * one node per distinct stack prefix, keyed by parent and frame through a
- * hash table, so a hostile profile costs linear time).  A node's count is
- * the samples whose stacks pass through it.  The heaviest stack is the
- * hot path of a flame graph: from the outermost frame, always the child
- * that most samples pass through (ties: the first seen), down to a leaf;
- * it becomes the profiled thread, each frame's repeat the node's count.
- * Every other stack some sample ends at becomes a thread "<name> samples
- * #2", ... (at most PROFILE_MAX_PATHS, by how many samples end there).
- * Frames are placed in binary_images as a backtrace's are. */
+ * hash table, so a hostile profile costs linear time).  Every distinct
+ * stack a sample ends at becomes a thread flagged HG_THREAD_SAMPLE, and
+ * every sample with frames a sample of the report (hangar/samples.h) with
+ * its time: time_start_uptime as written, in ms since 1970 from the
+ * profile's time_start_epoch (else since the profile's start).  The
+ * samples' call tree gives the profiled thread: its heaviest path, each
+ * frame with the samples through it ("main" when its outermost frame is
+ * main(), as a startup profile's).  Frames are placed in binary_images as
+ * a backtrace's are. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "hangar/samples.h"
 #include "report_kscrash_internal.h"
 
-#define PROFILE_MAX_PATHS 32
 #define W "crash.error.profile"
 
 struct pnode {
@@ -89,7 +90,7 @@ static size_t trie_child(struct trie *t, size_t parent, size_t frame)
 
 /* One sample's frame indexes into the trie, outermost first. */
 static int add_sample(struct kx *k, struct trie *t, const hg_json *sample, size_t i,
-		      size_t n_frames, size_t *empty)
+		      size_t n_frames, size_t *empty, size_t *leaf)
 {
 	char where[96];
 	snprintf(where, sizeof where, W ".samples[%zu]", i);
@@ -105,6 +106,7 @@ static int add_sample(struct kx *k, struct trie *t, const hg_json *sample, size_
 		return report_fail(k->f.err, NO_OFFSET, "field \"%s\": more than %zu frames in the "
 				   "report, over the limit (see --max-stack-lines)", where, max);
 	k->frames += n;
+	*leaf = 0;
 	if (n == 0) {
 		++*empty;
 		return 0;
@@ -134,45 +136,12 @@ static int add_sample(struct kx *k, struct trie *t, const hg_json *sample, size_
 	free(stack);
 	if (rc == 0)
 		t->v[node].ends++;
+	*leaf = node;
 	return rc;
 }
 
-/* The leaf of the hot path: from the root, the child most samples pass
- * through (the first made on a tie), until none; 0 on ENOMEM or an empty
- * trie.  One pass finds each node's best child: children follow their
- * parents in the array. */
-static size_t hot_leaf(const struct trie *t)
-{
-	size_t *best = calloc(t->n ? t->n : 1, sizeof *best);
-	if (!best)
-		return 0;
-	for (size_t i = 1; i < t->n; i++) {
-		size_t p = t->v[i].parent;
-		if (!best[p] || t->v[i].count > t->v[best[p]].count)
-			best[p] = i;
-	}
-	size_t at = 0;
-	while (best[at])
-		at = best[at];
-	free(best);
-	return at;
-}
-
-struct end {
-	long ends;
-	size_t node;
-};
-
-static int by_ends(const void *a, const void *b)
-{
-	const struct end *x = a, *y = b;
-	if (x->ends != y->ends)
-		return x->ends > y->ends ? -1 : 1;
-	return x->node < y->node ? -1 : x->node > y->node;
-}
-
 /* The thread of the stack that ends at node: its frames from node up to
- * the root (innermost first), each with repeat = the samples through it. */
+ * the root (innermost first), named `name`. */
 static int add_path(struct kx *k, const struct trie *t, size_t node, const hg_json **frames,
 		    const char *name)
 {
@@ -180,6 +149,7 @@ static int add_path(struct kx *k, const struct trie *t, size_t node, const hg_js
 	if (!th)
 		return HG_ENOMEM;
 	size_t ti = k->rep->threads.n - 1, depth = 0;
+	th->name = name;
 	for (size_t n = node; n; n = t->v[n].parent)
 		depth++;
 	if (hg_thread_reserve_frames(th, k->rep->arena, depth) != 0)
@@ -191,62 +161,138 @@ static int add_path(struct kx *k, const struct trie *t, size_t node, const hg_js
 		int rc = kscrash_read_frame(k, frames[t->v[n].frame], where, th);
 		if (rc != 0)
 			return rc;
-		th->frames[th->n_frames - 1].repeat = t->v[n].count;
 	}
-	th = &k->rep->threads.items[ti];
-	/* the outermost frame is main(): the main thread, as a startup profile's */
-	const hg_frame *outer = th->n_frames ? &th->frames[th->n_frames - 1] : NULL;
-	bool main = outer && outer->symbol && strcmp(outer->symbol, "main") == 0;
-	th->name = name ? name : main ? "main" : "sampled thread";
-	th->flags |= main && !name ? HG_THREAD_MAIN : 0;
 	return 0;
 }
 
-/* The hot path's thread, then the other stacks samples end at. */
-static int add_threads(struct kx *k, const struct trie *t, const hg_json **frames)
+/* One sample with frames: the trie node it ends at, and its object. */
+struct taken {
+	size_t leaf;
+	const hg_json *obj;
+	size_t index;           /* in the profile's samples */
+};
+
+/* The profile's clock: sample times are its time_units since boot. */
+struct clock {
+	uint64_t start_uptime, epoch;
+	bool has_start, has_epoch;
+	uint64_t per_ms;        /* units per ms; 0 when time_units is none known */
+	size_t bad;             /* samples whose time is no count */
+	char first_bad[48];
+};
+
+static int read_clock(struct kx *k, const hg_json *profile, struct clock *c)
 {
-	size_t hot = hot_leaf(t);
-	if (!hot)
-		return t->n > 1 ? HG_ENOMEM : 0;
-	int rc = add_path(k, t, hot, frames, NULL);
-	if (rc != 0)
+	const char *units = NULL;
+	uint64_t interval;
+	bool has_interval;
+	int rc;
+	memset(c, 0, sizeof *c);
+	if ((rc = report_get_string(&k->f, profile, W, "time_units", &units)) != 0 ||
+	    (rc = report_get_u64(&k->f, profile, W, "time_start_uptime", &c->start_uptime,
+				 &c->has_start)) != 0 ||
+	    (rc = report_get_u64(&k->f, profile, W, "time_start_epoch", &c->epoch, &c->has_epoch)) != 0 ||
+	    (rc = report_get_u64(&k->f, profile, W, "expected_sample_interval", &interval,
+				 &has_interval)) != 0)
 		return rc;
-	k->rep->threads.blamed = (long)k->rep->threads.n - 1;
-	k->rep->threads.items[k->rep->threads.blamed].flags |= HG_THREAD_BLAMED;
-	const char *base = k->rep->threads.items[k->rep->threads.blamed].name;
-	struct end *ends = malloc(t->n * sizeof *ends);
-	if (!ends)
-		return HG_ENOMEM;
-	size_t n = 0;
-	for (size_t i = 1; i < t->n; i++)
-		if (t->v[i].ends > 0 && i != hot)
-			ends[n++] = (struct end){t->v[i].ends, i};
-	qsort(ends, n, sizeof *ends, by_ends);
-	size_t keep = n < PROFILE_MAX_PATHS - 1 ? n : PROFILE_MAX_PATHS - 1;
-	for (size_t i = 0; i < keep && rc == 0; i++) {
-		const char *name = hg_arena_printf(k->rep->arena, "%s samples #%zu", base, i + 2);
-		rc = name ? add_path(k, t, ends[i].node, frames, name) : HG_ENOMEM;
+	c->per_ms = !units ? 0 : !strcmp(units, "nanoseconds") ? 1000000 : !strcmp(units, "microseconds")
+		    ? 1000 : !strcmp(units, "milliseconds") ? 1 : 0;
+	if (has_interval && c->per_ms)
+		k->rep->sample_interval = (int64_t)(interval / c->per_ms);
+	return 0;
+}
+
+/* A sample's time: its time_start_uptime as written, and in ms (-1 when
+ * it says none, or one that cannot be placed). */
+static int sample_time(struct kx *k, struct clock *c, const hg_json *obj, const char **time,
+		       int64_t *at)
+{
+	const hg_json *v = hg_json_type(obj) == HG_JSON_OBJECT ? report_member(obj, "time_start_uptime")
+							       : NULL;
+	int64_t up;
+	*time = NULL;
+	*at = -1;
+	if (!v)
+		return 0;
+	if (hg_json_type(v) != HG_JSON_NUMBER || hg_json_int64(k->f.doc, v, &up) != 0 || up < 0) {
+		if (c->bad++ == 0)
+			report_quote(k->f.doc, v, c->first_bad, sizeof c->first_bad);
+		return 0;
 	}
-	free(ends);
-	if (rc == 0 && keep < n &&
-	    hg_strlist_addf(&k->rep->warnings, k->rep->arena, "the profile holds %zu distinct "
-			    "stacks; the %d most sampled are kept as threads", n + 1,
-			    PROFILE_MAX_PATHS) != 0)
+	const char *s;
+	size_t n;
+	hg_json_number_text(k->f.doc, v, &s, &n);
+	if (!(*time = strcache_get(&k->strs, s, n)))
 		return HG_ENOMEM;
-	return rc;
+	if (!c->per_ms || !c->has_start || (uint64_t)up < c->start_uptime)
+		return 0;
+	uint64_t ms = ((uint64_t)up - c->start_uptime) / c->per_ms;
+	uint64_t base = c->has_epoch ? c->epoch / c->per_ms : 0;
+	*at = ms > (uint64_t)INT64_MAX - base ? -1 : (int64_t)(base + ms);
+	return 0;
+}
+
+/* Each distinct stack a thread (in the order first sampled), each sample
+ * a sample of it; then the heaviest path as the profiled thread. */
+static int add_samples(struct kx *k, const struct trie *t, const hg_json **frames,
+		       const struct taken *taken, size_t n, struct clock *c)
+{
+	hg_report *rep = k->rep;
+	long *thread = calloc(t->n ? t->n : 1, sizeof *thread); /* per node: thread + 1 */
+	if (!thread)
+		return HG_ENOMEM;
+	int rc = 0;
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		size_t leaf = taken[i].leaf;
+		if (!thread[leaf]) {
+			const char *name = hg_arena_printf(rep->arena, "sample %zu", taken[i].index + 1);
+			rc = name ? add_path(k, t, leaf, frames, name) : HG_ENOMEM;
+			thread[leaf] = (long)rep->threads.n;
+		}
+		const char *time;
+		int64_t at;
+		if (rc == 0)
+			rc = sample_time(k, c, taken[i].obj, &time, &at);
+		if (rc == 0)
+			rc = hg_report_add_sample(rep, thread[leaf] - 1, 1, time, at);
+	}
+	free(thread);
+	if (rc != 0 || (rc = hg_report_blame_heaviest(rep, "sampled thread", 0)) != 0 ||
+	    rep->threads.blamed < 0)
+		return rc;
+	/* the outermost frame is main(): the main thread, as a startup profile's */
+	hg_thread *th = &rep->threads.items[rep->threads.blamed];
+	const hg_frame *outer = th->n_frames ? &th->frames[th->n_frames - 1] : NULL;
+	if (outer && outer->symbol && strcmp(outer->symbol, "main") == 0) {
+		th->name = "main";
+		th->flags |= HG_THREAD_MAIN;
+	}
+	if (c->bad > 0 &&
+	    hg_strlist_addf(&rep->warnings, rep->arena, "field \"" W ".samples[].time_start_uptime\": "
+			    "%zu sample%s whose time is no count (the first: %s): %s untimed", c->bad,
+			    c->bad == 1 ? "" : "s", c->first_bad, c->bad == 1 ? "it is" : "they are") != 0)
+		return HG_ENOMEM;
+	return 0;
 }
 
 int kscrash_read_profile(struct kx *k, const hg_json *profile)
 {
 	const hg_json *table, *samples;
+	struct clock c;
 	int rc;
 	if ((rc = report_get_array(&k->f, profile, W, "frames", &table)) != 0 ||
-	    (rc = report_get_array(&k->f, profile, W, "samples", &samples)) != 0)
+	    (rc = report_get_array(&k->f, profile, W, "samples", &samples)) != 0 ||
+	    (rc = read_clock(k, profile, &c)) != 0)
 		return rc;
-	size_t n_frames = hg_json_count(table), i = 0, empty = 0;
+	size_t n_frames = hg_json_count(table), i = 0, empty = 0, n_taken = 0;
+	size_t n_samples = hg_json_count(samples);
 	const hg_json **frames = malloc((n_frames ? n_frames : 1) * sizeof *frames);
-	if (!frames)
+	struct taken *taken = malloc((n_samples ? n_samples : 1) * sizeof *taken);
+	if (!frames || !taken) {
+		free(frames);
+		free(taken);
 		return HG_ENOMEM;
+	}
 	for (const hg_json *e = hg_json_first(table); e; e = hg_json_next(e))
 		frames[i++] = e;
 	struct trie t = {0};
@@ -254,13 +300,18 @@ int kscrash_read_profile(struct kx *k, const hg_json *profile)
 	if (rc == 0)
 		t.v[t.n++] = (struct pnode){0}; /* the root */
 	i = 0;
-	for (const hg_json *s = hg_json_first(samples); s && rc == 0; s = hg_json_next(s), i++)
-		rc = add_sample(k, &t, s, i, n_frames, &empty);
+	for (const hg_json *s = hg_json_first(samples); s && rc == 0; s = hg_json_next(s), i++) {
+		size_t leaf = 0;
+		rc = add_sample(k, &t, s, i, n_frames, &empty, &leaf);
+		if (rc == 0 && leaf)
+			taken[n_taken++] = (struct taken){leaf, s, i};
+	}
 	strcache_init(&k->strs, k->rep->arena);
 	if (rc == 0)
-		rc = add_threads(k, &t, frames);
+		rc = add_samples(k, &t, frames, taken, n_taken, &c);
 	strcache_release(&k->strs);
 	free(frames);
+	free(taken);
 	free(t.v);
 	free(t.slot);
 	if (rc != 0)

@@ -137,6 +137,7 @@ int kscrash_header_fields(struct kx *k, const hg_json *sys, const hg_json *rep_i
 				 : NULL;
 	if ((os && !os_line) || ((model || arch) && !model_line) || (id && !id_line))
 		return HG_ENOMEM;
+	rep->os_version = os_line;
 	if ((os_line && hg_report_add_stat(rep, "header", "os", os_line) != 0) ||
 	    (model_line && hg_report_add_stat(rep, "header", "model", model_line) != 0) ||
 	    (id_line && hg_report_add_stat(rep, "header", "report id", id_line) != 0))

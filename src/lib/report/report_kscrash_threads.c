@@ -322,15 +322,18 @@ static int read_frame(struct kx *k, const hg_json *e, const char *where, hg_thre
 		return report_bad_field(&k->f, where, "", e, "an object");
 	uint64_t pc, obj_addr, sym_addr;
 	bool has_pc, has_obj, has_sym, has_repeat;
-	const char *sym, *obj_name;
-	long repeat = 1;
+	const char *sym, *obj_name, *file;
+	long repeat = 1, line = -1;
+	bool has_line;
 	int rc;
 	if ((rc = report_get_u64(&k->f, e, where, "instruction_addr", &pc, &has_pc)) != 0 ||
 	    (rc = report_get_u64(&k->f, e, where, "object_addr", &obj_addr, &has_obj)) != 0 ||
 	    (rc = report_get_u64(&k->f, e, where, "symbol_addr", &sym_addr, &has_sym)) != 0 ||
 	    (rc = report_get_string(&k->f, e, where, "object_name", &obj_name)) != 0 ||
 	    (rc = report_get_string(&k->f, e, where, "symbol_name", &sym)) != 0 ||
-	    (rc = report_get_count(&k->f, e, where, "repeat_count", &repeat, &has_repeat)) != 0)
+	    (rc = report_get_count(&k->f, e, where, "repeat_count", &repeat, &has_repeat)) != 0 ||
+	    (rc = report_get_string(&k->f, e, where, "source_file", &file)) != 0 ||
+	    (rc = report_get_count(&k->f, e, where, "source_line", &line, &has_line)) != 0)
 		return rc;
 	hg_frame *f = hg_thread_add_frame(t, k->rep->arena);
 	if (!f)
@@ -352,10 +355,43 @@ static int read_frame(struct kx *k, const hg_json *e, const char *where, hg_thre
 		f->image = cached(k, obj_name);
 	}
 	f->symbol = f->method = cached(k, sym);
+	/* A symbolicated report's own source position (the article's
+	 * "HTHangValidation.swift" line 379): kept, and shown beside the frame. */
+	f->file = cached(k, file);
+	f->line = has_line ? line : -1;
 	f->text = frame_text(k, f, has_sym, sym_addr);
-	if ((obj_name && !f->image) || (sym && !f->symbol) || !f->text)
+	if ((obj_name && !f->image) || (sym && !f->symbol) || (file && !f->file) || !f->text)
 		return HG_ENOMEM;
 	return 0;
+}
+
+/* A bare instruction address (a representative stack written as numbers):
+ * a frame with only its pc, placed as a backtrace's frames are. */
+static int read_address(struct kx *k, const hg_json *e, const char *where, hg_thread *t)
+{
+	const char *s = NULL;
+	size_t len = 0;
+	uint64_t pc = 0;
+	hg_json_number_text(k->f.doc, e, &s, &len);
+	/* written through int64_t, as Matrix writes addresses: two's complement */
+	bool negative = s && len > 1 && s[0] == '-';
+	if (!s || image_number(s + negative, len - negative, &pc) != NULL ||
+	    (negative && pc > (uint64_t)1 << 63))
+		return report_bad_field(&k->f, where, "", e, "a frame object or an address");
+	pc = negative ? (uint64_t)0 - pc : pc;
+	hg_frame *f = hg_thread_add_frame(t, k->rep->arena);
+	if (!f)
+		return HG_ENOMEM;
+	f->kind = HG_FRAME_NATIVE;
+	f->has_pc = true;
+	f->pc = pc;
+	const char *sym = NULL;
+	bool has_sym = false;
+	int rc = place_frame(k, f, where, NULL, false, 0, &sym, &has_sym, 0);
+	if (rc < 0)
+		return rc;
+	f->text = frame_text(k, f, false, 0);
+	return f->text ? 0 : HG_ENOMEM;
 }
 
 int kscrash_read_frame(struct kx *k, const hg_json *e, const char *where, hg_thread *t)
@@ -364,8 +400,64 @@ int kscrash_read_frame(struct kx *k, const hg_json *e, const char *where, hg_thr
 	return read_frame(k, e, where, t, &repeats);
 }
 
-static int read_backtrace(struct kx *k, const hg_json *th, const char *where, size_t ti,
-			  bool *repeats)
+/* One element of a contents array: a frame object, or with `addresses`
+ * also a bare instruction address. */
+static int read_element(struct kx *k, const hg_json *e, const char *where, hg_thread *t,
+			bool addresses, bool *repeats)
+{
+	if (addresses && hg_json_type(e) == HG_JSON_NUMBER)
+		return read_address(k, e, where, t);
+	if (addresses && hg_json_type(e) != HG_JSON_OBJECT)
+		return report_bad_field(&k->f, where, "", e, "a frame object or an address");
+	return read_frame(k, e, where, t, repeats);
+}
+
+int kscrash_read_contents(struct kx *k, const hg_json *contents, const char *where, size_t ti,
+			  bool addresses, bool *repeats)
+{
+	char fwhere[MAX_PATH + 48];
+	size_t n = 0;
+	bool lazy = contents && hg_json_lazy_count(k->f.doc, contents, &n) == 0;
+	if (!lazy)
+		n = hg_json_count(contents);
+	int rc = count_frames(k, n, where);
+	if (rc != 0)
+		return rc;
+	if (hg_thread_reserve_frames(&k->rep->threads.items[ti], k->rep->arena, n) != 0)
+		return HG_ENOMEM;
+	if (lazy) {
+		/* One frame's document at a time (json.h): read, copied into the
+		 * arena, destroyed. */
+		for (size_t j = 0; j < n; j++) {
+			snprintf(fwhere, sizeof fwhere, "%s[%zu]", where, j);
+			hg_json_doc *frame = NULL;
+			rc = hg_json_lazy_element(k->f.doc, contents, j, &frame);
+			if (rc == HG_ENOMEM)
+				return rc;
+			if (rc != 0)
+				return report_fail(k->f.err, NO_OFFSET, "field \"%s\": invalid JSON", fwhere);
+			struct json_fields whole = k->f;
+			k->f.doc = frame;
+			rc = read_element(k, hg_json_root(frame), fwhere, &k->rep->threads.items[ti],
+					  addresses, repeats);
+			k->f = whole;
+			hg_json_doc_destroy(frame);
+			if (rc != 0)
+				return rc;
+		}
+		return 0;
+	}
+	size_t j = 0;
+	for (const hg_json *e = hg_json_first(contents); e; e = hg_json_next(e), j++) {
+		snprintf(fwhere, sizeof fwhere, "%s[%zu]", where, j);
+		if ((rc = read_element(k, e, fwhere, &k->rep->threads.items[ti], addresses, repeats)) != 0)
+			return rc;
+	}
+	return 0;
+}
+
+int kscrash_read_backtrace(struct kx *k, const hg_json *th, const char *where, size_t ti,
+			   bool *repeats)
 {
 	char bwhere[MAX_PATH], fwhere[MAX_PATH + 48];
 	const hg_json *bt, *contents;
@@ -380,41 +472,8 @@ static int read_backtrace(struct kx *k, const hg_json *th, const char *where, si
 	if (rc != 0)
 		return rc;
 	snprintf(fwhere, sizeof fwhere, "%s.contents", bwhere);
-	size_t n = 0;
-	bool lazy = contents && hg_json_lazy_count(k->f.doc, contents, &n) == 0;
-	if (!lazy)
-		n = hg_json_count(contents);
-	if ((rc = count_frames(k, n, fwhere)) != 0)
+	if ((rc = kscrash_read_contents(k, contents, fwhere, ti, false, repeats)) != 0)
 		return rc;
-	if (hg_thread_reserve_frames(&k->rep->threads.items[ti], k->rep->arena, n) != 0)
-		return HG_ENOMEM;
-	if (lazy) {
-		/* One frame's document at a time (json.h): read, copied into the
-		 * arena, destroyed. */
-		for (size_t j = 0; j < n; j++) {
-			snprintf(fwhere, sizeof fwhere, "%s.contents[%zu]", bwhere, j);
-			hg_json_doc *frame = NULL;
-			rc = hg_json_lazy_element(k->f.doc, contents, j, &frame);
-			if (rc == HG_ENOMEM)
-				return rc;
-			if (rc != 0)
-				return report_fail(k->f.err, NO_OFFSET, "field \"%s\": invalid JSON", fwhere);
-			struct json_fields whole = k->f;
-			k->f.doc = frame;
-			rc = read_frame(k, hg_json_root(frame), fwhere, &k->rep->threads.items[ti], repeats);
-			k->f = whole;
-			hg_json_doc_destroy(frame);
-			if (rc != 0)
-				return rc;
-		}
-	} else {
-		size_t j = 0;
-		for (const hg_json *e = hg_json_first(contents); e; e = hg_json_next(e), j++) {
-			snprintf(fwhere, sizeof fwhere, "%s.contents[%zu]", bwhere, j);
-			if ((rc = read_frame(k, e, fwhere, &k->rep->threads.items[ti], repeats)) != 0)
-				return rc;
-		}
-	}
 	if (skipped > 0 &&
 	    hg_strlist_addf(&k->rep->warnings, k->rep->arena, "%s: KSCrash skipped %ld frames "
 			    "(the stack overflowed)", where, skipped) != 0)
@@ -462,7 +521,7 @@ static int read_thread(struct kx *k, const hg_json *th, const char *where, struc
 	if (((name || queue) && !t->name) || (state && !t->state))
 		return HG_ENOMEM;
 	bool repeats = false;
-	if ((rc = read_backtrace(k, th, where, ti, &repeats)) != 0)
+	if ((rc = kscrash_read_backtrace(k, th, where, ti, &repeats)) != 0)
 		return rc;
 	info->handled |= repeats;
 	return 0;

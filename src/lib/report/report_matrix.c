@@ -90,6 +90,54 @@ static int read_buffer(const hg_ctx *ctx, const hg_json_doc *doc, const hg_json 
 	return report_analyse_buffer(rep, words, n, strict, has_end, end_time, ctx->want_times);
 }
 
+/* One "depth,id,count,cost" line of a key: true when [p, end) is one. */
+static bool key_line(const char *p, const char *end, int64_t f[4])
+{
+	for (int k = 0; k < 4; k++) {
+		bool neg = p < end && *p == '-';
+		const char *digits = p += neg;
+		int64_t v = 0;
+		while (p < end && *p >= '0' && *p <= '9' && p - digits < 10)
+			v = v * 10 + (*p++ - '0');
+		if (p == digits || v > INT32_MAX || (k < 3 ? p == end || *p++ != ',' : p != end))
+			return false;
+		f[k] = neg ? -v : v;
+	}
+	return true;
+}
+
+/* The older stackKey form (seed 002, EvilMethodTracer before 0.5): the
+ * key's stack lines themselves, "0,30,1,56\n", one per key method (the
+ * first the most telling), not "<id>|".  When the device's key is in that
+ * form and its first line is a line of the stack, that line is the
+ * StackKey: the device's own choice, by the rule of its version.  1 when
+ * so, -1 when it is in that form but names no line of the stack, 0 for
+ * any other form. */
+static int key_lines(hg_report *rep, const char *device)
+{
+	const char *end = device + strlen(device), *nl = memchr(device, '\n', (size_t)(end - device));
+	int64_t f[4];
+	if (!nl || !key_line(device, nl > device && nl[-1] == '\r' ? nl - 1 : nl, f))
+		return 0;
+	const hg_method_stack *st = &rep->trimmed;
+	long by_id = -1;
+	for (size_t i = 0; i < st->len; i++) {
+		const hg_method_item *it = &st->items[i];
+		if (it->depth != f[0] || it->id != f[1])
+			continue;
+		if (it->count == f[2] && it->cost == f[3]) {
+			rep->key_index = (long)i;
+			return 1;
+		}
+		if (by_id < 0)
+			by_id = (long)i;
+	}
+	if (by_id < 0)
+		return -1;
+	rep->key_index = by_id; /* the same method at the same depth, costed otherwise */
+	return 1;
+}
+
 static int read_structured(const hg_ctx *ctx, const hg_json *content,
 			   const hg_json *wrapper, const hg_json *stack, hg_report *rep,
 			   struct read_error *err)
@@ -114,8 +162,15 @@ static int read_structured(const hg_ctx *ctx, const hg_json *content,
 				    "got %s", hg_json_type_name(hg_json_type(key)));
 		rep->has_device_key = true;
 		rep->device_key = hg_arena_strdup(rep->arena, device);
+		int named = key_lines(rep, device);
+		if (named > 0)
+			return 0; /* the device's own key, a line of this stack */
 		const char *mine = hg_report_stack_key_text(rep);
-		if (!hg_stack_key_same(mine, device)) /* "101\n" (Matrix 0.5) is 101| */
+		if (named < 0)
+			hg_strlist_addf(&rep->warnings, rep->arena,
+					"the device sent stackKey \"%s\", a line the stack does not hold; "
+					"the stack gives \"%s\"", device, mine);
+		else if (!hg_stack_key_same(mine, device)) /* "101\n" (Matrix 0.5) is 101| */
 			hg_strlist_addf(&rep->warnings, rep->arena,
 					"the device sent stackKey \"%s\" but the stack gives \"%s\"",
 					device, mine);
@@ -181,6 +236,59 @@ int report_from_json(const hg_ctx *ctx, const hg_json_doc *doc, const hg_json *o
 	return add_meta(rep, doc, obj, content != obj);
 }
 
+/* One member of viewInfo: a count (Java int >= 0) or, for activity, a
+ * name; else a warning naming it.  EvilMethodTracer writes 0 for each
+ * when it had no view info, a name included: that is "not known". */
+static int view_field(const hg_json_doc *doc, const hg_json *info, const char *key,
+		      bool name, hg_report *rep, const char **out)
+{
+	*out = NULL;
+	const hg_json *v = hg_json_get(info, key);
+	int64_t n;
+	if (!v || hg_json_type(v) == HG_JSON_NULL)
+		return 0;
+	if (name && hg_json_string(v) && *hg_json_string(v))
+		*out = hg_arena_strdup(rep->arena, hg_json_string(v));
+	else if (name && hg_json_int64(doc, v, &n) == 0 && n == 0)
+		return 0;
+	else if (!name && hg_json_int64(doc, v, &n) == 0 && n >= 0 && n <= INT32_MAX)
+		*out = hg_arena_printf(rep->arena, "%lld", (long long)n);
+	if (!*out) {
+		char q[64];
+		report_quote(doc, v, q, sizeof q);
+		hg_strlist_addf(&rep->warnings, rep->arena, "field \"viewInfo.%s\": expected %s, got "
+				"%s; left out", key, name ? "an activity name" : "a count (0 to 2147483647)",
+				q);
+		return 0;
+	}
+	return hg_report_add_stat(rep, "viewInfo", key, *out);
+}
+
+/* EvilMethod ENTER's view info (seed 002): the entered activity's view
+ * tree depth and view count, and the activity, which is the report's
+ * scene when it names none. */
+static int read_view_info(const hg_json_doc *doc, const hg_json *content, hg_report *rep)
+{
+	const hg_json *info = hg_json_get(content, "viewInfo");
+	if (!info || hg_json_type(info) == HG_JSON_NULL)
+		return 0;
+	if (hg_json_type(info) != HG_JSON_OBJECT) {
+		char q[64];
+		report_quote(doc, info, q, sizeof q);
+		hg_strlist_addf(&rep->warnings, rep->arena, "field \"viewInfo\": expected an object "
+				"{viewDeep, viewCount, activity}, got %s; left out", q);
+		return 0;
+	}
+	static const char *const keys[] = {"viewDeep", "viewCount", "activity"};
+	const char *v = NULL;
+	int rc = 0;
+	for (size_t i = 0; i < 3 && rc == 0; i++)
+		rc = view_field(doc, info, keys[i], i == 2, rep, &v);
+	if (rc == 0 && v && !rep->scene)
+		rep->scene = v;
+	return rc;
+}
+
 /* Trace_EvilMethod (every detail): a raw buffer or a structured stack, and
  * for LAG/ANR the main thread's `threadStack`. */
 static int read_evil_method(const hg_ctx *ctx, const hg_json_doc *doc, const hg_json *content,
@@ -194,13 +302,16 @@ static int read_evil_method(const hg_ctx *ctx, const hg_json_doc *doc, const hg_
 			    "\"threadStack\" field");
 	if (rep->kind == HG_KIND_UNKNOWN && !rep->detail)
 		rep->kind = HG_KIND_SLOW_METHOD; /* EvilMethodTracer's NORMAL */
-	int rc = 0;
+	if (rep->detail && !strcmp(rep->detail, "ENTER"))
+		rep->kind = HG_KIND_ACTIVITY_ENTER;
+	int rc = read_view_info(doc, content, rep);
 	if (buffer) {
-		rc = read_buffer(ctx, doc, content, obj, buffer, rep, err);
+		if (rc == 0)
+			rc = read_buffer(ctx, doc, content, obj, buffer, rep, err);
 		if (rc == 0 && stack)
 			hg_strlist_addf(&rep->warnings, rep->arena, "the report has both \"buffer\" and "
 					"\"stack\"; the stack was rebuilt from the buffer");
-	} else if (stack) {
+	} else if (stack && rc == 0) {
 		rc = read_structured(ctx, content, obj, stack, rep, err);
 	}
 	if (rc == 0 && thread_stack) {

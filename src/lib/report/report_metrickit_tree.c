@@ -6,11 +6,14 @@
  * subFrames array the callers.  A node's sampleCount is the samples that
  * held it there; the samples that end at a node (its own count less its
  * children's, at least 1 for a leaf) weigh the path from the root down to
- * it, as Sentry's SentryMXCallStackTree reads it.  Each path becomes a
- * thread whose frames are the path (innermost first, as hg_thread keeps
- * them) with repeat = the frame's sampleCount: the heaviest path holds the
- * call stack's thread, the next ones (at most MX_MAX_PATHS) threads named
- * "<thread> samples #2", ...
+ * it, as Sentry's SentryMXCallStackTree reads it.  Each path is a sample of
+ * the report (hangar/samples.h) weighing its own samples, its frames a
+ * thread "<thread> sample <n>" flagged HG_THREAD_SAMPLE (innermost first,
+ * as hg_thread keeps them), so that the report's sample tree is the whole
+ * call-stack tree; the heaviest path also holds the call stack's thread,
+ * with repeat = each frame's sampleCount.  Paths are kept heaviest first
+ * while their frames fit --max-stack-lines; the rest are counted in a
+ * warning.
  *
  * The tree is walked without recursion, with the way down in a heap array,
  * so depth costs no C stack; the JSON reader refuses nesting past 1000
@@ -240,7 +243,7 @@ static int image_ref(struct walk *w, const struct mx_frame *fr, uint32_t *ref)
 
 /* ---- paths as threads ---- */
 
-static int add_frame(struct walk *w, hg_thread *t, const struct mx_frame *fr)
+static int add_frame(struct walk *w, hg_thread *t, const struct mx_frame *fr, bool counts)
 {
 	hg_frame *f = hg_thread_add_frame(t, w->rep->arena);
 	if (!f)
@@ -250,7 +253,7 @@ static int add_frame(struct walk *w, hg_thread *t, const struct mx_frame *fr)
 	f->pc = fr->addr;
 	f->has_offset = fr->has_off;
 	f->offset = fr->off;
-	f->repeat = fr->count > 0 ? fr->count : 1;
+	f->repeat = counts && fr->count > 0 ? fr->count : 1;
 	f->image = cached(w, fr->name ? fr->name : fr->uuid);
 	int rc = image_ref(w, fr, &f->image_ref);
 	if (rc != 0)
@@ -271,42 +274,43 @@ static int add_frame(struct walk *w, hg_thread *t, const struct mx_frame *fr)
 }
 
 struct ranks {
-	long *weight;      /* pass 1: each path's samples */
+	long *weight;      /* pass 1: each path's samples ... */
+	size_t *depth;     /* ... and frames */
 	size_t n, cap;
 	size_t *rank;      /* pass 2: each path's place, heaviest 0 */
-	size_t keep;
-	size_t base;       /* the call stack's first thread */
+	size_t *order;     /* the path of each place */
+	size_t keep;       /* places kept as samples */
+	size_t base;       /* the call stack's thread; its samples' follow */
 };
 
 static int note_weight(struct walk *w, size_t ordinal, long weight, void *user)
 {
-	(void)w;
 	(void)ordinal;
 	struct ranks *r = user;
 	if (r->n == r->cap) {
 		size_t cap = r->cap ? 2 * r->cap : 16;
 		long *p = realloc(r->weight, cap * sizeof *p);
-		if (!p)
+		if (p)
+			r->weight = p;
+		size_t *d = p ? realloc(r->depth, cap * sizeof *d) : NULL;
+		if (!d)
 			return HG_ENOMEM;
-		r->weight = p;
+		r->depth = d;
 		r->cap = cap;
 	}
+	r->depth[r->n] = w->depth;
 	r->weight[r->n++] = weight;
 	return 0;
 }
 
-static int build_path(struct walk *w, size_t ordinal, long weight, void *user)
+/* The path at hand's frames into t (repeat: sampleCount when counts). */
+static int path_frames(struct walk *w, hg_thread *t, bool counts)
 {
-	(void)weight;
-	struct ranks *r = user;
-	if (ordinal >= r->n || r->rank[ordinal] >= r->keep)
-		return 0;
 	size_t max = w->ctx->limits.max_stack_lines;
 	if (w->depth > max || w->frames > max - w->depth)
 		return report_fail(w->jf->err, NO_OFFSET, "field \"%s\": more than %zu frames in the "
 				   "report, over the limit (see --max-stack-lines)", w->stack, max);
 	w->frames += w->depth;
-	hg_thread *t = &w->rep->threads.items[r->base + r->rank[ordinal]];
 	if (hg_thread_reserve_frames(t, w->rep->arena, w->depth) != 0)
 		return HG_ENOMEM;
 	for (size_t i = 0; i < w->depth; i++) {
@@ -315,12 +319,27 @@ static int build_path(struct walk *w, size_t ordinal, long weight, void *user)
 		w->depth = i + 1; /* for the frame's name in errors and warnings */
 		int rc = read_node(w, w->path[i], &fr);
 		if (rc == 0)
-			rc = add_frame(w, t, &fr);
+			rc = add_frame(w, t, &fr, counts);
 		w->depth = depth;
 		if (rc != 0)
 			return rc;
 	}
 	return 0;
+}
+
+/* The heaviest path fills the call stack's thread; each kept path its
+ * sample's thread. */
+static int build_path(struct walk *w, size_t ordinal, long weight, void *user)
+{
+	(void)weight;
+	struct ranks *r = user;
+	if (ordinal >= r->n)
+		return 0;
+	size_t rank = r->rank[ordinal];
+	int rc = rank == 0 ? path_frames(w, &w->rep->threads.items[r->base], true) : 0;
+	if (rc == 0 && rank < r->keep)
+		rc = path_frames(w, &w->rep->threads.items[r->base + 1 + rank], false);
+	return rc;
 }
 
 struct weighed {
@@ -336,44 +355,64 @@ static int by_weight(const void *a, const void *b)
 	return x->ordinal < y->ordinal ? -1 : x->ordinal > y->ordinal; /* ties: the first first */
 }
 
-/* The ranks of r's paths, heaviest first; 0 or HG_ENOMEM. */
-static int rank_paths(struct ranks *r)
+/* The ranks of r's paths, heaviest first, and how many are kept as samples:
+ * the heaviest while their frames (and the call stack's thread's) fit in
+ * budget.  0 or HG_ENOMEM. */
+static int rank_paths(struct ranks *r, size_t budget)
 {
 	size_t n = r->n ? r->n : 1;
 	struct weighed *order = malloc(n * sizeof *order);
 	r->rank = malloc(n * sizeof *r->rank);
-	if (!order || !r->rank) {
+	r->order = malloc(n * sizeof *r->order);
+	if (!order || !r->rank || !r->order) {
 		free(order);
 		return HG_ENOMEM;
 	}
 	for (size_t i = 0; i < r->n; i++)
 		order[i] = (struct weighed){r->weight[i], i};
 	qsort(order, r->n, sizeof *order, by_weight);
-	for (size_t i = 0; i < r->n; i++)
+	for (size_t i = 0; i < r->n; i++) {
 		r->rank[order[i].ordinal] = i;
+		r->order[i] = order[i].ordinal;
+	}
 	free(order);
-	r->keep = r->n < MX_MAX_PATHS ? r->n : MX_MAX_PATHS;
+	size_t used = r->n ? r->depth[r->order[0]] : 0;
+	for (r->keep = 0; r->keep < r->n && used <= budget &&
+	     r->depth[r->order[r->keep]] <= budget - used; r->keep++)
+		used += r->depth[r->order[r->keep]];
+	return 0;
+}
+
+/* The kept paths as samples, heaviest first, each weighing its samples. */
+static int add_samples(struct walk *w, const struct ranks *r)
+{
+	for (size_t i = 0; i < r->keep; i++) {
+		long weight = r->weight[r->order[i]];
+		int rc = hg_report_add_sample(w->rep, (long)(r->base + 1 + i), weight > 0 ? weight : 1,
+					      NULL, -1);
+		if (rc != 0)
+			return rc;
+	}
 	return 0;
 }
 
 /* ---- call stacks ---- */
 
-/* Call stack s's threads, one per kept path (at least one, empty when the
- * stack has no frames), named after the stack: "main" for a hang's
- * attributed thread, "thread <s>", or "all threads" for an aggregate. */
+/* Call stack s's thread (empty when the stack has no frames), named after
+ * the stack: "main" for a hang's attributed thread, "thread <s>", or "all
+ * threads" for an aggregate; then one per kept path, for its sample. */
 static int add_threads(struct walk *w, const struct ranks *r, size_t s, bool per_thread,
 		       bool main, size_t n_stacks)
 {
 	hg_arena *a = w->rep->arena;
 	const char *base = main ? "main" : per_thread ? hg_arena_printf(a, "thread %zu", s)
 				 : n_stacks == 1 ? "all threads" : hg_arena_printf(a, "all threads #%zu", s + 1);
-	size_t n = r->keep ? r->keep : 1;
-	for (size_t i = 0; i < n && base; i++) {
+	for (size_t i = 0; i <= r->keep && base; i++) {
 		hg_thread *t = hg_threads_add(&w->rep->threads, a);
 		if (!t)
 			return HG_ENOMEM;
 		t->tid = per_thread ? (long)s : -1;
-		t->name = i == 0 ? base : hg_arena_printf(a, "%s samples #%zu", base, i + 1);
+		t->name = i == 0 ? base : hg_arena_printf(a, "%s sample %zu", base, i);
 		if (!t->name)
 			return HG_ENOMEM;
 	}
@@ -393,15 +432,20 @@ static int read_stack(struct walk *w, const hg_json *cs, const char *where, size
 		return rc;
 	struct ranks r = {0};
 	w->stack = where;
-	if ((rc = walk_tree(w, roots, note_weight, &r)) == 0 && (rc = rank_paths(&r)) == 0) {
+	size_t max = w->ctx->limits.max_stack_lines;
+	if ((rc = walk_tree(w, roots, note_weight, &r)) == 0 &&
+	    (rc = rank_paths(&r, max > w->frames ? max - w->frames : 0)) == 0) {
 		r.base = w->rep->threads.n;
 		rc = add_threads(w, &r, s, per_thread, main_attributed && attributed, n_stacks);
 	}
 	if (rc == 0)
 		rc = walk_tree(w, roots, build_path, &r);
+	if (rc == 0)
+		rc = add_samples(w, &r);
 	if (rc == 0 && r.n > r.keep &&
 	    hg_strlist_addf(&w->rep->warnings, w->rep->arena, "%s: %zu paths of samples; the %zu "
-			    "heaviest are kept as threads", where, r.n, r.keep) != 0)
+			    "heaviest are kept as samples, the rest would pass %zu frames (see "
+			    "--max-stack-lines)", where, r.n, r.keep, max) != 0)
 		rc = HG_ENOMEM;
 	if (rc == 0 && attributed && *blamed < 0) {
 		*blamed = (long)r.base;
@@ -409,7 +453,9 @@ static int read_stack(struct walk *w, const hg_json *cs, const char *where, size
 			w->rep->threads.items[r.base].flags |= HG_THREAD_MAIN;
 	}
 	free(r.weight);
+	free(r.depth);
 	free(r.rank);
+	free(r.order);
 	return rc;
 }
 

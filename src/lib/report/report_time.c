@@ -2,8 +2,17 @@
  * over the one shape all the dated forms share, and calendar arithmetic on
  * Unix milliseconds, so that a zone offset moves the date across midnight,
  * a month's end or a year's as it should. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
+#include "hangar/hangar.h"
+#include "hangar/timezone.h"
 #include "report_time.h"
 
 #define MS_PER_DAY 86400000LL
@@ -70,9 +79,9 @@ static int64_t days_from_civil(int64_t y, int m, int d)
 	return era * 146097 + doe - 719468;
 }
 
-/* Unix ms to "YYYY-MM-DDTHH:MM:SS.mmmZ" (civil_from_days), digit by
- * digit, not snprintf: the store writes two of these per report. */
-void report_time_format_ms(int64_t ms, char out[REPORT_TIME_SIZE])
+/* Unix ms to year, month, day, hour, minute, second, ms (H. Hinnant's
+ * civil_from_days). */
+static void civil_from_ms(int64_t ms, int64_t fields[7])
 {
 	int64_t days = ms / MS_PER_DAY, rest = ms % MS_PER_DAY;
 	if (rest < 0) {
@@ -85,9 +94,21 @@ void report_time_format_ms(int64_t ms, char out[REPORT_TIME_SIZE])
 	int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
 	int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
 	int64_t mp = (5 * doy + 2) / 153;
-	const int64_t fields[7] = {yoe + era * 400 + (mp >= 10), mp < 10 ? mp + 3 : mp - 9,
-				   doy - (153 * mp + 2) / 5 + 1, rest / 3600000, rest / 60000 % 60,
-				   rest / 1000 % 60, rest % 1000};
+	fields[0] = yoe + era * 400 + (mp >= 10);
+	fields[1] = mp < 10 ? mp + 3 : mp - 9;
+	fields[2] = doy - (153 * mp + 2) / 5 + 1;
+	fields[3] = rest / 3600000;
+	fields[4] = rest / 60000 % 60;
+	fields[5] = rest / 1000 % 60;
+	fields[6] = rest % 1000;
+}
+
+/* Unix ms to "YYYY-MM-DDTHH:MM:SS.mmmZ", digit by digit, not snprintf:
+ * the store writes two of these per report. */
+void report_time_format_ms(int64_t ms, char out[REPORT_TIME_SIZE])
+{
+	int64_t fields[7];
+	civil_from_ms(ms, fields);
 	static const int width[7] = {4, 2, 2, 2, 2, 2, 3};
 	static const char after[7] = {'-', '-', 'T', ':', ':', '.', 'Z'};
 	char *o = out;
@@ -150,10 +171,11 @@ static int epoch(struct scan *sc, char out[REPORT_TIME_SIZE], const char **why)
 }
 
 /* "Z", "+HH", "+HHMM", "+HH:MM" or "-" alike, into *offset_ms (east
- * positive); nothing at all is UTC. */
-static int zone(struct scan *sc, int64_t *offset_ms, const char **why)
+ * positive); nothing at all is no zone (*given false). */
+static int zone(struct scan *sc, int64_t *offset_ms, bool *given, const char **why)
 {
 	*offset_ms = 0;
+	*given = sc->s != sc->end;
 	if (sc->s == sc->end || take(sc, 'Z') || take(sc, 'z'))
 		return 0;
 	if (sc->end - sc->s == 3 && (!memcmp(sc->s, "UTC", 3) || !memcmp(sc->s, "GMT", 3))) {
@@ -235,17 +257,44 @@ static const char *bad_date(int64_t year, int month, int day)
 	return NULL;
 }
 
-/* After the date: the time of day, if any, and the zone; the Unix ms. */
-static int rest_of_time(struct scan *sc, int64_t year, int month, int day,
-			char out[REPORT_TIME_SIZE], const char **why)
+/* A local time (Unix ms read as if it were UTC) in tz to UTC: a fixed
+ * offset, or mktime under TZ (hg_timezone_init set it), which gives each
+ * date its own offset (daylight saving time; a time the clocks skipped is
+ * moved on, one they passed twice is taken as mktime takes it). */
+static int local_to_utc(const hg_timezone *tz, int64_t local, int64_t *utc, const char **why)
+{
+	if (!tz->named) {
+		*utc = local - tz->offset_ms;
+		return 0;
+	}
+	int64_t f[7];
+	civil_from_ms(local, f);
+	struct tm tm = {.tm_year = (int)(f[0] - 1900), .tm_mon = (int)f[1] - 1,
+			.tm_mday = (int)f[2], .tm_hour = (int)f[3], .tm_min = (int)f[4],
+			.tm_sec = (int)f[5], .tm_isdst = -1};
+	errno = 0;
+	time_t t = mktime(&tm);
+	if (t == (time_t)-1 && errno != 0) {
+		*why = "the C library cannot place the time in its zone";
+		return -1;
+	}
+	*utc = (int64_t)t * 1000 + f[6];
+	return 0;
+}
+
+/* After the date: the time of day, if any, and the zone; the Unix ms.  A
+ * time without a zone is in tz (NULL: UTC), and *zoneless says so. */
+static int rest_of_time(struct scan *sc, int64_t year, int month, int day, const hg_timezone *tz,
+			bool *zoneless, char out[REPORT_TIME_SIZE], const char **why)
 {
 	int64_t day_ms = 0, offset = 0;
+	bool given = false;
 	if (sc->s < sc->end && (*sc->s == 'T' || *sc->s == ' ')) {
 		sc->s++;
 		if (time_of_day(sc, &day_ms, why) != 0)
 			return fail(out, why, *why);
 		take(sc, ' ');
-		if (zone(sc, &offset, why) != 0)
+		if (zone(sc, &offset, &given, why) != 0)
 			return fail(out, why, *why);
 	} else if (sc->s != sc->end) {
 		return fail(out, why, "unexpected text after the date");
@@ -255,7 +304,12 @@ static int rest_of_time(struct scan *sc, int64_t year, int month, int day,
 	const char *bad = bad_date(year, month, day);
 	if (bad)
 		return fail(out, why, bad);
-	return finish(days_from_civil(year, month, day) * MS_PER_DAY + day_ms - offset, out, why);
+	int64_t ms = days_from_civil(year, month, day) * MS_PER_DAY + day_ms - offset;
+	*zoneless = !given;
+	/* Past the years 0000 to 9999 already: no zone brings it back. */
+	if (!given && tz && ms >= MIN_MS && ms < MAX_MS && local_to_utc(tz, ms, &ms, why) != 0)
+		return fail(out, why, *why);
+	return finish(ms, out, why);
 }
 
 static void trim(const char **s, size_t *n)
@@ -268,6 +322,16 @@ static void trim(const char **s, size_t *n)
 
 int report_time_parse(const char *s, size_t n, char out[REPORT_TIME_SIZE], const char **why)
 {
+	return report_time_parse_in(s, n, NULL, out, why, NULL);
+}
+
+int report_time_parse_in(const char *s, size_t n, const hg_timezone *tz,
+			 char out[REPORT_TIME_SIZE], const char **why, bool *zoneless)
+{
+	bool no_zone = false;
+	if (!zoneless)
+		zoneless = &no_zone;
+	*zoneless = false;
 	trim(&s, &n);
 	struct scan sc = {s, s + n};
 	if (n == 0)
@@ -289,7 +353,7 @@ int report_time_parse(const char *s, size_t n, char out[REPORT_TIME_SIZE], const
 						  "ISO 8601 or epoch digits)"
 						: "a date needs YYYY-MM-DD");
 	}
-	return rest_of_time(&sc, year, month, day, out, why);
+	return rest_of_time(&sc, year, month, day, tz, zoneless, out, why);
 }
 
 int report_time_yearless(const char *s, size_t n, int64_t ref_ms, char out[REPORT_TIME_SIZE],
@@ -320,7 +384,8 @@ int report_time_yearless(const char *s, size_t n, int64_t ref_ms, char out[REPOR
 		if (bad_date(year, month, day))
 			continue;
 		char t[REPORT_TIME_SIZE];
-		if (rest_of_time(&sc, year, month, day, t, why) != 0)
+		bool zoneless;
+		if (rest_of_time(&sc, year, month, day, NULL, &zoneless, t, why) != 0)
 			return fail(out, why, *why);
 		int64_t ms;
 		if (report_time_unix_ms(t, &ms) && ms <= limit) {
@@ -355,4 +420,93 @@ bool report_time_unix_ms(const char *t, int64_t *ms)
 		return false;
 	*ms = days_from_civil(year, month, day) * MS_PER_DAY + day_ms;
 	return true;
+}
+
+/* ---- the zone of zone-less times (hangar/timezone.h) ---- */
+
+/* Whether name can be an IANA zone name: letters, digits, '_', '+', '-'
+ * in segments split by '/', none empty or starting with '.' (so never
+ * absolute, never "..").  "Etc/GMT+8", "America/Port-au-Prince". */
+static bool zone_name_ok(const char *name)
+{
+	size_t n = strlen(name);
+	if (n == 0 || n > 60 || name[0] == '/' || name[n - 1] == '/')
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		char c = name[i];
+		bool seg_start = i == 0 || name[i - 1] == '/';
+		if ((seg_start && (c == '.' || c == '/')) ||
+		    !((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || is_digit(c) || c == '_' ||
+		      c == '+' || c == '-' || c == '/' || c == '.'))
+			return false;
+	}
+	return true;
+}
+
+/* Whether the tz database has name: a regular file that starts "TZif".
+ * glibc takes an unknown TZ for UTC without a word, so it is checked. */
+static bool zone_file_ok(const char *name, char *why, size_t why_size)
+{
+	const char *dir = getenv("TZDIR");
+	if (!dir || !*dir)
+		dir = "/usr/share/zoneinfo";
+	char path[4096];
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	struct stat st;
+	char magic[4] = "";
+	bool ok = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+		  read(fd, magic, 4) == 4 && memcmp(magic, "TZif", 4) == 0;
+	if (fd >= 0)
+		close(fd);
+	if (!ok) {
+		struct stat d;
+		bool have_db = stat(dir, &d) == 0 && S_ISDIR(d.st_mode);
+		snprintf(why, why_size, "unknown time zone \"%s\": %s", name,
+			 have_db ? "not in the tz database (e.g. Asia/Shanghai, or +08:00)"
+				 : "no tz database here (Debian's tzdata package installs it; "
+				   "or give an offset such as +08:00)");
+	}
+	return ok;
+}
+
+int hg_timezone_init(hg_timezone *tz, const char *spec, char *why, size_t why_size)
+{
+	*tz = (hg_timezone){0};
+	atomic_init(&tz->noted, 0);
+	if (!spec || !*spec || strlen(spec) >= sizeof tz->name) {
+		snprintf(why, why_size, "a time zone must be UTC, an offset such as +08:00 or -0530, "
+			 "or an IANA name such as Asia/Shanghai");
+		return HG_EINVAL;
+	}
+	snprintf(tz->name, sizeof tz->name, "%s", spec);
+	if (!strcmp(spec, "UTC") || !strcmp(spec, "utc") || !strcmp(spec, "Z") ||
+	    !strcmp(spec, "GMT"))
+		return 0;
+	if (spec[0] == '+' || spec[0] == '-') {
+		struct scan sc = {spec, spec + strlen(spec)};
+		const char *what = "";
+		bool given;
+		bool bad = zone(&sc, &tz->offset_ms, &given, &what) != 0;
+		if (bad || sc.s != sc.end) {
+			snprintf(why, why_size, "time zone \"%s\": %s", spec,
+				 bad ? what : "unexpected text after the offset (+HH, +HHMM or +HH:MM)");
+			return HG_EINVAL;
+		}
+		return 0;
+	}
+	if (!zone_name_ok(spec)) {
+		snprintf(why, why_size, "unknown time zone \"%s\": expected UTC, an offset such as "
+			 "+08:00, or an IANA name such as Asia/Shanghai", spec);
+		return HG_EINVAL;
+	}
+	if (!zone_file_ok(spec, why, why_size))
+		return HG_EINVAL;
+	tz->named = true;
+	if (setenv("TZ", spec, 1) != 0) {
+		snprintf(why, why_size, "time zone \"%s\": cannot set TZ", spec);
+		return HG_EINVAL;
+	}
+	tzset();
+	return 0;
 }

@@ -12,7 +12,8 @@
  * A date may be followed by 'T' or a blank and a time of day (HH:MM,
  * HH:MM:SS, and a fraction of 1 to 9 digits, cut to milliseconds); a zone
  * is Z, +HH, +HHMM or +HH:MM (or -), after the time or a blank; a time with
- * no zone is taken as UTC, as the store always has.  Epoch digits are
+ * no zone is taken as UTC, as the store always has (report_time_parse_in:
+ * in the zone given, --timezone).  Epoch digits are
  * divided as STORE_TIME_SQL divides them (up to 11 digits seconds, 14 ms,
  * 17 us, else ns); seconds may carry a fraction ("1481727207.25"). */
 #ifndef HANGAR_REPORT_TIME_H
@@ -30,6 +31,14 @@
  * out of range ("month 13"), a day the month does not have, text that is no
  * time, a time cut short. */
 int report_time_parse(const char *s, size_t n, char out[REPORT_TIME_SIZE], const char **why);
+
+struct hg_timezone;
+
+/* The same, but a time written without a zone (a date, with or without its
+ * time of day; not epoch digits) is in tz (hangar/timezone.h; NULL: UTC),
+ * and *zoneless (NULL: not wanted) says whether it was one. */
+int report_time_parse_in(const char *s, size_t n, const struct hg_timezone *tz,
+			 char out[REPORT_TIME_SIZE], const char **why, bool *zoneless);
 
 /* A time written without its year, "MM-DD HH:MM:SS[.fff]" (BlockCanary's
  * TIME_FORMATTER), taken as UTC in the latest year that puts it at or

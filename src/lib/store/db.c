@@ -362,6 +362,11 @@ int db_bind_int(hg_db_stmt *st, int i, int64_t v)
 	return sqlite3_bind_int64(ST(st), i, v) == SQLITE_OK ? 0 : DB_ERROR;
 }
 
+int db_bind_double(hg_db_stmt *st, int i, double v)
+{
+	return sqlite3_bind_double(ST(st), i, v) == SQLITE_OK ? 0 : DB_ERROR;
+}
+
 int db_bind_null(hg_db_stmt *st, int i)
 {
 	return sqlite3_bind_null(ST(st), i) == SQLITE_OK ? 0 : DB_ERROR;
@@ -389,6 +394,11 @@ const char *db_col_text(hg_db_stmt *st, int i)
 int64_t db_col_int(hg_db_stmt *st, int i)
 {
 	return sqlite3_column_int64(ST(st), i);
+}
+
+double db_col_double(hg_db_stmt *st, int i)
+{
+	return sqlite3_column_double(ST(st), i);
 }
 
 const void *db_col_blob(hg_db_stmt *st, int i)

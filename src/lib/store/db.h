@@ -102,6 +102,7 @@ int db_bind_text_here(hg_db_stmt *st, int i, const char *s);
 int db_bind_blob(hg_db_stmt *st, int i, const void *p, size_t n);
 int db_bind_text_n(hg_db_stmt *st, int i, const char *s, size_t n); /* n bytes of UTF-8 */
 int db_bind_int(hg_db_stmt *st, int i, int64_t v);
+int db_bind_double(hg_db_stmt *st, int i, double v);
 int db_bind_null(hg_db_stmt *st, int i);
 
 int db_step(hg_db_stmt *st);
@@ -112,6 +113,7 @@ void db_reset(hg_db_stmt *st);
  * step or reset. */
 const char *db_col_text(hg_db_stmt *st, int i);
 int64_t db_col_int(hg_db_stmt *st, int i);
+double db_col_double(hg_db_stmt *st, int i);
 const void *db_col_blob(hg_db_stmt *st, int i);
 size_t db_col_bytes(hg_db_stmt *st, int i);
 bool db_col_null(hg_db_stmt *st, int i);

@@ -5,8 +5,12 @@
 
 #include "store_internal.h"
 
+/* A cost nobody measured is stored as 0, with a figures row that says so
+ * (store_figures.c): the cost figures leave it out. */
 static int64_t report_cost(const hg_report *rep)
 {
+	if (rep->cost_unknown)
+		return 0;
 	return rep->stack_cost > rep->cost ? rep->stack_cost : rep->cost;
 }
 
@@ -56,6 +60,7 @@ static int insert_report(hg_store *store, const hg_report *rep, const hg_signatu
 	if (rc >= 0 && db_changes(store->db) > 0) {
 		memcpy(when_buf, time, 32);
 		*when = when_buf;
+		rc = store_figures_add(store, db_last_rowid(store->db), rep);
 	}
 	return rc;
 }

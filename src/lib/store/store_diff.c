@@ -14,12 +14,15 @@ enum diff_mode { BY_TIME = 0, BY_VERSION = 1, BY_RUN = 2 };
 /* side: 0 old set, 1 new set, NULL neither; cmp: 1 for the old reports
  * that regressions are measured against (id > ?5: all of the old set
  * when ?5 is below every id).  p90 as hg_store_top: the cost at rank
- * ceil(n * 0.9), of the new set and of the comparison set.  The totals
- * come with every row (window sums over all clusters), so that a
- * baseline is known from the first. */
+ * ceil(n * 0.9) of the measured costs (a report whose figures row says
+ * its cost was not measured, FPS, has none), of the new set and of the
+ * comparison set; FPS reports' fps, frames and frozen + high frames
+ * summed the same way.  The totals come with every row (window sums over
+ * all clusters), so that a baseline is known from the first. */
 static const char diff_sql[] =
 	"WITH f AS ("
-	"  SELECT r.cluster, r.cost, r.id, CASE ?1"
+	"  SELECT r.cluster, CASE WHEN fg.cost_known = 0 THEN NULL ELSE r.cost END AS cost, r.id,"
+	"    fg.fps, fg.frames, fg.frozen + fg.high AS bad, CASE ?1"
 	"    WHEN 1 THEN CASE WHEN r.version = ?2 THEN 0 WHEN r.version = ?3 THEN 1 END"
 	"    WHEN 2 THEN CASE WHEN r.id > ?4 THEN 1 ELSE 0 END"
 	/* by time: a report of unknown time is in neither window */
@@ -27,20 +30,32 @@ static const char diff_sql[] =
 	"              WHEN r.time < " STORE_TIME_SQL("?2") " THEN 0"
 	"              WHEN ?3 IS NULL OR r.time < " STORE_TIME_SQL("?3")
 	"                THEN 1 END"
-	"  END AS side FROM reports r),"
+	"  END AS side FROM reports r LEFT JOIN figures fg ON fg.report = r.id),"
 	" g AS ("
-	"  SELECT cluster, side, cost, side = 0 AND id > ?5 AS cmp,"
-	"    row_number() OVER (PARTITION BY cluster, side, side = 0 AND id > ?5 ORDER BY cost) AS rn,"
-	"    count(*) OVER (PARTITION BY cluster, side, side = 0 AND id > ?5) AS n"
+	"  SELECT cluster, side, cost, fps, frames, bad, side = 0 AND id > ?5 AS cmp,"
+	"    row_number() OVER (PARTITION BY cluster, side, side = 0 AND id > ?5, cost IS NULL"
+	"      ORDER BY cost) AS rn,"
+	"    count(*) OVER (PARTITION BY cluster, side, side = 0 AND id > ?5, cost IS NULL) AS n"
 	"  FROM f WHERE side IS NOT NULL),"
 	" a AS ("
 	"  SELECT cluster,"
 	"    sum(side = 0) AS old_n, sum(cmp) AS cmp_n, sum(side = 1) AS new_n,"
-	"    coalesce(max(CASE WHEN cmp AND rn = (n * 90 + 99) / 100 THEN cost END), 0) AS cmp_p90,"
-	"    coalesce(max(CASE WHEN side = 1 AND rn = (n * 90 + 99) / 100 THEN cost END), 0) AS new_p90"
+	"    coalesce(max(CASE WHEN cmp AND cost IS NOT NULL AND rn = (n * 90 + 99) / 100"
+	"      THEN cost END), 0) AS cmp_p90,"
+	"    coalesce(max(CASE WHEN side = 1 AND cost IS NOT NULL AND rn = (n * 90 + 99) / 100"
+	"      THEN cost END), 0) AS new_p90,"
+	"    count(cost) AS measured,"
+	"    count(CASE WHEN cmp THEN fps END) AS cmp_fps_n, total(CASE WHEN cmp THEN fps END) AS cmp_fps,"
+	"    total(CASE WHEN cmp THEN frames END) AS cmp_frames, total(CASE WHEN cmp THEN bad END) AS cmp_bad,"
+	"    count(CASE WHEN side = 1 THEN fps END) AS new_fps_n,"
+	"    total(CASE WHEN side = 1 THEN fps END) AS new_fps,"
+	"    total(CASE WHEN side = 1 THEN frames END) AS new_frames,"
+	"    total(CASE WHEN side = 1 THEN bad END) AS new_bad"
 	"  FROM g GROUP BY cluster)"
 	" SELECT c.hash, c.kind, c.title, a.old_n, a.cmp_n, a.new_n, a.cmp_p90, a.new_p90,"
-	"  sum(a.old_n) OVER (), sum(a.new_n) OVER (), sum(a.new_n > 0) OVER ()"
+	"  sum(a.old_n) OVER (), sum(a.new_n) OVER (), sum(a.new_n > 0) OVER (),"
+	"  a.measured, a.cmp_fps_n, a.cmp_fps, a.cmp_frames, a.cmp_bad,"
+	"  a.new_fps_n, a.new_fps, a.new_frames, a.new_bad"
 	" FROM a JOIN clusters c ON c.hash = a.cluster"
 	" ORDER BY CASE WHEN a.old_n = 0 THEN 0 WHEN a.new_n = 0 THEN 2 ELSE 1 END,"
 	"  a.new_n DESC, a.cmp_n DESC, c.hash";
@@ -63,9 +78,29 @@ static const char *status_of(const hg_diff_row *r, int64_t old_all, const hg_dif
 		return NULL;
 	bool count_rose = r->new_count > r->old_count &&
 			  (double)r->new_count >= q->min_rise * (double)r->old_count;
-	bool cost_rose = r->old_count >= q->min_count && r->old_count > 0 &&
+	bool cost_rose = !r->cost_unknown && r->old_count >= q->min_count && r->old_count > 0 &&
 			 grew(r->old_p90, r->new_p90, q->threshold);
-	return count_rose || cost_rose ? "regressed" : NULL;
+	/* FPS: a frame rate that fell by more than threshold percent */
+	bool fps_fell = r->old_fps_reports >= q->min_count && r->old_fps_reports > 0 &&
+			r->new_fps_reports > 0 &&
+			r->new_fps < r->old_fps * (1.0 - q->threshold / 100.0);
+	return count_rose || cost_rose || fps_fell ? "regressed" : NULL;
+}
+
+/* The FPS figures of a row of diff_sql (columns 12..19): mean fps and
+ * frozen + high share of each set. */
+static void fps_sides(hg_db_stmt *st, hg_diff_row *row)
+{
+	int64_t n[2] = {db_col_int(st, 12), db_col_int(st, 16)};
+	double fps[2] = {db_col_double(st, 13), db_col_double(st, 17)};
+	double frames[2] = {db_col_double(st, 14), db_col_double(st, 18)};
+	double bad[2] = {db_col_double(st, 15), db_col_double(st, 19)};
+	row->old_fps_reports = n[0];
+	row->new_fps_reports = n[1];
+	row->old_fps = n[0] ? fps[0] / (double)n[0] : 0;
+	row->new_fps = n[1] ? fps[1] / (double)n[1] : 0;
+	row->old_share = frames[0] > 0 ? bad[0] / frames[0] : -1;
+	row->new_share = frames[1] > 0 ? bad[1] / frames[1] : -1;
 }
 
 /* Where a diff by ingest run starts (last_ingest_report_id) and what it
@@ -135,7 +170,9 @@ int hg_store_diff(hg_store *store, const hg_diff_query *q, hg_diff_fn fn, void *
 			.new_count = db_col_int(st, 5),
 			.old_p90 = db_col_int(st, 6),
 			.new_p90 = db_col_int(st, 7),
+			.cost_unknown = db_col_int(st, 11) == 0,
 		};
+		fps_sides(st, &row);
 		if (!(row.status = status_of(&row, db_col_int(st, 3), q)))
 			continue;
 		t.fresh += row.status[0] == 'n';

@@ -108,6 +108,13 @@ enum store_slot {
 	/* store_tree_read.c */
 	S_TREE_SYMBOL,
 	S_TREE_CACHE,
+	/* store_figures.c, store_figures_query.c */
+	S_FIG_INSERT,
+	S_FIG_NEXT,
+	S_FIG_COST,
+	S_FIG_TOP,
+	S_FIG_BY_VERSION,
+	S_FIG_BY_SCENE,
 	S_COUNT
 };
 _Static_assert(S_COUNT <= DB_MAX_STMTS, "more store statements than db.h caches");
@@ -149,6 +156,28 @@ int store_time_normalize(hg_store *store, const char *text, char out[32]);
  * first_seen / last_seen from its reports' times (NULL when none has one).
  * Inside the migration's transaction; 0 or a db.h error. */
 int store_times_backfill(hg_store *store);
+/* The figures table (schema 8, store_figures.c): the row of a report
+ * just inserted as id, when it has figures (FPS, startup) or an unmeasured
+ * cost; a db.h result. */
+int store_figures_add(hg_store *store, int64_t id, const hg_report *rep);
+/* Migrating to schema 8: the figures of the FPS and startup reports stored
+ * before, read again from their texts, and a startup's total as its cost
+ * (it was 0).  Inside the migration's transaction; 0 or a db.h error. */
+int store_figures_backfill(hg_store *store);
+/* Merging: the figures of the shard's reports just copied (the shard
+ * ATTACHed as schema); a db.h result. */
+int store_figures_merge(hg_store *store, const char *schema);
+/* Every cluster's figures in a window (hg_top_query's version, since and
+ * until; hash: that cluster only), for hg_store_top: *out sorted by
+ * hash (malloc'd, each hash too; store_figures_free).  0 or an hg error. */
+struct cluster_figures {
+	char *hash;
+	hg_figures f;
+};
+int store_figures_by_cluster(hg_store *store, const hg_top_query *q, const char *hash,
+			     struct cluster_figures **out, size_t *n);
+void store_figures_free(struct cluster_figures *v, size_t n);
+
 /* Now, in the store's form (STORE_NOW_SQL). */
 void store_time_now(char out[32]);
 

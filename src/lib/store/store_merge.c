@@ -148,6 +148,8 @@ static int add_reports(struct merge *m)
 			"  FROM " SHARD ".reports s JOIN temp.hg_merge_new n"
 			"  ON n.content_hash = s.content_hash ORDER BY s.id", &m->stats->reports_added);
 	if (rc >= 0)
+		rc = store_figures_merge(store, SHARD);
+	if (rc >= 0)
 		rc = exec_count(store,
 			"UPDATE main.clusters SET"
 			" count = (SELECT count(*) FROM main.reports r WHERE r.cluster = clusters.hash),"

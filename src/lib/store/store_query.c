@@ -81,8 +81,9 @@ int hg_store_reports(hg_store *store, const char *hash, long limit, hg_report_ro
 		     void *user)
 {
 	hg_db_stmt *st = db_stmt(store->db, S_REPORTS,
-		"SELECT content_hash, source, line, time, version, device,"
-		" scene, cost FROM reports WHERE id IN (SELECT id FROM reports"
+		"SELECT content_hash, source, line, time, version, device, scene, cost,"
+		" coalesce((SELECT f.cost_known FROM figures f WHERE f.report = reports.id), 1)"
+		" FROM reports WHERE id IN (SELECT id FROM reports"
 		"  INDEXED BY reports_by_cluster WHERE cluster = ?1"
 		"  ORDER BY time IS NULL, time DESC, id DESC LIMIT ?2)"
 		" ORDER BY time IS NULL, time DESC, id DESC");
@@ -94,7 +95,7 @@ int hg_store_reports(hg_store *store, const char *hash, long limit, hg_report_ro
 	while ((rc = db_step(st)) == DB_ROW) {
 		hg_report_row row = {db_col_text(st, 0), db_col_text(st, 1), (long)db_col_int(st, 2),
 				     db_col_text(st, 3), db_col_text(st, 4), db_col_text(st, 5),
-				     db_col_text(st, 6), db_col_int(st, 7)};
+				     db_col_text(st, 6), db_col_int(st, 7), db_col_int(st, 8) != 0};
 		if ((ret = fn(user, &row)) != 0)
 			break;
 	}

@@ -186,6 +186,25 @@ static const char *const migrations[] = {
 	"  json_extract(n.value, '$[7]') AS on_key_path"
 	"  FROM trees t JOIN clusters c ON c.id = t.cluster JOIN json_each(t.nodes) n"
 	"  JOIN symbols s ON s.id = json_extract(n.value, '$[2]');",
+	/* 7 -> 8: the figures of FPS and startup reports, as numbers the
+	 * queries aggregate (store_figures.c), a row per such report; and
+	 * whether a report's cost was measured (an FPS report's was not: its
+	 * cost 0 means unknown).  store_figures_backfill, after the
+	 * migrations, reads the earlier reports' figures from their texts and
+	 * gives a startup its total as its cost. */
+	"CREATE TABLE IF NOT EXISTS figures ("
+	"  report INTEGER PRIMARY KEY,"
+	"  cost_known INTEGER NOT NULL,"
+	"  start TEXT,"
+	"  total INTEGER,"
+	"  total_from TEXT,"
+	"  application_create INTEGER,"
+	"  stage_between_app_and_activity INTEGER,"
+	"  first_activity_create INTEGER,"
+	"  fps REAL,"
+	"  frames INTEGER,"
+	"  frozen INTEGER,"
+	"  high INTEGER);",
 };
 
 #define N_MIGRATIONS (sizeof migrations / sizeof migrations[0])
@@ -206,6 +225,8 @@ int store_migrate(hg_store *store)
 		rc = db_exec(store->db, migrations[v]);
 	if (rc >= 0 && version > 0 && version < 7)
 		rc = store_times_backfill(store);
+	if (rc >= 0 && version > 0 && version < 8)
+		rc = store_figures_backfill(store);
 	if (rc >= 0 && version < HG_STORE_SCHEMA_VERSION) {
 		char sql[160];
 		snprintf(sql, sizeof sql, "PRAGMA application_id = %d; PRAGMA user_version = %d;",

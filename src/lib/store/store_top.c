@@ -29,7 +29,10 @@ struct figures {
 	const char *sort;   /* the order asked for (top's --sort) */
 	const struct cluster_info *info;
 	int64_t count, devices, p50, p90, p99, max;
+	int64_t cost_reports;       /* of count, those with a measured cost */
 	char *first_seen, *last_seen, *versions;
+	bool has_fig;
+	hg_figures fig;
 };
 
 struct top {
@@ -46,6 +49,8 @@ struct top {
 	size_t n_versions, cap_versions;
 	char *first, *last;
 	const char *sort;
+	struct cluster_figures *figs; /* FPS and startup figures, by hash */
+	size_t n_figs;
 	int err;
 };
 
@@ -207,11 +212,26 @@ static void json_string(hg_buf *b, const char *s)
 	hg_buf_putc(b, '"');
 }
 
-/* Nearest rank: the cost at rank ceil(p * n / 100) of the sorted costs. */
-static int64_t rank(const struct top *t, int p)
+/* Nearest rank: the cost at rank ceil(p * n / 100) of the n sorted costs
+ * v (0 when none). */
+static int64_t rank(const int64_t *v, size_t n, int p)
 {
-	size_t r = (t->n_costs * (size_t)p + 99) / 100;
-	return t->costs[r ? r - 1 : 0];
+	size_t r = (n * (size_t)p + 99) / 100;
+	return n ? v[r ? r - 1 : 0] : 0;
+}
+
+static int by_fig_hash(const void *a, const void *b)
+{
+	return strcmp(((const struct cluster_figures *)a)->hash,
+		      ((const struct cluster_figures *)b)->hash);
+}
+
+static const hg_figures *find_figures(const struct top *t, const char *hash)
+{
+	struct cluster_figures key = {.hash = (char *)hash};
+	const struct cluster_figures *c =
+		t->n_figs ? bsearch(&key, t->figs, t->n_figs, sizeof *t->figs, by_fig_hash) : NULL;
+	return c ? &c->f : NULL;
 }
 
 /* The figures of the group at hand, kept as a result row. */
@@ -236,10 +256,22 @@ static int end_group(struct top *t, const struct cluster_info *info)
 		hg_buf_release(&b);
 		return HG_ENOMEM;
 	}
+	/* Costs nobody measured are stored as 0, so they sort first: the
+	 * percentiles are of the others. */
+	const hg_figures *fig = find_figures(t, info->hash);
+	size_t skip = fig && fig->unmeasured > 0 ? (size_t)fig->unmeasured : 0;
+	skip = skip < t->n_costs ? skip : t->n_costs;
+	const int64_t *c = t->costs + skip;
+	size_t n = t->n_costs - skip;
 	struct figures *f = &t->rows[t->n_rows++];
 	*f = (struct figures){t->sort, info, (int64_t)t->n_costs, (int64_t)t->devices.len,
-			      rank(t, 50),  rank(t, 90),         rank(t, 99),
-			      t->costs[t->n_costs - 1], t->first, t->last, b.data};
+			      rank(c, n, 50), rank(c, n, 90), rank(c, n, 99), n ? c[n - 1] : 0,
+			      (int64_t)n, t->first, t->last, b.data, fig != NULL, {0}};
+	if (fig) {
+		f->fig = *fig;
+		f->fig.total_p50 = f->fig.startups ? f->p50 : 0;
+		f->fig.total_p90 = f->fig.startups ? f->p90 : 0;
+	}
 	t->first = t->last = NULL; /* now the row's */
 	return 0;
 }
@@ -349,6 +381,7 @@ static void release(struct top *t)
 	}
 	free(t->rows);
 	free(t->infos);
+	store_figures_free(t->figs, t->n_figs);
 	free(t->costs);
 	free(t->versions);
 }
@@ -358,6 +391,8 @@ static int run(hg_store *store, const hg_top_query *q, const char *hash, bool sc
 {
 	struct top t = {.store = store, .sort = q->sort ? q->sort : "count"};
 	int err = load_infos(&t, q->kind, hash);
+	if (!err)
+		err = store_figures_by_cluster(store, q, hash, &t.figs, &t.n_figs);
 	if (!err)
 		err = scan(&t, q, hash);
 	if (!err && t.n_rows > 1)
@@ -383,9 +418,11 @@ static int run(hg_store *store, const hg_top_query *q, const char *hash, bool sc
 			.cost_p90 = f->p90,
 			.cost_p99 = f->p99,
 			.cost_max = f->max,
+			.cost_reports = f->cost_reports,
 			.versions = f->versions,
 			.frames = f->info->frames,
 			.symbolicated = f->info->symbolicated,
+			.figures = f->has_fig ? &f->fig : NULL,
 		};
 		err = fn(user, &row);
 		shown++;

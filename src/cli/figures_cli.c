@@ -1,0 +1,132 @@
+/* FPS and startup figures in words and JSON (figures_cli.h). */
+#include <inttypes.h>
+#include <stdio.h>
+
+#include <string.h>
+
+#include "figures_cli.h"
+
+const char *figures_cost_cell(char buf[24], int64_t ms, bool known, bool table)
+{
+	if (!known)
+		return table ? "—" : NULL;
+	snprintf(buf, 24, "%" PRId64, ms);
+	return buf;
+}
+
+/* A share as JSON: a fraction with 4 decimals, or null. */
+static void share_json(hg_buf *b, double share)
+{
+	if (share < 0)
+		hg_buf_puts(b, "null");
+	else
+		hg_buf_printf(b, "%.4f", share);
+}
+
+void figures_json(hg_buf *b, const hg_figures *f)
+{
+	if (f->startups || f->cold || f->warm)
+		hg_buf_printf(b, ",\"startup\":{\"reports\":%" PRId64 ",\"cold\":%" PRId64
+			      ",\"warm\":%" PRId64 ",\"total_p50\":%" PRId64 ",\"total_p90\":%" PRId64
+			      "}", f->startups, f->cold, f->warm, f->total_p50, f->total_p90);
+	if (f->fps_reports || f->frames) {
+		hg_buf_printf(b, ",\"fps\":{\"reports\":%" PRId64 ",\"mean\":", f->fps_reports);
+		if (f->fps_reports)
+			hg_buf_printf(b, "%.2f", f->fps_mean);
+		else
+			hg_buf_puts(b, "null");
+		hg_buf_printf(b, ",\"frames\":%" PRId64 ",\"frozen\":%" PRId64 ",\"high\":%" PRId64
+			      ",\"frozen_high_share\":", f->frames, f->frozen, f->high);
+		share_json(b, f->frozen_high_share);
+		hg_buf_putc(b, '}');
+	}
+}
+
+void figures_json_object(hg_buf *b, const hg_figures *f)
+{
+	hg_buf m;
+	hg_buf_init(&m);
+	figures_json(&m, f);
+	hg_buf_putc(b, '{');
+	if (m.len > 1)
+		hg_buf_add(b, m.data + 1, m.len - 1); /* less the first comma */
+	hg_buf_putc(b, '}');
+	b->failed |= m.failed;
+	hg_buf_release(&m);
+}
+
+void figures_fps_text(hg_buf *b, double fps, double share)
+{
+	hg_buf_printf(b, "%.1f fps", fps);
+	if (share >= 0)
+		hg_buf_printf(b, ", %.1f%% frozen/high", 100 * share);
+}
+
+void figures_text(hg_buf *b, const hg_figures *f)
+{
+	size_t mark = b->len;
+	if (f->fps_reports) {
+		figures_fps_text(b, f->fps_mean, f->frozen_high_share);
+		if (f->frames)
+			hg_buf_printf(b, " of %" PRId64 " frames", f->frames);
+	}
+	if (f->startups || f->cold || f->warm) {
+		if (b->len > mark)
+			hg_buf_puts(b, "; ");
+		if (f->startups)
+			hg_buf_printf(b, "total p50 %" PRId64 " ms, p90 %" PRId64 " ms; ", f->total_p50,
+				      f->total_p90);
+		hg_buf_printf(b, "cold %" PRId64 ", warm %" PRId64, f->cold, f->warm);
+	}
+}
+
+/* ---- hangar show's figures by version and scene ---- */
+
+struct by_group {
+	enum row_format format;
+	hg_buf *json;
+	const char *by;
+	bool first;
+};
+
+static int on_group(void *user, const char *value, const hg_figures *f)
+{
+	struct by_group *g = user;
+	if (g->format == ROWS_JSON) {
+		hg_buf *b = g->json;
+		hg_buf_printf(b, "%s{\"%s\":", g->first ? "" : ",", g->by);
+		if (value)
+			hg_buf_json_string(b, value, strlen(value));
+		else
+			hg_buf_puts(b, "null");
+		hg_buf_printf(b, ",\"reports\":%" PRId64, f->reports);
+		figures_json(b, f);
+		hg_buf_putc(b, '}');
+	} else if (g->format == ROWS_TABLE) {
+		hg_buf t;
+		hg_buf_init(&t);
+		figures_text(&t, f);
+		cli_printf("  %8" PRId64 "  %s  %.*s\n", f->reports, value ? value : "(unknown)",
+			   (int)t.len, t.data ? t.data : "");
+		hg_buf_release(&t);
+	}
+	g->first = false;
+	return 0;
+}
+
+int figures_show(hg_store *store, const char *hash, enum row_format format, hg_buf *json)
+{
+	static const char *const by[] = {"version", "scene"};
+	int rc = 0;
+	for (size_t i = 0; i < 2 && rc == 0; i++) {
+		struct by_group g = {format, json, by[i], true};
+		if (format == ROWS_JSON)
+			hg_buf_printf(json, ",\"figures_by_%s\":[", by[i]);
+		else if (format == ROWS_TABLE)
+			cli_printf("\nfigures by %s\n", by[i]);
+		rc = hg_store_cluster_figures(store, hash, by[i], on_group, &g);
+		if (format == ROWS_JSON)
+			hg_buf_putc(json, ']');
+	}
+	return rc;
+}

@@ -1,0 +1,227 @@
+/* Reading the figures table back (store_figures.c writes it): each
+ * cluster's figures for hg_store_top, and one cluster's by version or
+ * scene (hangar show, the digest).  Only FPS and startup reports have a
+ * row, so these read few rows however big the store. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "store_internal.h"
+
+/* The columns both queries read, after their first (the group): sums
+ * that SQL can do for a whole cluster at once. */
+#define FIG_SUMS                                                                        \
+	"count(*), sum(f.cost_known = 0), sum(f.total IS NOT NULL), sum(f.start = 'cold'),"   \
+	" sum(f.start = 'warm'), count(f.fps), total(f.fps), sum(f.frames), sum(f.frozen),"   \
+	" sum(f.high)"
+
+/* The figures of columns from..from+9 (FIG_SUMS). */
+static void read_sums(hg_db_stmt *st, int from, hg_figures *f)
+{
+	*f = (hg_figures){0};
+	f->reports = db_col_int(st, from);
+	f->unmeasured = db_col_int(st, from + 1);
+	f->startups = db_col_int(st, from + 2);
+	f->cold = db_col_int(st, from + 3);
+	f->warm = db_col_int(st, from + 4);
+	f->fps_reports = db_col_int(st, from + 5);
+	f->fps_mean = f->fps_reports ? db_col_double(st, from + 6) / (double)f->fps_reports : 0;
+	f->frames = db_col_int(st, from + 7);
+	f->frozen = db_col_int(st, from + 8);
+	f->high = db_col_int(st, from + 9);
+	f->frozen_high_share = f->frames > 0 ? (double)(f->frozen + f->high) / (double)f->frames
+					     : -1;
+}
+
+void store_figures_free(struct cluster_figures *v, size_t n)
+{
+	for (size_t i = 0; v && i < n; i++)
+		free(v[i].hash);
+	free(v);
+}
+
+int store_figures_by_cluster(hg_store *store, const hg_top_query *q, const char *hash,
+			     struct cluster_figures **out, size_t *n)
+{
+	*out = NULL;
+	*n = 0;
+	/* The window of store_top.c's scan, on the same columns. */
+	hg_db_stmt *st = db_stmt(store->db, S_FIG_TOP,
+		"SELECT r.cluster, " FIG_SUMS " FROM figures f JOIN reports r ON r.id = f.report"
+		" WHERE (?1 IS NULL OR r.cluster = ?1) AND (?2 IS NULL OR r.version = ?2)"
+		" AND (?3 IS NULL OR r.time >= " STORE_TIME_SQL("?3") ")"
+		" AND (?4 IS NULL OR r.time <= " STORE_TIME_SQL("?4") ")"
+		" GROUP BY r.cluster ORDER BY r.cluster");
+	if (!st)
+		return store_fail(store, HG_EIO, "cannot query figures");
+	db_bind_text(st, 1, hash);
+	db_bind_text(st, 2, q->version);
+	db_bind_text(st, 3, q->since);
+	db_bind_text(st, 4, q->until);
+	struct cluster_figures *v = NULL;
+	size_t len = 0, cap = 0;
+	int rc, err = 0;
+	while ((rc = db_step(st)) == DB_ROW) {
+		if (len == cap) {
+			size_t c = cap ? 2 * cap : 16;
+			struct cluster_figures *p = realloc(v, c * sizeof *p);
+			if (!p) {
+				err = HG_ENOMEM;
+				break;
+			}
+			v = p;
+			cap = c;
+		}
+		const char *h = db_col_text(st, 0);
+		if (!(v[len].hash = strdup(h ? h : ""))) {
+			err = HG_ENOMEM;
+			break;
+		}
+		read_sums(st, 1, &v[len].f);
+		len++;
+	}
+	db_reset(st);
+	if (!err && rc < 0)
+		err = store_check(store, rc, "cannot query figures");
+	if (err) {
+		store_figures_free(v, len);
+		return err;
+	}
+	*out = v;
+	*n = len;
+	return 0;
+}
+
+/* ---- one cluster by version or scene ---- */
+
+struct group {
+	char *value;            /* NULL: reports without one */
+	hg_figures f;
+	int64_t *totals;        /* the startup totals, ascending (the query's order) */
+	size_t n_totals, cap_totals;
+};
+
+static int64_t nearest_rank(const int64_t *v, size_t n, int p)
+{
+	size_t r = (n * (size_t)p + 99) / 100;
+	return n ? v[r ? r - 1 : 0] : 0;
+}
+
+static int by_reports(const void *a, const void *b)
+{
+	const struct group *x = a, *y = b;
+	if (x->f.reports != y->f.reports)
+		return x->f.reports > y->f.reports ? -1 : 1;
+	if (!x->value || !y->value)
+		return !x->value - !y->value;
+	return strcmp(x->value, y->value);
+}
+
+static void release_groups(struct group *g, size_t n)
+{
+	for (size_t i = 0; g && i < n; i++) {
+		free(g[i].value);
+		free(g[i].totals);
+	}
+	free(g);
+}
+
+static bool same_value(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+/* A startup total of the group (they come in ascending order), for its
+ * percentiles. */
+static int add_total(struct group *g, int64_t total)
+{
+	if (g->n_totals == g->cap_totals) {
+		size_t c = g->cap_totals ? 2 * g->cap_totals : 16;
+		int64_t *p = realloc(g->totals, c * sizeof *p);
+		if (!p)
+			return HG_ENOMEM;
+		g->totals = p;
+		g->cap_totals = c;
+	}
+	g->totals[g->n_totals++] = total;
+	return 0;
+}
+
+static int read_groups(hg_store *store, hg_db_stmt *st, struct group **out, size_t *n)
+{
+	struct group *g = NULL;
+	size_t len = 0, cap = 0;
+	int rc, err = 0;
+	while (!err && (rc = db_step(st)) == DB_ROW) {
+		const char *value = db_col_text(st, 0);
+		if (!len || !same_value(g[len - 1].value, value)) {
+			if (len == cap) {
+				size_t c = cap ? 2 * cap : 8;
+				struct group *p = realloc(g, c * sizeof *p);
+				if (!p) {
+					err = HG_ENOMEM;
+					break;
+				}
+				g = p;
+				cap = c;
+			}
+			g[len] = (struct group){0};
+			if (value && !(g[len].value = strdup(value)))
+				err = HG_ENOMEM;
+			len++;
+			if (err)
+				break;
+			read_sums(st, 4, &g[len - 1].f); /* the group's sums, on each of its rows */
+		}
+		if (!db_col_null(st, 1) && db_col_int(st, 2) == 0)
+			err = add_total(&g[len - 1], db_col_int(st, 1));
+	}
+	db_reset(st);
+	if (!err && rc < 0)
+		err = store_check(store, rc, "cannot query figures");
+	if (err) {
+		release_groups(g, len);
+		return err;
+	}
+	*out = g;
+	*n = len;
+	return 0;
+}
+
+int hg_store_cluster_figures(hg_store *store, const char *hash, const char *by,
+			     hg_figures_fn fn, void *user)
+{
+	/* Each row: the group, a startup total (NULL for none), whether the
+	 * cost was unmeasured, then its group's sums (joined: one pass of
+	 * SQL's per group). */
+#define GROUP_SQL(col)                                                                        \
+	"SELECT " col ", f.total, f.cost_known = 0, s.* FROM figures f"                        \
+	" JOIN reports r ON r.id = f.report JOIN (SELECT " col " AS g, " FIG_SUMS               \
+	"  FROM figures f JOIN reports r ON r.id = f.report WHERE r.cluster = ?1"             \
+	"  GROUP BY " col ") s ON s.g IS " col " WHERE r.cluster = ?1"                        \
+	" ORDER BY " col " IS NULL, " col ", f.total"
+	int which = !by ? -1 : !strcmp(by, "version") ? 0 : !strcmp(by, "scene") ? 1 : -1;
+	if (which < 0)
+		return HG_EINVAL;
+	hg_db_stmt *st = which == 0 ? db_stmt(store->db, S_FIG_BY_VERSION, GROUP_SQL("r.version"))
+				    : db_stmt(store->db, S_FIG_BY_SCENE, GROUP_SQL("r.scene"));
+#undef GROUP_SQL
+	if (!st)
+		return store_fail(store, HG_EIO, "cannot query figures");
+	db_bind_text(st, 1, hash);
+	struct group *g;
+	size_t n;
+	int err = read_groups(store, st, &g, &n);
+	if (err)
+		return err;
+	for (size_t i = 0; i < n; i++) {
+		g[i].f.total_p50 = nearest_rank(g[i].totals, g[i].n_totals, 50);
+		g[i].f.total_p90 = nearest_rank(g[i].totals, g[i].n_totals, 90);
+	}
+	if (n > 1)
+		qsort(g, n, sizeof *g, by_reports);
+	int ret = 0;
+	for (size_t i = 0; i < n && !ret; i++)
+		ret = fn(user, g[i].value, &g[i].f);
+	release_groups(g, n);
+	return ret;
+}
