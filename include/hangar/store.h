@@ -178,6 +178,11 @@ typedef struct hg_top_query {
 
 int hg_store_top(hg_store *store, const hg_top_query *q, hg_cluster_fn fn, void *user);
 
+/* Whether q can be run, before any store is opened: 0, or HG_EINVAL with
+ * why (an unknown sort, a scene pattern that does not compile: "missing
+ * terminating ] for character class at offset 1") written into why. */
+int hg_top_query_check(const hg_top_query *q, char *why, size_t why_len);
+
 /* The full hash of the one cluster whose hash starts with prefix:
  * 0, HG_EINVAL (none) or HG_EPARSE (ambiguous). */
 int hg_store_resolve(hg_store *store, const char *prefix, char hash[33]);
@@ -360,7 +365,10 @@ int hg_store_meta_get(hg_store *store, const char *key, char *buf, size_t size);
  * ingest run, the run before the last (previous_ingest_report_id; by
  * report id, those with id > compare_after_id when that is >= 0), so that
  * one night is compared with one night, not with all the history.  It is
- * gone when the comparison set has reports of it and the new set none.
+ * gone when the new set has none of it though, drawn like the comparison
+ * set, it would have held at least min_count (and 1): its comparison-set
+ * count times the new set's reports over the comparison set's; so a small
+ * run or window never calls the clusters it does not hold gone.
  * When the old set is empty there is nothing to compare with: the new set
  * is a baseline (totals->baseline), and no cluster is new, regressed or
  * gone. */

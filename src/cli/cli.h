@@ -47,7 +47,20 @@ void cli_print_diag(void *user, const hg_diag *diag);
 /* The same line, appended to out (sink may be NULL). */
 void cli_format_diag(hg_buf *out, struct cli_diag_sink *sink, const hg_diag *diag);
 
+/* A progress line on stderr (a terminal's), rewritten in place with \r.
+ * cli_progress_end ends it (erases it) so that what follows, a diagnostic
+ * or the summary, starts a line of its own; cli_print_diag calls it. */
+void cli_progress_printf(const char *fmt, ...) HG_PRINTF(1, 2);
+void cli_progress_end(void);
+
 /* Reports a usage error on stderr ("hangar CMD: ...") and returns EXIT_USAGE. */
+/* A folder an option names (--mapping-dir, --stack-dir) must be one, and
+ * what --symbols names must exist (a folder or one file): otherwise a usage
+ * error naming the option ("hangar ingest: --mapping-dir /x: No such file or
+ * directory"), EXIT_USAGE, before anything is done; else EXIT_FINE. */
+int cli_need_folder(const char *cmd, const char *option, const char *path);
+int cli_need_path(const char *cmd, const char *option, const char *path);
+
 int cli_usage_error(const char *cmd, const char *fmt, ...) HG_PRINTF(2, 3);
 
 /* Parses a non-negative or signed integer option value; false if invalid. */

@@ -143,16 +143,38 @@ static int on_row(void *user, const hg_diff_row *r)
 	return 0;
 }
 
-/* After the rows: what was left out, and a baseline said as one. */
+/* CSV's header when no row came: a script reads the columns either way
+ * (the columns of on_row's cells without the JSON-only ones). */
+static void print_csv_header(void)
+{
+	static const struct cell cells[] = {
+		{"status", "", 0, false},    {"hash", "", 0, false},
+		{"kind", "", 0, false},      {"old_count", "", 0, false},
+		{"new_count", "", 0, false}, {"old_p90", "", 0, false},
+		{"new_p90", "", 0, false},   {"title", "", 0, false},
+	};
+	print_header(stdout, ROWS_CSV, cells, sizeof cells / sizeof *cells);
+}
+
+/* After the rows: what was left out, a baseline said as one, and an empty
+ * result said as one (in the table; on stderr for json and csv). */
 static void say_totals(const struct diff_out *d, const hg_diff_totals *t)
 {
 	say_left_out(d);
-	if (!t->baseline)
-		return;
+	if (d->rows == 0 && d->format == ROWS_CSV)
+		print_csv_header();
 	FILE *out = d->format == ROWS_TABLE ? stdout : stderr;
-	fprintf(out, "%s%" PRId64 " cluster%s, baseline: the old set has no reports, so nothing "
-		"is new, regressed or gone\n", d->format == ROWS_TABLE ? "" : "hangar diff: ",
-		t->new_set_clusters, t->new_set_clusters == 1 ? "" : "s");
+	const char *who = d->format == ROWS_TABLE ? "" : "hangar diff: ";
+	if (t->baseline) {
+		fprintf(out, "%s%" PRId64 " cluster%s, baseline: the old set has no reports, so "
+			"nothing is new, regressed or gone\n", who, t->new_set_clusters,
+			t->new_set_clusters == 1 ? "" : "s");
+	} else if (d->rows == 0 && !d->left_out) {
+		fprintf(out, "%snothing new, regressed or gone: %" PRId64 " report%s in the new set "
+			"(%" PRId64 " cluster%s), %" PRId64 " in the old\n", who, t->new_reports,
+			t->new_reports == 1 ? "" : "s", t->new_set_clusters,
+			t->new_set_clusters == 1 ? "" : "s", t->old_reports);
+	}
 }
 
 static const struct option long_options[] = {

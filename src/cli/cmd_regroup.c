@@ -103,11 +103,17 @@ static int run_regroup(int argc, char **argv)
 				return cli_usage_error("regroup", "at most %d --proguard files", MAX_PROGUARD);
 			proguard[n_pg++] = optarg;
 			break;
-		case 'M': g.mapping_dir = optarg; break;
+		case 'M':
+			if (cli_need_folder("regroup", "--mapping-dir", optarg) != EXIT_FINE)
+				return EXIT_USAGE;
+			g.mapping_dir = optarg;
+			break;
 		case 'Y':
 			if (g.n_symbol_dirs == HG_INGEST_MAX_SYMBOLS)
 				return cli_usage_error("regroup", "at most %d --symbols folders",
 						       HG_INGEST_MAX_SYMBOLS);
+			if (cli_need_path("regroup", "--symbols", optarg) != EXIT_FINE)
+				return EXIT_USAGE;
 			g.symbol_dirs[g.n_symbol_dirs++] = optarg;
 			break;
 		case 'r': rules = optarg; break;
@@ -119,7 +125,11 @@ static int run_regroup(int argc, char **argv)
 			g.format = (enum hg_input_format)f;
 			break;
 		}
-		case 's': g.ctx.stack_dir = optarg; break;
+		case 's':
+			if (cli_need_folder("regroup", "--stack-dir", optarg) != EXIT_FINE)
+				return EXIT_USAGE;
+			g.ctx.stack_dir = optarg;
+			break;
 		case 'h': regroup_usage(stdout); return EXIT_FINE;
 		case ':': return cli_usage_error("regroup", "option '%s' needs a value", argv[optind - 1]);
 		default: return cli_unknown_option("regroup", long_options, argv, optind, optopt);

@@ -179,6 +179,8 @@ static int parse_options(struct stack_run *run, int argc, char **argv, bool *raw
 		case 'Y':
 			if (run->n_symbol_dirs == MAX_PROGUARD)
 				return cli_usage_error("stack", "at most %d --symbols folders", MAX_PROGUARD);
+			if (cli_need_path("stack", "--symbols", optarg) != EXIT_FINE)
+				return EXIT_USAGE;
 			run->symbol_dirs[run->n_symbol_dirs++] = optarg;
 			break;
 		case 'i': {
@@ -190,7 +192,11 @@ static int parse_options(struct stack_run *run, int argc, char **argv, bool *raw
 			run->raw = f == HG_FORMAT_RAW;
 			break;
 		}
-		case 'd': run->ctx.stack_dir = optarg; break;
+		case 'd':
+			if (cli_need_folder("stack", "--stack-dir", optarg) != EXIT_FINE)
+				return EXIT_USAGE;
+			run->ctx.stack_dir = optarg;
+			break;
 		case 'z':
 			if (hg_timezone_init(&run->zone, optarg, why, sizeof why) != 0)
 				return cli_usage_error("stack", "--timezone: %s", why);

@@ -402,7 +402,11 @@ static int run_symbolicate(int argc, char **argv)
 		switch (c) {
 		case 'p': pg_paths[n_pg++] = optarg; break;
 		case 'm': ids_path = optarg; break;
-		case 'Y': sym_dirs[n_sym++] = optarg; break;
+		case 'Y':
+			if (cli_need_path("symbolicate", "--symbols", optarg) != EXIT_FINE)
+				return EXIT_USAGE;
+			sym_dirs[n_sym++] = optarg;
+			break;
 		case 'M':
 			if (!cli_parse_int64(optarg, &v) || v <= 0)
 				rc = cli_usage_error("symbolicate", "--max-mapping wants a byte count > 0, not '%s'",

@@ -154,6 +154,9 @@ static int run_top(int argc, char **argv)
 	const char *db = sc.db;
 	if (optind < argc)
 		return cli_usage_error("top", "unexpected argument '%s'", argv[optind]);
+	char why[256];
+	if (hg_top_query_check(&q, why, sizeof why) == HG_EINVAL)
+		return cli_usage_error("top", "--scene \"%s\": %s", q.scene_regex, why);
 	hg_store *store = open_store(db);
 	if (!store)
 		return EXIT_SOME_FAILED;

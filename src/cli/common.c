@@ -1,7 +1,11 @@
 /* Diagnostics on stderr, usage errors, option values, colour. */
+#include <errno.h>
 #include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -28,8 +32,31 @@ void cli_format_diag(hg_buf *out, struct cli_diag_sink *sink, const hg_diag *d)
 	hg_buf_putc(out, '\n');
 }
 
+/* Whether a progress line is on stderr: diagnostics come from the
+ * library's threads, progress from another. */
+static atomic_bool progress_open;
+
+void cli_progress_printf(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fputc('\r', stderr);
+	vfprintf(stderr, fmt, ap);
+	fputs("\033[K", stderr); /* the rest of a longer line before it */
+	va_end(ap);
+	fflush(stderr);
+	atomic_store(&progress_open, true);
+}
+
+void cli_progress_end(void)
+{
+	if (atomic_exchange(&progress_open, false))
+		fputs("\r\033[K", stderr);
+}
+
 void cli_print_diag(void *user, const hg_diag *d)
 {
+	cli_progress_end();
 	hg_buf line;
 	hg_buf_init(&line);
 	cli_format_diag(&line, user, d);
@@ -47,6 +74,26 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 	fprintf(stderr, "\nTry 'hangar %s --help'.\n", cmd);
 	va_end(ap);
 	return EXIT_USAGE;
+}
+
+static int need(const char *cmd, const char *option, const char *path, bool folder)
+{
+	struct stat st;
+	if (stat(path, &st) != 0)
+		return cli_usage_error(cmd, "%s %s: %s", option, path, strerror(errno));
+	if (folder && !S_ISDIR(st.st_mode))
+		return cli_usage_error(cmd, "%s %s: not a folder", option, path);
+	return EXIT_FINE;
+}
+
+int cli_need_folder(const char *cmd, const char *option, const char *path)
+{
+	return need(cmd, option, path, true);
+}
+
+int cli_need_path(const char *cmd, const char *option, const char *path)
+{
+	return need(cmd, option, path, false);
 }
 
 bool cli_parse_int64(const char *s, int64_t *out)

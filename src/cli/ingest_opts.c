@@ -35,8 +35,10 @@ int ingest_option(struct ingest_cli *in, const char *cmd, int code, const char *
 			return cli_usage_error(cmd, "at most %d --proguard files", HG_INGEST_MAX_PROGUARD);
 		in->proguard[o->n_proguard++] = arg;
 		return EXIT_FINE;
-	case OPT_MAPPING_DIR: o->mapping_dir = arg; return EXIT_FINE;
+	case OPT_MAPPING_DIR: o->mapping_dir = arg; return cli_need_folder(cmd, "--mapping-dir", arg);
 	case OPT_SYMBOLS:
+		if (cli_need_path(cmd, "--symbols", arg) != EXIT_FINE)
+			return EXIT_USAGE;
 		if (o->n_symbol_dirs == HG_INGEST_MAX_SYMBOLS)
 			return cli_usage_error(cmd, "at most %d --symbols folders", HG_INGEST_MAX_SYMBOLS);
 		in->symbol_dirs[o->n_symbol_dirs++] = arg;
@@ -56,7 +58,7 @@ int ingest_option(struct ingest_cli *in, const char *cmd, int code, const char *
 		o->format = (enum hg_input_format)f;
 		return EXIT_FINE;
 	}
-	case OPT_STACK_DIR: in->ctx.stack_dir = arg; return EXIT_FINE;
+	case OPT_STACK_DIR: in->ctx.stack_dir = arg; return cli_need_folder(cmd, "--stack-dir", arg);
 	case OPT_TIMEZONE: {
 		char why[160];
 		if (hg_timezone_init(&in->zone, arg, why, sizeof why) != 0)
@@ -152,27 +154,26 @@ static void on_progress(void *user, const hg_ingest_progress *p)
 		if (now == *last)
 			return;
 		*last = now;
-		fprintf(stderr, "\ringest: %zu reports: %zu new, %zu duplicate, %zu rejected   ",
-			p->reports, p->fresh, p->duplicate, p->rejected);
+		cli_progress_printf("ingest: %zu reports: %zu new, %zu duplicate, %zu rejected",
+				    p->reports, p->fresh, p->duplicate, p->rejected);
 		break;
 	}
 	case HG_INGEST_FETCHING:
-		fprintf(stderr, "\rfetch: %zu listed, %zu/%zu fetched, %zu failed, %zu active, %.1f MB   ",
-			p->listed, p->done, p->total, p->failed, p->active, (double)p->bytes / 1e6);
+		cli_progress_printf("fetch: %zu listed, %zu/%zu fetched, %zu failed, %zu active, %.1f MB",
+				    p->listed, p->done, p->total, p->failed, p->active,
+				    (double)p->bytes / 1e6);
 		break;
 	case HG_INGEST_FETCHED:
-		fputc('\n', stderr);
+		cli_progress_end();
 		break;
 	}
-	fflush(stderr);
 }
 
 static void print_summary(const struct ingest_cli *in)
 {
 	const hg_ingest_summary *s = &in->sum;
 	double rate = s->seconds > 0 ? (double)s->reports / s->seconds : 0.0;
-	if (in->tty)
-		fputc('\r', stderr);
+	cli_progress_end();
 	if (in->summary_format == ROWS_JSON) {
 		printf("{\"new\":%zu,\"duplicate\":%zu,\"rejected\":%zu,\"skipped\":%zu,"
 		       "\"clusters_touched\":%zu,"

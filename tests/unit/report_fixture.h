@@ -192,7 +192,8 @@ static inline void assert_small_stack(const hg_report *r)
 static inline char *load_file(const char *dir, const char *name, size_t *len)
 {
 	char path[1024];
-	snprintf(path, sizeof path, "%s/%s", dir, name);
+	if (snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path)
+		fail_msg("path too long: %s/%s", dir, name);
 	FILE *fp = fopen(path, "rb");
 	if (!fp)
 		fail_msg("cannot open %s", path);

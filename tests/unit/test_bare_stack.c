@@ -492,8 +492,8 @@ static void detection(void **state)
 		"42\n", "hello\n", "1 2 3\n", "200, 15 ms\n",
 		"0,1,1,5\nsomething else\n",
 		"0,1,1,5\n.2 1 3\n", /* two forms at once */
-		"java.lang.IllegalStateException: boom\n\tat a.b.C.d(C.java:1)\n"
-		"|*\t\tStackKey: 8|\n|*\t\t[id count cost]\n|*\t\t1048574 1 100\n",
+		("java.lang.IllegalStateException: boom\n\tat a.b.C.d(C.java:1)\n"
+		 "|*\t\tStackKey: 8|\n|*\t\t[id count cost]\n|*\t\t1048574 1 100\n"),
 	};
 	for (size_t i = 0; i < sizeof not_stacks / sizeof *not_stacks; i++)
 		if (report_detect_text(not_stacks[i], strlen(not_stacks[i])) == HG_FORMAT_STACK)

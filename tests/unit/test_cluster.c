@@ -658,8 +658,8 @@ static void test_ios_main_binary(void **state)
 	compute(&s, r, NULL);
 	assert_string_equal(s.s.family, "ios_hang");
 	static const char *const want[] = {
-		"CrashTest.debug.dylib!$s9CrashTest11ContentViewV4bodyQrvg7SwiftUI6ButtonVyAE4Text"
-		"VGyXEfU_yyScMYccfU_",
+		("CrashTest.debug.dylib!$s9CrashTest11ContentViewV4bodyQrvg7SwiftUI6ButtonVyAE4Text"
+		 "VGyXEfU_yyScMYccfU_"),
 		"CrashTest.debug.dylib!$s9CrashTest0aB3AppV5$mainyyFZ",
 		"CrashTest.debug.dylib!main",
 	};
@@ -783,8 +783,8 @@ static void test_ios_unplaced_names(void **state)
 		"thunk for @escaping @callee_guaranteed () -> ()",         /* plumbing */
 		"(extension in Foundation):Swift.String.init(format:_:)",
 		"closure #1 @Swift.MainActor () -> () in HTAPMKitDemo.ContentView.body.getter : some",
-		"protocol witness for Swift.Collection.index(after:) in conformance HTAPMKitDemo.Ring : "
-		"Swift.Collection in HTAPMKitDemo",
+		("protocol witness for Swift.Collection.index(after:) in conformance HTAPMKitDemo.Ring : "
+		 "Swift.Collection in HTAPMKitDemo"),
 		"_dispatch_main_queue_drain",
 		"@objc HTFeedCell.prepareForReuse()",
 	};
@@ -805,8 +805,8 @@ static void test_ios_unplaced_names(void **state)
 		"?\?\?!-[HTFeedViewController viewDidLoad]",
 		"?\?\?!HTCore::Engine::tick()",
 		"?\?\?!closure #1 @Swift.MainActor () -> () in HTAPMKitDemo.ContentView.body.getter : some",
-		"?\?\?!protocol witness for Swift.Collection.index(after:) in conformance "
-		"HTAPMKitDemo.Ring : Swift.Collection in HTAPMKitDemo",
+		("?\?\?!protocol witness for Swift.Collection.index(after:) in conformance "
+		 "HTAPMKitDemo.Ring : Swift.Collection in HTAPMKitDemo"),
 		"?\?\?!@objc HTFeedCell.prepareForReuse()",
 	};
 	assert_frames(&s.s, want, 5);

@@ -73,7 +73,8 @@ static void test_reports_beside_mappings(void **state)
 static void touch(const char *dir, const char *name)
 {
 	char path[256];
-	snprintf(path, sizeof path, "%s/%s", dir, name);
+	if (snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path)
+		fail_msg("path too long: %s/%s", dir, name);
 	FILE *fp = fopen(path, "w");
 	assert_non_null(fp);
 	fputs("{}\n", fp);
@@ -139,7 +140,8 @@ static void test_only_regular_report_files(void **state)
 static void put(const char *dir, const char *name, const char *text)
 {
 	char path[512];
-	snprintf(path, sizeof path, "%s/%s", dir, name);
+	if (snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path)
+		fail_msg("path too long: %s/%s", dir, name);
 	FILE *fp = fopen(path, "w");
 	assert_non_null(fp);
 	fputs(text, fp);
@@ -149,7 +151,8 @@ static void put(const char *dir, const char *name, const char *text)
 static void link_at(const char *dir, const char *name, const char *target)
 {
 	char path[512];
-	snprintf(path, sizeof path, "%s/%s", dir, name);
+	if (snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path)
+		fail_msg("path too long: %s/%s", dir, name);
 	assert_int_equal(symlink(target, path), 0);
 }
 

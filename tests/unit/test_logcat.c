@@ -162,8 +162,8 @@ static void assert_warning(const hg_report *rep, const char *needle)
 static const char *const block[] = {
 	"ANR in com.example.chat (com.example.chat/.ui.ChattingActivity)",
 	"PID: 21705",
-	"Reason: Input dispatching timed out (4c9e7a2 com.example.chat/com.example.chat.ui."
-	"ChattingActivity (server) is not responding. Waited 5001ms for MotionEvent)",
+	("Reason: Input dispatching timed out (4c9e7a2 com.example.chat/com.example.chat.ui."
+	 "ChattingActivity (server) is not responding. Waited 5001ms for MotionEvent)"),
 	"Parent: com.example.chat/.ui.ChattingActivity",
 	"Frozen: false",
 	"Load: 9.23 / 6.11 / 5.35",

@@ -55,7 +55,7 @@ static const char diff_sql[] =
 	" SELECT c.hash, c.kind, c.title, a.old_n, a.cmp_n, a.new_n, a.cmp_p90, a.new_p90,"
 	"  sum(a.old_n) OVER (), sum(a.new_n) OVER (), sum(a.new_n > 0) OVER (),"
 	"  a.measured, a.cmp_fps_n, a.cmp_fps, a.cmp_frames, a.cmp_bad,"
-	"  a.new_fps_n, a.new_fps, a.new_frames, a.new_bad"
+	"  a.new_fps_n, a.new_fps, a.new_frames, a.new_bad, sum(a.cmp_n) OVER ()"
 	" FROM a JOIN clusters c ON c.hash = a.cluster"
 	" ORDER BY CASE WHEN a.old_n = 0 THEN 0 WHEN a.new_n = 0 THEN 2 ELSE 1 END,"
 	"  a.new_n DESC, a.cmp_n DESC, c.hash";
@@ -66,14 +66,30 @@ static bool grew(int64_t before, int64_t now, double pct)
 	return (double)now > (double)before * (1.0 + pct / 100.0);
 }
 
+/* Whether a cluster with none in the new set is gone: had the new set
+ * been drawn like the comparison set, the cluster would have had at least
+ * min_count (and 1) reports in it: old_count * new_total / cmp_total.  A
+ * run of three reports says nothing about the hundreds of clusters it does
+ * not hold; a release as big as the last one without a cluster of ten
+ * does. */
+static bool gone(const hg_diff_row *r, int64_t cmp_total, int64_t new_total,
+		 const hg_diff_query *q)
+{
+	int64_t want = q->min_count > 1 ? q->min_count : 1;
+	return r->old_count > 0 && cmp_total > 0 &&
+	       (double)r->old_count * (double)new_total >= (double)want * (double)cmp_total;
+}
+
 /* The rules of hg_diff_query; old_all: the cluster's reports in the whole
- * old set (the row's old_count is the comparison set's). */
-static const char *status_of(const hg_diff_row *r, int64_t old_all, const hg_diff_query *q)
+ * old set (the row's old_count is the comparison set's); cmp_total and
+ * new_total: the reports of the comparison and the new set. */
+static const char *status_of(const hg_diff_row *r, int64_t old_all, int64_t cmp_total,
+			     int64_t new_total, const hg_diff_query *q)
 {
 	if (old_all == 0)
 		return r->new_count > 0 ? "new" : NULL;
 	if (r->new_count == 0)
-		return r->old_count > 0 ? "gone" : NULL;
+		return gone(r, cmp_total, new_total, q) ? "gone" : NULL;
 	if (r->new_count < q->min_count)
 		return NULL;
 	bool count_rose = r->new_count > r->old_count &&
@@ -173,7 +189,8 @@ int hg_store_diff(hg_store *store, const hg_diff_query *q, hg_diff_fn fn, void *
 			.cost_unknown = db_col_int(st, 11) == 0,
 		};
 		fps_sides(st, &row);
-		if (!(row.status = status_of(&row, db_col_int(st, 3), q)))
+		if (!(row.status = status_of(&row, db_col_int(st, 3), db_col_int(st, 20),
+					     t.new_reports, q)))
 			continue;
 		t.fresh += row.status[0] == 'n';
 		t.regressed += row.status[0] == 'r';

@@ -431,6 +431,30 @@ static int run(hg_store *store, const hg_top_query *q, const char *hash, bool sc
 	return err;
 }
 
+int hg_top_query_check(const hg_top_query *q, char *why, size_t why_len)
+{
+	if (q->sort && strcmp(q->sort, "count") && strcmp(q->sort, "cost") &&
+	    strcmp(q->sort, "devices") && strcmp(q->sort, "recent")) {
+		snprintf(why, why_len, "unknown sort \"%s\" (count, cost, devices, recent)", q->sort);
+		return HG_EINVAL;
+	}
+	if (!q->scene_regex)
+		return 0;
+	char msg[128];
+	size_t offset = 0;
+	hg_regex *re = NULL;
+	int rc = hg_regex_compile(q->scene_regex, strlen(q->scene_regex), &re, msg, sizeof msg,
+				  &offset);
+	hg_regex_free(re);
+	if (rc == HG_ENOMEM)
+		return rc;
+	if (rc) {
+		snprintf(why, why_len, "%s at offset %zu", msg, offset);
+		return HG_EINVAL;
+	}
+	return 0;
+}
+
 int hg_store_top(hg_store *store, const hg_top_query *q, hg_cluster_fn fn, void *user)
 {
 	static const hg_top_query all = {0};
