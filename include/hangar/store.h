@@ -12,6 +12,7 @@
 #include "cluster.h"
 #include "hangar.h"
 #include "report.h"
+#include "text.h"
 
 #define HG_STORE_SCHEMA_VERSION 8
 
@@ -140,6 +141,16 @@ typedef struct hg_figures {
 	int64_t frozen, high;      /* of them, DROPPED_FROZEN and DROPPED_HIGH */
 	double frozen_high_share;  /* (frozen + high) / frames; -1 when frames 0 */
 } hg_figures;
+
+/* The figures as JSON object members, each after a comma: ,"startup":
+ * {"reports","cold","warm","total_p50","total_p90"} when some report has
+ * a startup total, ,"fps":{"reports","mean","frames","frozen","high",
+ * "frozen_high_share"} when some has an fps or frames; nothing when
+ * neither.  Unknowns (no fps, no frames) are null.  One writer for top,
+ * show and the digest (hangar-formats(5)). */
+void hg_figures_json_members(hg_buf *b, const hg_figures *f);
+/* The same members as one object: {"startup":{...},"fps":{...}}. */
+void hg_figures_json(hg_buf *b, const hg_figures *f);
 
 /* One cluster, as the queries return it (strings valid during the callback). */
 typedef struct hg_cluster_row {

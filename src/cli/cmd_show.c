@@ -124,7 +124,7 @@ static int on_cluster(void *user, const hg_cluster_row *c)
 			      c->frames, c->symbolicated ? "true" : "false");
 		if (c->figures) {
 			hg_buf_puts(b, ",\"figures\":");
-			figures_json_object(b, c->figures);
+			hg_figures_json(b, c->figures);
 		}
 	} else if (s->format == ROWS_TABLE) {
 		cli_printf("cluster     %s\nkind        %s\ntitle       %s\n", c->hash, c->kind, c->title);

@@ -67,7 +67,7 @@ static int on_cluster(void *user, const hg_cluster_row *c)
 		hg_buf fig;
 		hg_buf_init(&fig);
 		if (c->figures) {
-			figures_json_object(&fig, c->figures);
+			hg_figures_json(&fig, c->figures);
 			cells[12].value = fig.failed || fig.len <= 2 ? NULL : fig.data;
 		}
 		/* "figures" only where there are some: other rows stay as they were */

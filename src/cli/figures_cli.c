@@ -14,47 +14,6 @@ const char *figures_cost_cell(char buf[24], int64_t ms, bool known, bool table)
 	return buf;
 }
 
-/* A share as JSON: a fraction with 4 decimals, or null. */
-static void share_json(hg_buf *b, double share)
-{
-	if (share < 0)
-		hg_buf_puts(b, "null");
-	else
-		hg_buf_printf(b, "%.4f", share);
-}
-
-void figures_json(hg_buf *b, const hg_figures *f)
-{
-	if (f->startups || f->cold || f->warm)
-		hg_buf_printf(b, ",\"startup\":{\"reports\":%" PRId64 ",\"cold\":%" PRId64
-			      ",\"warm\":%" PRId64 ",\"total_p50\":%" PRId64 ",\"total_p90\":%" PRId64
-			      "}", f->startups, f->cold, f->warm, f->total_p50, f->total_p90);
-	if (f->fps_reports || f->frames) {
-		hg_buf_printf(b, ",\"fps\":{\"reports\":%" PRId64 ",\"mean\":", f->fps_reports);
-		if (f->fps_reports)
-			hg_buf_printf(b, "%.2f", f->fps_mean);
-		else
-			hg_buf_puts(b, "null");
-		hg_buf_printf(b, ",\"frames\":%" PRId64 ",\"frozen\":%" PRId64 ",\"high\":%" PRId64
-			      ",\"frozen_high_share\":", f->frames, f->frozen, f->high);
-		share_json(b, f->frozen_high_share);
-		hg_buf_putc(b, '}');
-	}
-}
-
-void figures_json_object(hg_buf *b, const hg_figures *f)
-{
-	hg_buf m;
-	hg_buf_init(&m);
-	figures_json(&m, f);
-	hg_buf_putc(b, '{');
-	if (m.len > 1)
-		hg_buf_add(b, m.data + 1, m.len - 1); /* less the first comma */
-	hg_buf_putc(b, '}');
-	b->failed |= m.failed;
-	hg_buf_release(&m);
-}
-
 void figures_fps_text(hg_buf *b, double fps, double share)
 {
 	hg_buf_printf(b, "%.1f fps", fps);
@@ -100,7 +59,7 @@ static int on_group(void *user, const char *value, const hg_figures *f)
 		else
 			hg_buf_puts(b, "null");
 		hg_buf_printf(b, ",\"reports\":%" PRId64, f->reports);
-		figures_json(b, f);
+		hg_figures_json_members(b, f);
 		hg_buf_putc(b, '}');
 	} else if (g->format == ROWS_TABLE) {
 		hg_buf t;

@@ -14,12 +14,6 @@
  * "—" (table) or NULL (JSON null, CSV empty).  Returns buf or NULL. */
 const char *figures_cost_cell(char buf[24], int64_t ms, bool known, bool table);
 
-/* Appends ,"startup":{...} and ,"fps":{...} (each when f has such
- * reports): the JSON of hangar-top(1), shared by show and diff. */
-void figures_json(hg_buf *b, const hg_figures *f);
-
-/* The same members as one object, {"startup":{...},"fps":{...}}. */
-void figures_json_object(hg_buf *b, const hg_figures *f);
 
 /* Appends f said in words: "24.5 fps, 2.7% frozen/high of 147 frames"
  * (FPS), "total p50 655 ms, p90 655 ms; cold 3, warm 1" (startup);

@@ -7,6 +7,7 @@
 /* The nightly digest: gathers what it shows from the store (the run's
  * reports are those with id > first_report_id), then hands it to the
  * Markdown, JSON or HTML writer. */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,6 +124,30 @@ void digest_version_figures(hg_buf *b, const hg_figures *f)
 		hg_buf_printf(b, "p50 %lld ms, p90 %lld ms", (long long)f->total_p50,
 			      (long long)f->total_p90);
 	}
+}
+
+void digest_versions(hg_buf *b, const struct dg_cluster *c, digest_text_fn text)
+{
+	for (size_t i = 0; i < c->n_versions; i++) {
+		if (i)
+			hg_buf_puts(b, ", ");
+		text(b, c->versions[i].version, 40);
+		hg_buf_printf(b, ": %" PRId64, c->versions[i].count);
+		if (c->versions[i].fig) { /* startup totals, frame rates: per version */
+			hg_buf f;
+			hg_buf_init(&f);
+			digest_version_figures(&f, c->versions[i].fig);
+			if (f.len) {
+				hg_buf_puts(b, " (");
+				text(b, f.data, 200); /* short, plain ASCII */
+				hg_buf_putc(b, ')');
+			}
+			b->failed |= f.failed;
+			hg_buf_release(&f);
+		}
+	}
+	if (c->versions_other)
+		hg_buf_printf(b, ", other: %" PRId64, c->versions_other);
 }
 
 void digest_title_figures(hg_buf *b, const struct dg_cluster *c, bool regressed)

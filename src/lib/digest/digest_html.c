@@ -127,26 +127,7 @@ static void totals(hg_buf *b, const struct digest *d)
 
 static void versions(hg_buf *b, const struct dg_cluster *c)
 {
-	for (size_t i = 0; i < c->n_versions; i++) {
-		if (i)
-			hg_buf_puts(b, ", ");
-		html_text(b, c->versions[i].version, 40);
-		hg_buf_printf(b, ": %" PRId64, c->versions[i].count);
-		if (c->versions[i].fig) { /* startup totals, frame rates: per version */
-			hg_buf f;
-			hg_buf_init(&f);
-			digest_version_figures(&f, c->versions[i].fig);
-			if (f.len) {
-				hg_buf_puts(b, " (");
-				html_text(b, f.data, CELL_MAX);
-				hg_buf_putc(b, ')');
-			}
-			b->failed |= f.failed;
-			hg_buf_release(&f);
-		}
-	}
-	if (c->versions_other)
-		hg_buf_printf(b, ", other: %" PRId64, c->versions_other);
+	digest_versions(b, c, html_text);
 }
 
 /* A cost in a cell: ms, or — when nobody measured it (FPS). */

@@ -114,6 +114,12 @@ void digest_figures_text(hg_buf *b, const hg_figures *f);
 /* A version's figures, short: "57.0 fps, 0.9% frozen/high" (FPS), "p50
  * 655 ms, p90 700 ms" (startup totals); nothing when neither. */
 void digest_version_figures(hg_buf *b, const hg_figures *f);
+/* How a writer puts text into its format (HTML or Markdown escaped), at
+ * most max characters. */
+typedef void (*digest_text_fn)(hg_buf *b, const char *s, size_t max);
+/* A cluster's versions, "1.2.0: 40 (p50 655 ms, p90 700 ms), 1.1.0: 3,
+ * other: 2", each text through text (digest.c). */
+void digest_versions(hg_buf *b, const struct dg_cluster *c, digest_text_fn text);
 /* What a cluster's title is followed by: its frame rate (FPS; before and
  * after, regressed), in parentheses; nothing for other clusters. */
 void digest_title_figures(hg_buf *b, const struct dg_cluster *c, bool regressed);

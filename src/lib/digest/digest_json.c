@@ -30,31 +30,6 @@ static void share(hg_buf *b, double v)
 		hg_buf_printf(b, "%.4f", v);
 }
 
-/* {"startup":{...},"fps":{...}}: the members each has, as hangar top -f
- * json writes them. */
-static void figures(hg_buf *b, const hg_figures *f)
-{
-	hg_buf_putc(b, '{');
-	bool startup = f->startups || f->cold || f->warm;
-	if (startup)
-		hg_buf_printf(b, "\"startup\":{\"reports\":%" PRId64 ",\"cold\":%" PRId64
-			      ",\"warm\":%" PRId64 ",\"total_p50\":%" PRId64 ",\"total_p90\":%" PRId64
-			      "}", f->startups, f->cold, f->warm, f->total_p50, f->total_p90);
-	if (f->fps_reports || f->frames) {
-		hg_buf_printf(b, "%s\"fps\":{\"reports\":%" PRId64 ",\"mean\":", startup ? "," : "",
-			      f->fps_reports);
-		if (f->fps_reports)
-			hg_buf_printf(b, "%.2f", f->fps_mean);
-		else
-			hg_buf_puts(b, "null");
-		hg_buf_printf(b, ",\"frames\":%" PRId64 ",\"frozen\":%" PRId64 ",\"high\":%" PRId64
-			      ",\"frozen_high_share\":", f->frames, f->frozen, f->high);
-		share(b, f->frozen_high_share);
-		hg_buf_putc(b, '}');
-	}
-	hg_buf_putc(b, '}');
-}
-
 /* One set of a regressed cluster: {"count":..,"p90":..} and, for FPS,
  * "fps" and "frozen_high_share". */
 static void side(hg_buf *b, const struct dg_cluster *c, int64_t count, int64_t p90,
@@ -111,7 +86,7 @@ static void cluster(hg_buf *b, const struct dg_cluster *c, bool regressed)
 		hg_buf_puts(b, ",\"cost\":{\"p50\":null,\"p90\":null}");
 	if (c->fig) {
 		hg_buf_puts(b, ",\"figures\":");
-		figures(b, c->fig);
+		hg_figures_json(b, c->fig);
 		hg_buf_puts(b, ",\"figures_by_version\":[");
 		bool first = true;
 		for (size_t i = 0; i < c->n_versions; i++) {
@@ -121,7 +96,7 @@ static void cluster(hg_buf *b, const struct dg_cluster *c, bool regressed)
 			first = false;
 			str(b, "version", c->versions[i].version);
 			hg_buf_puts(b, ",\"figures\":");
-			figures(b, c->versions[i].fig);
+			hg_figures_json(b, c->versions[i].fig);
 			hg_buf_putc(b, '}');
 		}
 		hg_buf_putc(b, ']');

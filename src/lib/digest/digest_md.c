@@ -81,26 +81,7 @@ static void md_link(hg_buf *b, const char *s)
 
 static void versions(hg_buf *b, const struct dg_cluster *c)
 {
-	for (size_t i = 0; i < c->n_versions; i++) {
-		if (i)
-			hg_buf_puts(b, ", ");
-		md_text(b, c->versions[i].version, 40);
-		hg_buf_printf(b, ": %" PRId64, c->versions[i].count);
-		if (c->versions[i].fig) { /* startup totals, frame rates: per version */
-			hg_buf f;
-			hg_buf_init(&f);
-			digest_version_figures(&f, c->versions[i].fig);
-			if (f.len) {
-				hg_buf_puts(b, " (");
-				md_text(b, f.data, CELL_MAX);
-				hg_buf_putc(b, ')');
-			}
-			b->failed |= f.failed;
-			hg_buf_release(&f);
-		}
-	}
-	if (c->versions_other)
-		hg_buf_printf(b, ", other: %" PRId64, c->versions_other);
+	digest_versions(b, c, md_text);
 }
 
 static void table_head(hg_buf *b, bool regressed)
