@@ -31,7 +31,10 @@ enum hg_flame_unit {
 #define HG_FLAME_NO_PARENT SIZE_MAX
 
 typedef struct hg_flame_node {
-	const char *name;    /* the frame as people read it: symbol, "#id" when unmapped */
+	const char *name;    /* the frame as people read it, as the tree view names it:
+			      * "a.b.C.m" for Java, a native frame's function
+			      * (hg_frame_function: demangled, or symbolicated) with its
+			      * "+offset", "#id" when unmapped */
 	size_t parent;       /* index of the parent (always smaller), HG_FLAME_NO_PARENT for a root */
 	int64_t total;       /* weight of the node and all below it (>= self, >= 0) */
 	int64_t self;        /* total minus its children's totals, at least 0 */
@@ -39,8 +42,12 @@ typedef struct hg_flame_node {
 	int64_t reports;     /* merged trees: reports passing through it; 1 for one report */
 	int64_t begin;       /* method stacks from a buffer: first entry, ms after the
 			      * stack's first entry; -1 when unknown */
-	const char *file;    /* Java frames: the source file as written; else NULL */
-	long line;           /* Java frames: the line; else -1 */
+	const char *file;    /* the source file the report (or symbol files) gave: a Java
+			      * frame's as written, a native frame's source_file; else NULL */
+	long line;           /* its line; else -1 */
+	const char *image;   /* native frames: the binary image's base name; else NULL */
+	const char *symbol;  /* native frames: the symbol as the report wrote it, when
+			      * name reads otherwise (a mangled name); else NULL */
 	bool key;            /* on the StackKey path (root to the StackKey, inclusive) */
 	/* Differential flames (hg_flame_diff) only: */
 	bool in_base;        /* the same path exists in the base tree */
@@ -149,7 +156,8 @@ size_t hg_flame_folded_size(const hg_flame *f);
 /* The speedscope file format (its file-format-schema.json): an evented
  * profile for method stacks (HG_FLAME_MS, unit "milliseconds"), a sampled
  * one otherwise (one sample per path with a self weight, as folded; unit
- * "none").  Frames are shared by name, file and line.  The profile is
+ * "none").  Frames are shared by name, file and line (a frame's file: its
+ * source file, else its image).  The profile is
  * named after the title, followed by " | StackKey: " and the StackKey
  * frame's name when there is one.  Events are at the nodes' begin times
  * where known, else children follow one another from their parent's start
@@ -161,8 +169,9 @@ void hg_flame_write_speedscope(const hg_flame *f, hg_buf *out);
  * "M" events naming the process (the title) and thread(s), then one
  * complete ("X") event per node, ts/dur in microseconds laid out as for
  * speedscope, properly nested, args {cost_ms, self_ms, calls, reports,
- * stack_key}.  Method stacks are one thread (tid 1); otherwise each root
- * (a thread of a dump) is a thread of its own (tid 1, 2, ...), a sample
+ * stack_key, key_path; file, line, image and symbol when known}.  Method
+ * stacks are one thread (tid 1); otherwise each root (a thread of a
+ * dump) is a thread of its own (tid 1, 2, ...), a sample
  * or a thread weighing 1 ms, and the args say cost_samples / self_samples
  * or cost_threads / self_threads. */
 void hg_flame_write_chrome(const hg_flame *f, hg_buf *out);
@@ -170,6 +179,10 @@ void hg_flame_write_chrome(const hg_flame *f, hg_buf *out);
 /* A self-contained interactive SVG flame graph drawn as an icicle (root on
  * top); see flame_svg.c for what it shows and does.  Appends to out (the
  * caller's; a failed allocation sets out->failed); f and opts borrowed.
+ * Each frame's tooltip (<title>) holds its name, then where it is when
+ * known ("at File.java:12", "at HTHangValidation.swift:379 in HTAPMKitDemo",
+ * "in libfoo.so") and the symbol as written when the name reads otherwise
+ * ("symbol $s6Reader..."), then its weight.
  * A diff flame (f->diff) is coloured by the change of each path's cost per
  * report: red grew, blue shrank, grey unchanged, hatched new.  id_prefix
  * keeps only letters, digits, '-' and '_' (others become '_'); the root's

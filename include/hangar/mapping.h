@@ -7,6 +7,7 @@
 #ifndef HANGAR_MAPPING_H
 #define HANGAR_MAPPING_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -61,6 +62,15 @@ int hg_mapping_lookup(const hg_mapping *mapping, int32_t id, hg_arena *arena,
  * formatted (up to 64 MiB), so one mapping must not be asked from two
  * threads at once. */
 const char *hg_mapping_symbol(const hg_mapping *mapping, int32_t id, hg_arena *arena);
+
+/* Whether some class of the mapping is in the Java package of the first
+ * len bytes of package (e.g. "com.example": "com.example.Feed",
+ * "com.example.db.Users$1" are).  Found by reading the file once per
+ * package, the answer kept for a few packages, so one mapping must not be
+ * asked from two threads at once (as hg_mapping_symbol).  True when it
+ * cannot tell (a read fails, out of memory): it clears the mapping of
+ * doubt, never accuses it. */
+bool hg_mapping_has_package(const hg_mapping *mapping, const char *package, size_t len);
 
 /* Formats class + method + JVM descriptor (dotted or slashed class names) as
  * above; an unparseable descriptor is kept verbatim after the name.  Owned by

@@ -96,6 +96,17 @@ typedef struct hg_sample {
 	                           report's start when only that is known); -1 */
 } hg_sample;
 
+/* The crash handler's own crash while it wrote the report (KSCrash's
+ * recrash: "Handler crashed while reporting"): why, said as hg_report.reason
+ * is, the crash doctor's diagnosis of it, and its crashed thread, whose
+ * frames lie in the report's images (hg_report.threads.images). */
+typedef struct hg_recrash {
+	const char *reason;     /* may be NULL */
+	const char *diagnosis;  /* may be NULL */
+	bool has_thread;
+	hg_thread thread;       /* flagged HG_THREAD_CRASHED (it was writing the report) */
+} hg_recrash;
+
 /* The lowercase name users see ("slow_method", "anr", ...). */
 const char *hg_report_kind_name(enum hg_report_kind kind);
 /* The kind of a Matrix `detail` value (NORMAL, ANR, LAG_TOUCH, ...). */
@@ -179,6 +190,8 @@ typedef struct hg_report {
 	size_t n_exceptions, cap_exceptions;
 	const char *reason;      /* why the app stopped, said plainly: a watchdog
 	                            kill, a signal, a mach exception; may be NULL */
+	const hg_recrash *recrash; /* the handler crashed while writing the report
+	                            (KSCrash); NULL when it did not */
 	bool sampled;            /* the threads are a sampled profile (KSCrash profiles,
 	                            MetricKit call-stack trees): each frame's repeat is the
 	                            samples that held it there, and flame graphs weigh by it */
@@ -269,12 +282,47 @@ int hg_reports_read_raw(const hg_ctx *ctx, const char *source, const unsigned ch
 void hg_report_destroy(hg_report *report);
 
 /* Fills report->symbols from mapping (borrowed; may be NULL: then nothing is
- * resolved) and warns once with the count of ids the mapping lacks. */
+ * resolved) and warns once: that the mapping looks like another app's
+ * (hg_report_mapping_fit), else with the count of ids the mapping lacks. */
 /* Rebuilds the stack of a report read with ctx->defer_rebuild, as the
  * reader would have (its warnings where the reader would have put them);
  * nothing for any other.  0 or HG_ENOMEM. */
 int hg_report_rebuild(hg_report *report);
 int hg_report_symbolicate(hg_report *report, const hg_mapping *mapping);
+
+/* Whether the methodMapping that named a report is the app's own.  The
+ * app's package is the first two words of the report's process
+ * ("com.example" of "com.example.reader"), else of its scene when that is
+ * a class.  The mapping looks like another app's (foreign) when none of
+ * the report's ids is named into that package and the mapping has no
+ * class in it, or most of the report's ids are missing (more than half of
+ * at least 5 distinct ids) and none is named into the package (or the
+ * report names no package).  Strings live in the report's arena. */
+typedef struct hg_mapping_fit {
+	size_t ids;           /* distinct method ids of the report, but Matrix's fixed
+	                         dispatchMessage id (every mapping has it): none, nothing
+	                         is foreign */
+	size_t missing;       /* of them, not in the mapping */
+	const char *package;  /* "com.example", or NULL when the report names none */
+	const char *app;      /* what the package was read from ("com.example.reader") */
+	bool in_package;      /* an id of the report is named into the package */
+	bool package_known;   /* the mapping has classes in the package (looked up only
+	                         when no id is named into it) */
+	bool foreign;         /* the mapping looks like another app's */
+} hg_mapping_fit;
+
+/* Fills *fit for report, named with mapping by hg_report_symbolicate
+ * (both borrowed; reads the mapping's file once per package: not from two
+ * threads at once).  Nothing is foreign without symbols.  0 or HG_ENOMEM. */
+int hg_report_mapping_fit(const hg_report *report, const hg_mapping *mapping,
+			  hg_mapping_fit *fit);
+
+/* The warning that says fit is foreign, naming the mapping's file and the
+ * report's app ("methodMapping m.txt looks like another app's: 40 of the 42
+ * method ids of com.example.reader are not in it (shown as #<id>)"); NULL
+ * when fit is not foreign, or on ENOMEM.  Owned by arena. */
+const char *hg_mapping_fit_warning(const hg_mapping_fit *fit, const hg_mapping *mapping,
+				   hg_arena *arena);
 
 /* The StackKey item's id as Matrix prints it ("<id>|"), or "" (arena). */
 const char *hg_report_stack_key_text(const hg_report *report);

@@ -72,6 +72,16 @@ size_t hg_sample_tree_find(const hg_sample_tree *t, const hg_thread *th);
 bool hg_frame_same(const hg_frame *a, const hg_frame *b);
 uint64_t hg_frame_hash(const hg_frame *f);
 
+/* The function a native frame names, as every output writes it (the text
+ * view, flame graphs; JSON's "name" is the same without *rest): the
+ * function symbol files named (symbolicated), else the readable name of a
+ * demangled symbol, with *rest the "+offset" the symbol was written with
+ * after its mangled name ("_ZN3art3FooEv+24" reads "art::Foo()" + "+24"),
+ * else the symbol as written, else the method; NULL when none (and for a
+ * Java frame).  *rest is "" but for a demangled symbol.  Both borrowed
+ * from f. */
+const char *hg_frame_function(const hg_frame *f, const char **rest);
+
 /* The heaviest path of rep's sample tree as a new thread named name, with
  * flags (e.g. HG_THREAD_MAIN), flagged HG_THREAD_BLAMED and blamed: its
  * frames innermost first, each a copy of the node's frame with repeat = the

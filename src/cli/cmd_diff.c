@@ -34,6 +34,8 @@ static void diff_usage(FILE *out)
 		"                         0: all); json and csv: all unless given\n"
 		"      --fail-on-new      exit 3 when there is a new cluster\n"
 		"  -f, --format F         table (default), json (one object per line) or csv\n"
+		"      --width N          fit the table to N columns (0: no limit; default: the\n"
+		"                         terminal's width, no limit when not a terminal)\n"
 		"  -h, --help             show this help\n"
 		"\n"
 		"One cluster's differential flame graph, between the same two sets (two\n"
@@ -43,7 +45,7 @@ static void diff_usage(FILE *out)
 		"                         call path's cost per report grew, blue where it\n"
 		"                         shrank, hatched where it is new\n"
 		"  -o, --output FILE      write the SVG there (default: stdout)\n"
-		"      --width PX         its width (default 1200)\n"
+		"      --width PX         with --flame: its width in pixels (default 1200)\n"
 		"  -m, --mapping FILE     name frames as ingest did: methodMapping.txt,\n"
 		"      --proguard FILE    ProGuard/R8 mapping.txt (repeatable),\n"
 		"      --mapping-dir DIR  or DIR/<version>/ per app version\n"
@@ -56,6 +58,7 @@ static void diff_usage(FILE *out)
 
 struct diff_out {
 	enum row_format format;
+	struct table *table;
 	long limit;                /* rows of each status; <= 0: all */
 	size_t rows, new_clusters;
 	char status[12];           /* the status of the rows being counted */
@@ -69,9 +72,15 @@ static void say_left_out(const struct diff_out *d)
 {
 	if (!d->left_out)
 		return;
-	FILE *out = d->format == ROWS_TABLE ? stdout : stderr;
-	cli_fprintf(out, "%s… %" PRId64 " more %s (--limit 0 lists all)\n",
-		d->format == ROWS_TABLE ? "" : "hangar diff: ", d->left_out, d->status);
+	if (d->format != ROWS_TABLE) {
+		cli_fprintf(stderr, "hangar diff: … %" PRId64 " more %s (--limit 0 lists all)\n",
+			    d->left_out, d->status);
+		return;
+	}
+	char note[96];
+	snprintf(note, sizeof note, "… %" PRId64 " more %s (--limit 0 lists all)\n", d->left_out,
+		 d->status);
+	table_note(d->table, note);
 }
 
 static int on_row(void *user, const hg_diff_row *r)
@@ -88,10 +97,9 @@ static int on_row(void *user, const hg_diff_row *r)
 		d->left_out++;
 		return 0;
 	}
-	char oc[24], nc[24], ob[24], nb[24], hash[13];
+	char oc[24], nc[24], ob[24], nb[24];
 	snprintf(oc, sizeof oc, "%" PRId64, r->old_count);
 	snprintf(nc, sizeof nc, "%" PRId64, r->new_count);
-	snprintf(hash, sizeof hash, "%.12s", r->hash);
 	bool table = d->format == ROWS_TABLE, json = d->format == ROWS_JSON;
 	/* An FPS cluster's cost was never measured: its p90s are unknown. */
 	const char *op = figures_cost_cell(ob, r->old_p90, !r->cost_unknown, table);
@@ -120,24 +128,22 @@ static int on_row(void *user, const hg_diff_row *r)
 	for (int k = 0; k < 4; k++)
 		if (k < 2 ? (k ? r->new_fps_reports : r->old_fps_reports) > 0 : f[k] >= 0)
 			snprintf(fv[k], sizeof fv[k], k < 2 ? "%.2f" : "%.4f", f[k]), fc[k] = fv[k];
-	struct cell cells[] = {
-		{"status", r->status, 9, false},
-		{"hash", table ? hash : r->hash, 12, false},
-		{"kind", r->kind, 11, false},
-		{table ? "old" : "old_count", oc, 5, json},
-		{table ? "new" : "new_count", nc, 5, json},
-		{"old_p90", op, 7, json},
-		{"new_p90", np, 7, json},
-		{"title", title.failed ? r->title : title.data, 0, false},
-		{"old_fps", fc[0], 0, true},
-		{"new_fps", fc[1], 0, true},
-		{"old_frozen_high_share", fc[2], 0, true},
-		{"new_frozen_high_share", fc[3], 0, true},
+	struct table_cell cells[] = {
+		{"status", r->status, CELL_FIXED, false},
+		{"hash", r->hash, CELL_HASH, false},
+		{"kind", r->kind, CELL_FIXED, false},
+		{table ? "old" : "old_count", oc, CELL_NUMBER, json},
+		{table ? "new" : "new_count", nc, CELL_NUMBER, json},
+		{"old_p90", op, CELL_NUMBER, json},
+		{"new_p90", np, CELL_NUMBER, json},
+		{"title", title.failed ? r->title : title.data, CELL_CUT, false},
+		{"old_fps", fc[0], CELL_FIXED, true},
+		{"new_fps", fc[1], CELL_FIXED, true},
+		{"old_frozen_high_share", fc[2], CELL_FIXED, true},
+		{"new_frozen_high_share", fc[3], CELL_FIXED, true},
 	};
 	size_t n = sizeof cells / sizeof *cells - (json && fps ? 0 : 4);
-	if (d->rows == 0)
-		print_header(stdout, d->format, cells, n);
-	print_row(stdout, d->format, cells, n);
+	table_row(d->table, cells, n);
 	hg_buf_release(&title);
 	d->rows++;
 	return 0;
@@ -161,6 +167,7 @@ static void print_csv_header(void)
 static void say_totals(const struct diff_out *d, const hg_diff_totals *t)
 {
 	say_left_out(d);
+	table_flush(d->table);
 	if (d->rows == 0 && d->format == ROWS_CSV)
 		print_csv_header();
 	FILE *out = d->format == ROWS_TABLE ? stdout : stderr;
@@ -213,7 +220,6 @@ static int check_sets(const hg_diff_query *q)
 /* --flame and the options that go with it. */
 static int flame_option(struct diff_flame_opts *fl, int c, const char *arg)
 {
-	int64_t v;
 	switch (c) {
 	case 'F': fl->cluster = arg; break;
 	case 'o': fl->output = arg; break;
@@ -225,12 +231,21 @@ static int flame_option(struct diff_flame_opts *fl, int c, const char *arg)
 					       DIFF_FLAME_MAX_PROGUARD);
 		fl->proguard[fl->n_proguard++] = arg;
 		break;
-	case 'w':
-		if (!cli_parse_int64(arg, &v) || v < 300 || v > 100000)
-			return cli_usage_error("diff", "--width wants pixels, 300 to 100000, not '%s'", arg);
-		fl->width = (int)v;
-		break;
 	}
+	return EXIT_FINE;
+}
+
+/* --width: the SVG's pixels with --flame, else the table's columns. */
+static int width_option(struct diff_flame_opts *fl, const char *arg, int *columns)
+{
+	int64_t v;
+	if (!fl->cluster)
+		return cli_text_width("diff", arg, columns) ? EXIT_FINE : EXIT_USAGE;
+	if (!arg)
+		return EXIT_FINE;
+	if (!cli_parse_int64(arg, &v) || v < 300 || v > 100000)
+		return cli_usage_error("diff", "--width wants pixels, 300 to 100000, not '%s'", arg);
+	fl->width = (int)v;
 	return EXIT_FINE;
 }
 
@@ -256,11 +271,12 @@ static int run_diff(int argc, char **argv)
 {
 	hg_diff_query q = {0};
 	struct regress_opts rules = REGRESS_OPTS_DEFAULT;
-	struct diff_out d = {.format = ROWS_TABLE, .limit = -1};
+	struct diff_out d = {.format = ROWS_TABLE, .table = NULL, .limit = -1};
 	struct store_cmd sc = {"diff", diff_usage, long_options, NULL, ROWS_TABLE};
 	bool fail_on_new = false;
-	int c, bad;
+	int c, bad, columns = 0;
 	int64_t v;
+	const char *width_arg = NULL;
 	optind = 1;
 	opterr = 0;
 	struct diff_flame_opts fl = {0};
@@ -271,10 +287,10 @@ static int run_diff(int argc, char **argv)
 		case 'm':
 		case 'M':
 		case 'P':
-		case 'w':
 			if ((bad = flame_option(&fl, c, optarg)) != EXIT_FINE)
 				return bad;
 			break;
+		case 'w': width_arg = optarg; break;
 		case 'S': q.since = optarg; break;
 		case 'U': q.until = optarg; break;
 		case 'B': q.baseline_version = optarg; break;
@@ -305,12 +321,14 @@ static int run_diff(int argc, char **argv)
 	if (optind < argc)
 		return cli_usage_error("diff", "unexpected argument '%s'", argv[optind]);
 	int status = check_sets(&q);
+	if (status == EXIT_FINE)
+		status = width_option(&fl, width_arg, &columns);
 	if (status != EXIT_FINE)
 		return status;
 	if (fl.cluster)
 		return run_flame(&fl, &q, &sc);
-	if (fl.output || fl.width || fl.mapping || fl.mapping_dir || fl.n_proguard)
-		return cli_usage_error("diff", "-o, --width and the mapping options go with --flame");
+	if (fl.output || fl.mapping || fl.mapping_dir || fl.n_proguard)
+		return cli_usage_error("diff", "-o and the mapping options go with --flame");
 	if (d.limit < 0) /* a person reads the table; scripts get every row */
 		d.limit = d.format == ROWS_TABLE ? TABLE_LIMIT : 0;
 	q.min_count = rules.min_count;
@@ -326,13 +344,16 @@ static int run_diff(int argc, char **argv)
 		return bad;
 	}
 	hg_diff_totals totals;
-	int rc = hg_store_diff(store, &q, on_row, &d, &totals);
+	d.table = table_create(stdout, d.format, columns, store);
+	int rc = d.table ? hg_store_diff(store, &q, on_row, &d, &totals) : HG_ENOMEM;
 	if (rc == 0 && !q.version)
 		cli_note_untimed(store, "diff", q.since, q.until);
+	if (rc == 0)
+		say_totals(&d, &totals);
+	table_destroy(d.table);
 	hg_store_close(store);
 	if (rc != 0)
 		return cli_store_failed("diff", rc);
-	say_totals(&d, &totals);
 	return fail_on_new && d.new_clusters ? EXIT_NEW_CLUSTERS : EXIT_FINE;
 }
 

@@ -31,8 +31,8 @@ static void regroup_usage(FILE *out)
 		"                         Build ID / UUID (repeatable): clusters re-signed\n"
 		"      --rules FILE       grouping rules (see hangar-formats(5))\n"
 		"      --input-format F   read stored texts as matrix, kscrash, metrickit, anr,\n"
-		"                         blockcanary, java or stack (default: detect, as\n"
-		"                         ingest did)\n"
+		"                         logcat, tombstone, blockcanary, watchdog, java or\n"
+		"                         stack (default: detect, as ingest did)\n"
 		"      --stack-dir DIR    where APM reports' stack files are\n"
 		"  -h, --help             show this help\n"
 		"\n"
@@ -121,7 +121,8 @@ static int run_regroup(int argc, char **argv)
 			int f = hg_input_format_from_name(optarg);
 			if (f < 0 || f == HG_FORMAT_RAW)
 				return cli_usage_error("regroup", "unknown input format '%s' (matrix, kscrash, "
-					       "metrickit, anr, blockcanary, java, stack)", optarg);
+					       "metrickit, anr, logcat, tombstone, blockcanary, watchdog, "
+					       "java, stack)", optarg);
 			g.format = (enum hg_input_format)f;
 			break;
 		}

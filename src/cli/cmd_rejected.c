@@ -18,12 +18,14 @@ static void rejected_usage(FILE *out)
 		"Options:\n"
 		"      --db FILE      the store (default: $HANGAR_DB, else ./hangar.db)\n"
 		"  -f, --format F     table (default), json or csv\n"
+		"      --width N      fit the table to N columns (0: no limit; default: the\n"
+		"                     terminal's width, no limit when not a terminal)\n"
 		"  -h, --help         show this help\n");
 }
 
 struct list {
 	enum row_format format;
-	size_t rows;
+	struct table *table;
 };
 
 static int on_rejected(void *user, const hg_rejected_row *r)
@@ -38,28 +40,28 @@ static int on_rejected(void *user, const hg_rejected_row *r)
 	/* The hash (to find the original of a cut input) is too wide for the
 	 * table: json and csv only, with the flag. */
 	bool wide = l->format != ROWS_TABLE;
-	struct cell cells[9];
+	struct table_cell cells[9];
 	size_t n = 0;
-	cells[n++] = (struct cell){"id", id, 5, j};
-	cells[n++] = (struct cell){"when", r->when, 20, false};
-	cells[n++] = (struct cell){"line", line, 6, j};
-	cells[n++] = (struct cell){"bytes", size, 9, j};
-	cells[n++] = (struct cell){"kept", kept, 8, j};
+	cells[n++] = (struct table_cell){"id", id, CELL_NUMBER, j};
+	cells[n++] = (struct table_cell){"when", r->when, CELL_TIME, false};
+	cells[n++] = (struct table_cell){"line", line, CELL_NUMBER, j};
+	cells[n++] = (struct table_cell){"bytes", size, CELL_NUMBER, j};
+	cells[n++] = (struct table_cell){"kept", kept, CELL_NUMBER, j};
 	if (wide) {
-		cells[n++] = (struct cell){"truncated", r->truncated ? "true" : "false", 0, j};
-		cells[n++] = (struct cell){"sha256", r->sha256, 0, false};
+		const char *cut = r->truncated ? "true" : "false";
+		cells[n++] = (struct table_cell){"truncated", cut, CELL_FIXED, j};
+		cells[n++] = (struct table_cell){"sha256", r->sha256, CELL_FIXED, false};
 	}
-	cells[n++] = (struct cell){"source", r->source, 30, false};
-	cells[n++] = (struct cell){"reason", r->reason, 0, false};
-	if (l->rows++ == 0)
-		print_header(stdout, l->format, cells, n);
-	print_row(stdout, l->format, cells, n);
+	cells[n++] = (struct table_cell){"source", r->source, CELL_PATH, false};
+	cells[n++] = (struct table_cell){"reason", r->reason, CELL_CUT, false};
+	table_row(l->table, cells, n);
 	return 0;
 }
 
 static const struct option long_options[] = {
 	{"db", required_argument, NULL, 'D'},
 	{"format", required_argument, NULL, 'f'},
+	{"width", required_argument, NULL, 'w'},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
@@ -68,10 +70,15 @@ static int run_rejected(int argc, char **argv)
 {
 	struct list l = {0};
 	struct store_cmd sc = {"rejected", rejected_usage, long_options, NULL, ROWS_TABLE};
-	int c;
+	const char *width_arg = NULL;
+	int c, width = 0;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":f:h", long_options, NULL)) != -1) {
+		if (c == 'w') {
+			width_arg = optarg;
+			continue;
+		}
 		int rc = store_cmd_option(&sc, c, argv);
 		if (rc != STORE_CMD_NEXT)
 			return rc;
@@ -81,6 +88,8 @@ static int run_rejected(int argc, char **argv)
 	int64_t id = 0;
 	if (optind < argc && (!cli_parse_int64(argv[optind], &id) || id <= 0 || optind + 1 < argc))
 		return cli_usage_error("rejected", "ID must be one number from 'hangar rejected'");
+	if (!cli_text_width("rejected", width_arg, &width))
+		return EXIT_USAGE;
 	hg_store *store = open_store(db);
 	if (!store)
 		return EXIT_SOME_FAILED;
@@ -94,8 +103,11 @@ static int run_rejected(int argc, char **argv)
 		else
 			fprintf(stderr, "hangar rejected: no rejected input %" PRId64 "\n", id);
 		free(text);
+	} else if (!(l.table = table_create(stdout, l.format, width, NULL))) {
+		rc = HG_ENOMEM;
 	} else {
 		rc = hg_store_rejected(store, on_rejected, &l);
+		table_destroy(l.table);
 	}
 	hg_store_close(store);
 	return rc != 0 ? EXIT_SOME_FAILED : EXIT_FINE;

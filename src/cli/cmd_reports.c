@@ -13,7 +13,7 @@ static void reports_usage(FILE *out)
 		"usage: hangar reports [OPTIONS] HASH\n"
 		"\n"
 		"The reports of a cluster (a unique prefix of its hash is enough), newest first:\n"
-		"source, line, time, version, device, cost.  With --text, their original texts\n"
+		"time, version, device, cost, line, content_hash, source.  With --text, their texts\n"
 		"one per line instead, ready for 'hangar stack -'.\n"
 		"\n"
 		"Options:\n"
@@ -21,14 +21,16 @@ static void reports_usage(FILE *out)
 		"      --text         print the stored texts (NDJSON for JSON reports)\n"
 		"      --limit N      at most N reports (default: all)\n"
 		"  -f, --format F     table (default), json or csv\n"
+		"      --width N      fit the table to N columns (0: no limit; default: the\n"
+		"                     terminal's width, no limit when not a terminal)\n"
 		"  -h, --help         show this help\n");
 }
 
 struct list {
 	hg_store *store;
 	enum row_format format;
+	struct table *table;
 	bool text;
-	size_t rows;
 	int failed;
 };
 
@@ -51,22 +53,26 @@ static int on_report(void *user, const hg_report_row *r)
 	char line[24], cost[24];
 	snprintf(line, sizeof line, "%ld", r->line);
 	snprintf(cost, sizeof cost, "%" PRId64, r->cost);
-	struct cell cells[] = {
-		{"time", r->time ? r->time : l->format == ROWS_TABLE ? "unknown" : NULL, 20, false},    {"version", r->version, 12, false},
-		{"device", r->device, 14, false}, {"cost", cost, 7, l->format == ROWS_JSON},
-		{"line", line, 6, l->format == ROWS_JSON}, {"content_hash", r->content_hash, 16, false},
-		{"source", r->source, 0, false},
+	bool j = l->format == ROWS_JSON;
+	struct table_cell cells[] = {
+		{"time", r->time ? r->time : l->format == ROWS_TABLE ? "unknown" : NULL, CELL_TIME,
+		 false},
+		{"version", r->version, CELL_FIXED, false},
+		{"device", r->device, CELL_CUT, false},
+		{"cost", cost, CELL_NUMBER, j},
+		{"line", line, CELL_NUMBER, j},
+		{"content_hash", r->content_hash, CELL_DIGEST, false},
+		{"source", r->source, CELL_PATH, false},
 	};
-	if (l->rows++ == 0)
-		print_header(stdout, l->format, cells, sizeof cells / sizeof *cells);
-	print_row(stdout, l->format, cells, sizeof cells / sizeof *cells);
+	table_row(l->table, cells, sizeof cells / sizeof *cells);
 	return 0;
 }
 
 static const struct option long_options[] = {
 	{"db", required_argument, NULL, 'D'},   {"text", no_argument, NULL, 't'},
 	{"limit", required_argument, NULL, 'l'}, {"format", required_argument, NULL, 'f'},
-	{"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0},
+	{"width", required_argument, NULL, 'w'}, {"help", no_argument, NULL, 'h'},
+	{NULL, 0, NULL, 0},
 };
 
 static int run_reports(int argc, char **argv)
@@ -74,6 +80,8 @@ static int run_reports(int argc, char **argv)
 	struct list l = {0};
 	struct store_cmd sc = {"reports", reports_usage, long_options, NULL, l.format};
 	long limit = 0;
+	const char *width_arg = NULL;
+	int width = 0;
 	int64_t v;
 	int c;
 	optind = 1;
@@ -81,6 +89,7 @@ static int run_reports(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, ":f:h", long_options, NULL)) != -1) {
 		switch (c) {
 		case 't': l.text = true; break;
+		case 'w': width_arg = optarg; break;
 		case 'l':
 			if (!cli_parse_int64(optarg, &v) || v < 0)
 				return cli_usage_error("reports", "--limit wants a number >= 0");
@@ -97,6 +106,8 @@ static int run_reports(int argc, char **argv)
 	const char *db = sc.db;
 	if (optind + 1 != argc)
 		return cli_usage_error("reports", "give one cluster HASH (or a unique prefix of it)");
+	if (!cli_text_width("reports", width_arg, &width))
+		return EXIT_USAGE;
 	if (!(l.store = open_store(db)))
 		return EXIT_SOME_FAILED;
 	char hash[33];
@@ -104,8 +115,11 @@ static int run_reports(int argc, char **argv)
 	if (rc != 0)
 		fprintf(stderr, "hangar reports: %s cluster '%s'\n", rc == HG_EPARSE ? "more than one" : "no",
 			argv[optind]);
+	else if (!l.text && !(l.table = table_create(stdout, l.format, width, l.store)))
+		rc = HG_ENOMEM;
 	else
 		rc = hg_store_reports(l.store, hash, limit, on_report, &l);
+	table_destroy(l.table);
 	hg_store_close(l.store);
 	return rc != 0 || l.failed ? EXIT_SOME_FAILED : EXIT_FINE;
 }

@@ -8,6 +8,7 @@
 #include "hangar/flame.h"
 #include "render.h"
 #include "figures_cli.h"
+#include "show_text.h"
 #include "show_tree.h"
 #include "store_cli.h"
 
@@ -70,19 +71,6 @@ struct show {
 	bool figures;           /* the cluster has FPS or startup figures */
 };
 
-/* "129, device unknown" when no report names one (not "on 0 devices"),
- * else "129 on 12 devices", and how many name none. */
-static void say_devices(const hg_cluster_row *c, int64_t no_device)
-{
-	if (c->devices == 0) {
-		cli_printf("%" PRId64 ", device unknown", c->count);
-		return;
-	}
-	cli_printf("%" PRId64 " on %" PRId64 " device%s", c->count, c->devices, c->devices == 1 ? "" : "s");
-	if (no_device > 0)
-		cli_printf(" (%" PRId64 " report%s without one)", no_device, no_device == 1 ? "" : "s");
-}
-
 static int on_cluster(void *user, const hg_cluster_row *c)
 {
 	struct show *s = user;
@@ -127,34 +115,7 @@ static int on_cluster(void *user, const hg_cluster_row *c)
 			hg_figures_json(b, c->figures);
 		}
 	} else if (s->format == ROWS_TABLE) {
-		cli_printf("cluster     %s\nkind        %s\ntitle       %s\n", c->hash, c->kind, c->title);
-		if (c->key_symbol)
-			cli_printf("StackKey    %s\n", c->key_symbol);
-		cli_printf("reports     ");
-		say_devices(c, s->no_device);
-		cli_printf("%s\n", c->symbolicated ? "" : " (unsymbolicated: grouped by method ids)");
-		if (c->first_seen && c->last_seen)
-			cli_printf("seen        %s .. %s\n", c->first_seen, c->last_seen);
-		else
-			cli_printf("seen        unknown (no report of this cluster gives its time)\n");
-		if (c->cost_reports)
-			cli_printf("cost        p50 %" PRId64 " ms, p90 %" PRId64 " ms, p99 %" PRId64
-				   " ms, max %" PRId64 " ms%s\n", c->cost_p50, c->cost_p90, c->cost_p99,
-				   c->cost_max, c->cost_reports < c->count ? " (of the reports that measured it)"
-									    : "");
-		else
-			cli_printf("cost        — (nobody measured it: %s)\n",
-				   !strcmp(c->kind, "fps") ? "FPS reports count frames" : "no report gives one");
-		if (c->figures) {
-			hg_buf f;
-			hg_buf_init(&f);
-			figures_text(&f, c->figures);
-			if (f.len && !f.failed)
-				cli_printf("%-11s %.*s\n", c->figures->fps_reports ? "fps" : "startup",
-					   (int)f.len, f.data);
-			hg_buf_release(&f);
-		}
-		cli_printf("signature   %s\n", c->frames);
+		show_text_cluster(c, s->no_device, s->width);
 	}
 	return 0;
 }
@@ -168,7 +129,7 @@ static int on_count(void *user, const char *value, int64_t count)
 		hg_buf_json_string(&s->json, value ? value : "", value ? strlen(value) : 0);
 		hg_buf_printf(&s->json, ":%" PRId64, count);
 	} else if (s->format == ROWS_TABLE) {
-		cli_printf("  %8" PRId64 "  %s\n", count, value ? value : "(unknown)");
+		show_text_count(value, count, s->width);
 	}
 	s->first = false;
 	return 0;
@@ -188,14 +149,6 @@ static void json_pruned(hg_buf *b, const char *key, int64_t nodes, int64_t cost,
 			first = false;
 		}
 	hg_buf_puts(b, "]}");
-}
-
-/* Levels of indent before names stop moving right: 40, fewer when the
- * width is narrow (a third of it at most). */
-static long guide_levels(const struct show *s)
-{
-	long most = s->width > 0 ? s->width / 6 : 40;
-	return most < 40 ? (most < 2 ? 2 : most) : 40;
 }
 
 static void on_node(void *user, const struct show_node *n)
@@ -234,16 +187,7 @@ static void on_node(void *user, const struct show_node *n)
 			print_header(stdout, s->format, cells, 10);
 		print_row(stdout, s->format, cells, 10);
 	} else {
-		int indent = 2 * (int)(n->depth < guide_levels(s) ? n->depth : guide_levels(s));
-		hg_buf name;
-		hg_buf_init(&name);
-		/* the 31 columns of counts, the indent, then the name as fits */
-		int avail = s->width > 0 ? s->width - 31 - indent : 0;
-		render_fit_symbol(&name, "", n->symbol,
-				  s->width > 0 && avail < RENDER_MIN_ROOM ? RENDER_MIN_ROOM : avail, "…");
-		cli_printf("%8s %10s %8s %c %*s%.*s\n", reports, total, max, n->key ? '*' : ' ', indent, "",
-		       (int)name.len, name.data ? name.data : "");
-		hg_buf_release(&name);
+		show_text_node(n, s->width);
 	}
 	s->first = false;
 }
@@ -257,15 +201,9 @@ static void on_hidden(void *user, const struct show_node *parent, long depth, in
 	(void)parent;
 	if (s->format != ROWS_TABLE)
 		return;
-	char reason[160], line[256];
+	char reason[160];
 	show_tree_why(&s->opts, s->tree.min_cost, why, reason, sizeof reason);
-	int indent = (int)(2 * (depth < guide_levels(s) ? depth : guide_levels(s)));
-	int n = snprintf(line, sizeof line, "… %" PRId64 " more node%s, %s", nodes,
-			 nodes == 1 ? "" : "s", reason);
-	/* narrow: the count without the reason (the options say it) */
-	if (s->width > 0 && 31 + indent + n - 2 > s->width)
-		snprintf(line, sizeof line, "… %" PRId64 " more", nodes);
-	cli_printf("%8s %10" PRId64 " %8s   %*s%s\n", "", cost, "", indent, "", line);
+	show_text_hidden(depth, nodes, cost, reason, s->width);
 }
 
 /* The tree, pruned, in cost order; then (table, JSON) how much was shown. */
@@ -292,11 +230,14 @@ static int print_tree(struct show *s)
 				      t->n);
 		hg_buf_putc(&s->json, '}');
 	} else if (s->format == ROWS_TABLE && t->shown < total) {
+		char line[160];
 		if (s->read_why & HG_TREE_LEFT_CAP) /* --all would not show them */
-			cli_printf("(%zu of %zu nodes shown, of %zu read: --max-nodes 0 reads every one)\n",
-			       t->shown, total, t->n);
+			snprintf(line, sizeof line, "(%zu of %zu nodes shown, of %zu read: --max-nodes 0 "
+				 "reads every one)", t->shown, total, t->n);
 		else
-			cli_printf("(%zu of %zu nodes shown; --all shows every one)\n", t->shown, total);
+			snprintf(line, sizeof line, "(%zu of %zu nodes shown; --all shows every one)",
+				 t->shown, total);
+		show_text_wrap(line, s->width);
 	}
 	return 0;
 }
@@ -319,11 +260,7 @@ static int on_sample(void *user, const hg_report_row *r)
 		hg_buf_json_string(b, r->content_hash, strlen(r->content_hash));
 		hg_buf_putc(b, '}');
 	} else if (s->format == ROWS_TABLE) {
-		char ms[24];
-		if (r->cost_known)
-			snprintf(ms, sizeof ms, "%" PRId64 " ms", r->cost);
-		cli_printf("  %s:%ld  %s  %s  %s  %s\n", r->source, r->line, r->time ? r->time : "unknown-time",
-		       r->version ? r->version : "-", r->device ? r->device : "-", r->cost_known ? ms : "—");
+		show_text_sample(r, s->width);
 	}
 	s->first = false;
 	return 0;

@@ -46,9 +46,9 @@ static void stack_usage(FILE *out)
 		"      --all-threads     show every thread of a thread dump, not only the blamed\n"
 		"                        thread and those that block it\n"
 		"      --input-format F  read inputs as F: matrix, kscrash, metrickit, anr,\n"
-		"                        blockcanary, java, stack (bare depth,id,count,cost lines,\n"
-		"                        Matrix's logged blocks) or raw (default: detected from\n"
-		"                        the content)\n"
+		"                        logcat, tombstone, blockcanary, watchdog, java, stack\n"
+		"                        (bare depth,id,count,cost lines, Matrix's logged\n"
+		"                        blocks) or raw (default: detected from the content)\n"
 		"      --stack-dir DIR   where APM reports' stack_file files are (default: beside\n"
 		"                        the report)\n"
 		"      --timezone ZONE   the zone of APM times written without one: UTC\n"
@@ -187,7 +187,8 @@ static int parse_options(struct stack_run *run, int argc, char **argv, bool *raw
 			int f = hg_input_format_from_name(optarg);
 			if (f < 0)
 				return cli_usage_error("stack", "unknown input format '%s' (matrix, kscrash, "
-						       "metrickit, anr, blockcanary, java, stack, raw)", optarg);
+						       "metrickit, anr, logcat, tombstone, blockcanary, "
+						       "watchdog, java, stack, raw)", optarg);
 			run->input_format = (enum hg_input_format)f;
 			run->raw = f == HG_FORMAT_RAW;
 			break;

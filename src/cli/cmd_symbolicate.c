@@ -403,9 +403,8 @@ static int run_symbolicate(int argc, char **argv)
 		case 'p': pg_paths[n_pg++] = optarg; break;
 		case 'm': ids_path = optarg; break;
 		case 'Y':
-			if (cli_need_path("symbolicate", "--symbols", optarg) != EXIT_FINE)
-				return EXIT_USAGE;
-			sym_dirs[n_sym++] = optarg;
+			if ((rc = cli_need_path("symbolicate", "--symbols", optarg)) == EXIT_FINE)
+				sym_dirs[n_sym++] = optarg;
 			break;
 		case 'M':
 			if (!cli_parse_int64(optarg, &v) || v <= 0)

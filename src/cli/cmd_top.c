@@ -25,12 +25,14 @@ static void top_usage(FILE *out)
 		"      --scene REGEX      only clusters with a scene matching REGEX\n"
 		"      --limit N          at most N clusters (default 20; 0: all)\n"
 		"  -f, --format F         table (default), json (one object per line) or csv\n"
+		"      --width N          fit the table to N columns (0: no limit; default: the\n"
+		"                         terminal's width, no limit when not a terminal)\n"
 		"  -h, --help             show this help\n");
 }
 
 struct top_out {
 	enum row_format format;
-	size_t rows;
+	struct table *table;    /* table and csv */
 };
 
 static int on_cluster(void *user, const hg_cluster_row *c)
@@ -76,8 +78,6 @@ static int on_cluster(void *user, const hg_cluster_row *c)
 		hg_buf_release(&fig);
 		hg_buf_release(&key);
 	} else {
-		char hash[13];
-		snprintf(hash, sizeof hash, "%.12s", c->hash);
 		/* The table says an FPS cluster's frame rate after its title
 		 * (CSV keeps its columns). */
 		hg_buf title;
@@ -88,18 +88,18 @@ static int on_cluster(void *user, const hg_cluster_row *c)
 			figures_fps_text(&title, c->figures->fps_mean, c->figures->frozen_high_share);
 			hg_buf_putc(&title, ')');
 		}
-		struct cell cells[] = {
-			{"hash", t->format == ROWS_CSV ? c->hash : hash, 12, false},
-			{"kind", c->kind, 11, false}, {"count", count, 7, false},
-			{"p90ms", p90, 7, false},     {"last_seen", c->last_seen ? c->last_seen : t->format == ROWS_CSV ? "" : "unknown", 19, false},
-			{"title", title.failed ? c->title : title.data, 0, false},
+		const char *seen = c->last_seen ? c->last_seen : table ? "unknown" : "";
+		struct table_cell cells[] = {
+			{"hash", c->hash, CELL_HASH, false},
+			{"kind", c->kind, CELL_FIXED, false},
+			{"count", count, CELL_NUMBER, false},
+			{"p90ms", p90, CELL_NUMBER, false},
+			{"last_seen", seen, CELL_TIME, false},
+			{"title", title.failed ? c->title : title.data, CELL_CUT, false},
 		};
-		if (t->rows == 0)
-			print_header(stdout, t->format, cells, sizeof cells / sizeof *cells);
-		print_row(stdout, t->format, cells, sizeof cells / sizeof *cells);
+		table_row(t->table, cells, sizeof cells / sizeof *cells);
 		hg_buf_release(&title);
 	}
-	t->rows++;
 	return 0;
 }
 
@@ -108,14 +108,16 @@ static const struct option long_options[] = {
 	{"kind", required_argument, NULL, 'k'}, {"version", required_argument, NULL, 'v'},
 	{"since", required_argument, NULL, 'S'}, {"until", required_argument, NULL, 'U'},
 	{"scene", required_argument, NULL, 'c'}, {"limit", required_argument, NULL, 'l'},
-	{"format", required_argument, NULL, 'f'}, {"help", no_argument, NULL, 'h'},
-	{NULL, 0, NULL, 0},
+	{"format", required_argument, NULL, 'f'}, {"width", required_argument, NULL, 'w'},
+	{"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
 };
 
 static int run_top(int argc, char **argv)
 {
 	hg_top_query q = {.sort = "count", .limit = 20};
-	struct top_out t = {ROWS_TABLE, 0};
+	struct top_out t = {ROWS_TABLE, NULL};
+	const char *width_arg = NULL;
+	int width = 0;
 	struct store_cmd sc = {"top", top_usage, long_options, NULL, ROWS_TABLE};
 	int64_t v;
 	int c;
@@ -138,6 +140,7 @@ static int run_top(int argc, char **argv)
 		case 'S': q.since = optarg; break;
 		case 'U': q.until = optarg; break;
 		case 'c': q.scene_regex = optarg; break;
+		case 'w': width_arg = optarg; break;
 		case 'l':
 			if (!cli_parse_int64(optarg, &v) || v < 0)
 				return cli_usage_error("top", "--limit wants a number >= 0, not '%s'", optarg);
@@ -154,6 +157,8 @@ static int run_top(int argc, char **argv)
 	const char *db = sc.db;
 	if (optind < argc)
 		return cli_usage_error("top", "unexpected argument '%s'", argv[optind]);
+	if (!cli_text_width("top", width_arg, &width))
+		return EXIT_USAGE;
 	char why[256];
 	if (hg_top_query_check(&q, why, sizeof why) == HG_EINVAL)
 		return cli_usage_error("top", "--scene \"%s\": %s", q.scene_regex, why);
@@ -166,7 +171,11 @@ static int run_top(int argc, char **argv)
 		hg_store_close(store);
 		return bad;
 	}
-	int rc = hg_store_top(store, &q, on_cluster, &t);
+	t.table = t.format == ROWS_JSON ? NULL : table_create(stdout, t.format, width, store);
+	int rc = HG_ENOMEM;
+	if (t.format == ROWS_JSON || t.table)
+		rc = hg_store_top(store, &q, on_cluster, &t);
+	table_destroy(t.table); /* its rows before the note on stderr */
 	if (rc == 0)
 		cli_note_untimed(store, "top", q.since, q.until);
 	hg_store_close(store);

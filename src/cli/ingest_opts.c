@@ -54,7 +54,7 @@ int ingest_option(struct ingest_cli *in, const char *cmd, int code, const char *
 		int f = hg_input_format_from_name(arg);
 		if (f < 0 || f == HG_FORMAT_RAW)
 			return cli_usage_error(cmd, "unknown input format '%s' (matrix, kscrash, metrickit, "
-					"anr, blockcanary, java, stack)", arg);
+					"anr, logcat, tombstone, blockcanary, watchdog, java, stack)", arg);
 		o->format = (enum hg_input_format)f;
 		return EXIT_FINE;
 	}

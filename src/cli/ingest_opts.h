@@ -54,8 +54,8 @@ enum { OPT_DB = 900, OPT_PROGUARD, OPT_MAPPING_DIR, OPT_APP_VERSION, OPT_RULES,
 	"      --app-version V    the version of reports that do not say\n"                  \
 	"      --app NAME         the app (package, bundle id) of reports that do not say\n" \
 	"      --rules FILE       grouping rules (see hangar-formats(5))\n"                  \
-	"      --input-format F   matrix, kscrash, metrickit, anr, blockcanary, java or\n" \
-	"                         stack (default: detect)\n" \
+	"      --input-format F   matrix, kscrash, metrickit, anr, logcat, tombstone,\n" \
+	"                         blockcanary, watchdog, java or stack (default: detect)\n" \
 	"      --stack-dir DIR    where APM reports' stack files are (default: beside the\n" \
 	"                         report, in its folder or its bucket)\n"                   \
 	"      --timezone ZONE    the zone of APM times written without one: UTC\n"       \

@@ -99,9 +99,21 @@ void render_stats_tree(hg_buf *out, const hg_report *rep, const struct style *st
  * cause" (with the root cause's top frame), wrapped to st->width. */
 void render_crash_lines(hg_buf *out, const hg_report *rep, const struct style *st);
 void render_threads_json(hg_buf *out, const hg_report *rep, const struct render_opts *opts);
+
+/* ---- one frame as text (render_frame.c) ---- */
+
 /* One frame as the thread view writes it ("at a.b.C.m(C.java:12)", a native
- * frame's pc, image and function), in avail columns (0: no limit). */
+ * frame's pc, image, function and source line), shortened to avail columns
+ * (0: no limit) as far as it can without losing what symbolication needs
+ * (the pc, the image's name, the function's own name): it may run over. */
+void render_thread_frame(hg_buf *out, const hg_frame *f, int avail, const char *ellipsis);
+/* The same for a tree of samples: a native frame that still does not fit
+ * loses its pc, then its image, then the end of its name (ellipsis), so
+ * that it fits (a Java frame, as the method tree's, never loses its class
+ * and method). */
 void render_frame_text(hg_buf *out, const hg_frame *f, int avail, const char *ellipsis);
+/* An image path, as its last part "…/libc.so" when short_form. */
+void render_image_text(hg_buf *out, const char *image, bool short_form, const char *ellipsis);
 
 /* The tree of a report's stack samples (render_samples.c): a line saying
  * how many, over what time, at what interval, then each node's samples,

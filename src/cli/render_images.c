@@ -3,13 +3,15 @@
  * that anyone can symbolicate a frame by hand, and what symbol files said
  * of a frame (function, file:line, inlined), or the report itself (its
  * file:line).  Apart from render_threads.c
- * so that its thread layout and these identities change independently. */
+ * so that its thread layout and these identities change independently.
+ * The crash handler's own crash (render_crash.c) comes before the table,
+ * which holds its frames' images too. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "render.h"
+#include "render_crash.h"
 
 /* Where symbol files say the frame is, or where the report itself said (a
  * symbolicated KSCrash report's source_file and source_line). */
@@ -39,18 +41,24 @@ static bool thread_listed(const hg_threads *ts, size_t i, const struct render_op
 /* Which images the listed threads' frames lie in: one pass over the
  * frames (a million-frame report may name 800 images).  NULL when there is
  * none, or on ENOMEM (then no table: the frames still say their images). */
-static bool *images_used(const hg_threads *ts, const struct render_opts *opts)
+static void mark_used(bool *used, const hg_threads *ts, const hg_thread *t)
 {
-	bool *used = ts->n_images ? calloc(ts->n_images, sizeof *used) : NULL;
-	for (size_t i = 0; used && i < ts->n; i++) {
-		if (!thread_listed(ts, i, opts))
-			continue;
-		for (size_t j = 0; j < ts->items[i].n_frames; j++) {
-			uint32_t ref = ts->items[i].frames[j].image_ref;
-			if (ref && ref <= ts->n_images)
-				used[ref - 1] = true;
-		}
+	for (size_t j = 0; j < t->n_frames; j++) {
+		uint32_t ref = t->frames[j].image_ref;
+		if (ref && ref <= ts->n_images)
+			used[ref - 1] = true;
 	}
+}
+
+static bool *images_used(const hg_report *rep, const struct render_opts *opts)
+{
+	const hg_threads *ts = &rep->threads;
+	bool *used = ts->n_images ? calloc(ts->n_images, sizeof *used) : NULL;
+	for (size_t i = 0; used && i < ts->n; i++)
+		if (thread_listed(ts, i, opts))
+			mark_used(used, ts, &ts->items[i]);
+	if (used && rep->recrash && rep->recrash->has_thread)
+		mark_used(used, ts, &rep->recrash->thread);
 	return used;
 }
 
@@ -60,7 +68,8 @@ void render_images_tree(hg_buf *out, const hg_report *rep, const struct render_o
 			const struct style *st)
 {
 	const hg_threads *ts = &rep->threads;
-	bool first = true, *used = images_used(ts, opts);
+	render_recrash_tree(out, rep, opts, st);
+	bool first = true, *used = images_used(rep, opts);
 	for (size_t i = 0; used && i < ts->n_images; i++) {
 		const hg_image *im = &ts->images[i];
 		if (!used[i])

@@ -14,8 +14,6 @@ const char *const render_flag_names[RENDER_N_FLAGS] = {"main", "blamed", "blocks
 						       "deadlocked", "idle", "reporter", "cause",
 						       "sample"};
 
-#define NATIVE_FULL_WIDTH 116 /* frame columns (a 120-column line) that show 16-digit pcs */
-
 /* What drawing one report's threads needs. */
 struct draw {
 	hg_buf *out;
@@ -25,146 +23,6 @@ struct draw {
 	int width;
 	const char *indent, *or_open, *or_more, *cont; /* guide columns, narrower when narrow */
 };
-
-/* An image path's last part, "…/libc.so", when short is set. */
-static void image_text(hg_buf *out, const char *image, bool short_form, const char *ellipsis)
-{
-	const char *slash = short_form ? strrchr(image, '/') : NULL;
-	if (slash && slash[1] && slash != image) {
-		hg_buf_puts(out, ellipsis);
-		hg_buf_puts(out, slash);
-	} else {
-		hg_buf_puts(out, image);
-	}
-}
-
-/* Whether a symbol as a dump wrote it reads as C++ ("art::Foo(int)+8",
- * shortened by render_native_name), rather than as a JIT'd Java method
- * ("a.b.C.m+12", shortened by its package) or an Objective-C one
- * ("-[NSRunLoop(NSRunLoop) run]", whose parentheses hold a category). */
-static bool cxx_symbol(const char *s)
-{
-	if ((s[0] == '-' || s[0] == '+') && s[1] == '[')
-		return false;
-	return strstr(s, "::") || strchr(s, '(');
-}
-
-/* " (name+rest)", the name shortened by level (render_native_name). */
-static void function_text(hg_buf *out, const char *name, const char *rest, int level,
-			  const char *ellipsis)
-{
-	hg_buf_puts(out, " (");
-	render_native_name(out, name, level, ellipsis);
-	hg_buf_puts(out, rest);
-	hg_buf_putc(out, ')');
-}
-
-/* A native frame: the pc without its leading zeros when short_pc, the
- * image without its folders when short_image, the function's name
- * shortened by name_level. */
-static void native_text(hg_buf *out, const hg_frame *f, bool short_pc, bool short_image,
-			int name_level, const char *ellipsis)
-{
-	if (f->has_pc)
-		hg_buf_printf(out, short_pc ? "pc 0x%" PRIx64 : "pc 0x%016" PRIx64, f->pc);
-	if (f->image) {
-		hg_buf_puts(out, f->has_pc ? "  " : "");
-		image_text(out, f->image, short_image, ellipsis);
-	}
-	if (f->mangled && !f->symbolicated) {
-		/* demangled, with the "+offset" the symbol was written with
-		 * ("_ZN3art3FooEv+24" reads "art::Foo()+24") */
-		size_t n = strlen(f->mangled);
-		const char *rest = f->symbol && strncmp(f->symbol, f->mangled, n) == 0 ? f->symbol + n : "";
-		function_text(out, f->method, rest, name_level, ellipsis);
-	} else if (f->symbol && !f->symbolicated) { /* else the function symbol files name */
-		/* ART writes its own C++ names readable: shortened like ours;
-		 * a JIT'd Java method ("a.b.C.m") is left to frame_text */
-		function_text(out, f->symbol, "", cxx_symbol(f->symbol) ? name_level : 0, ellipsis);
-	} else if (f->method) {
-		function_text(out, f->method, "", name_level, ellipsis);
-	} else if (f->has_offset) {
-		hg_buf_printf(out, " +0x%" PRIx64, f->offset);
-	}
-	render_native_source(out, f);
-	if (!f->has_pc && !f->image && !f->symbol && !f->method && f->text)
-		hg_buf_puts(out, f->text);
-}
-
-/* ".method(File.java:12)", the file shortened when short_file is set. */
-static void java_tail(hg_buf *tail, const hg_frame *f, bool short_file, const char *ellipsis)
-{
-	static const char r8[] = "r8-map-id-";
-	hg_buf_printf(tail, ".%s", f->method ? f->method : "?");
-	if (!f->file && f->line < 0)
-		return;
-	hg_buf_putc(tail, '(');
-	if (f->file && short_file && !strncmp(f->file, r8, sizeof r8 - 1) &&
-	    strlen(f->file) > sizeof r8 - 1 + 8)
-		hg_buf_printf(tail, "%.*s%s", (int)(sizeof r8 - 1 + 8), f->file, ellipsis);
-	else if (f->file && short_file)
-		hg_buf_puts(tail, ellipsis);
-	else if (f->file)
-		hg_buf_puts(tail, f->file);
-	if (f->line >= 0)
-		hg_buf_printf(tail, ":%ld", f->line);
-	hg_buf_putc(tail, ')');
-}
-
-/* One frame in avail columns (0: no limit), as short as it must be. */
-static void frame_text(hg_buf *out, const hg_frame *f, int avail, const char *ellipsis)
-{
-	hg_buf tail;
-	hg_buf_init(&tail);
-	if (f->kind == HG_FRAME_JAVA) {
-		const char *cls = f->cls ? f->cls : "?";
-		size_t start = out->len;
-		/* Last of all the source file goes: "r8-map-id-2ba4f78b…", "…". */
-		for (int short_file = 0; short_file < 2; short_file++) {
-			out->len = start;
-			hg_buf_reset(&tail);
-			java_tail(&tail, f, short_file, ellipsis);
-			render_fit_name(out, "at ", cls, strlen(cls), tail.data ? tail.data : "", avail,
-					ellipsis);
-			if (avail <= 0 || !f->file ||
-			    render_cols(out->data + start, out->len - start) <= (size_t)avail)
-				break;
-		}
-	} else {
-		/* Narrower than a 16-digit pc reads well, every pc of the report
-		 * loses its zeros, so that frames stay in columns. */
-		bool short_pc = avail > 0 && avail < NATIVE_FULL_WIDTH, fits = false;
-		/* The image's folders first, then the function's arguments,
-		 * template arguments and qualifiers (render_native_name). */
-		for (int level = 0; level <= 4 && !fits; level++) {
-			hg_buf_reset(&tail);
-			native_text(&tail, f, short_pc, level >= 1, level - 1, ellipsis);
-			fits = avail <= 0 || tail.failed || render_cols(tail.data, tail.len) <= (size_t)avail;
-		}
-		if (!fits && f->symbol && !f->symbolicated && !f->mangled && !cxx_symbol(f->symbol)) {
-			/* a JIT'd Java method: "a.b.C.m+12", by its package */
-			hg_frame bare = *f;
-			bare.symbol = bare.method = bare.mangled = NULL;
-			bare.has_offset = false;
-			bare.text = NULL;
-			hg_buf_reset(&tail);
-			native_text(&tail, &bare, short_pc, true, 0, ellipsis);
-			hg_buf_puts(&tail, " (");
-			int rest = avail - (int)render_cols(tail.data, tail.len) - 1;
-			render_fit_symbol(&tail, "", f->symbol, rest > RENDER_MIN_ROOM ? rest : RENDER_MIN_ROOM,
-					  ellipsis);
-			hg_buf_putc(&tail, ')');
-		}
-		hg_buf_add(out, tail.data, tail.len);
-	}
-	out->failed |= tail.failed;
-	hg_buf_release(&tail);
-}
-
-void render_frame_text(hg_buf *out, const hg_frame *f, int avail, const char *ellipsis)
-{
-	frame_text(out, f, avail, ellipsis);
-}
 
 /* "Class.method" of a frame (its class without the package), for the
  * line that says what a recursion repeats. */
@@ -176,7 +34,7 @@ static void short_name(hg_buf *out, const hg_frame *f, const char *ellipsis)
 	} else if (f->method || f->symbol) {
 		hg_buf_puts(out, f->method ? f->method : f->symbol);
 	} else if (f->image) {
-		image_text(out, f->image, true, ellipsis);
+		render_image_text(out, f->image, true, ellipsis);
 		if (f->has_offset)
 			hg_buf_printf(out, " +0x%" PRIx64, f->offset);
 	} else {
@@ -281,7 +139,7 @@ static void frame_line(const struct draw *d, const hg_thread *t, size_t i)
 			(int)render_cols(times, strlen(times));
 		avail = avail > RENDER_MIN_ROOM ? avail : RENDER_MIN_ROOM;
 	}
-	frame_text(d->out, f, avail, d->st->ellipsis);
+	render_thread_frame(d->out, f, avail, d->st->ellipsis);
 	hg_buf_puts(d->out, times);
 	hg_buf_putc(d->out, '\n');
 	render_flush_point(d->out, d->opts);
@@ -512,7 +370,7 @@ void render_crash_lines(hg_buf *out, const hg_report *rep, const struct style *s
 		if (root && ti >= 0 && (size_t)ti < rep->threads.n && rep->threads.items[ti].n_frames) {
 			hg_buf_reset(&b);
 			int avail = st->width > 0 ? st->width - 14 : 0;
-			frame_text(&b, &rep->threads.items[ti].frames[0],
+			render_thread_frame(&b, &rep->threads.items[ti].frames[0],
 				   avail > 0 && avail < RENDER_MIN_ROOM ? RENDER_MIN_ROOM : avail, st->ellipsis);
 			hg_buf_printf(out, "              %.*s\n", (int)b.len, b.data ? b.data : "");
 		}

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "render.h"
+#include "render_crash.h"
 
 static void json_str(hg_buf *out, const char *key, const char *value, bool comma)
 {
@@ -191,6 +192,13 @@ void render_threads_json(hg_buf *out, const hg_report *rep, const struct render_
 	}
 	hg_buf_putc(out, ']');
 	json_str(out, "reason", rep->reason, true);
+	render_recrash_json(out, rep, opts, thread_json);
+	/* the monitor's threshold: 0 is the model's "unknown", never a figure */
+	if (rep->threshold > 0)
+		hg_buf_printf(out, ",\"threshold\":%" PRId64, rep->threshold);
+	else
+		hg_buf_puts(out, ",\"threshold\":null");
+	json_str(out, "os_version", rep->os_version, true);
 	hg_buf_puts(out, ",\"stats\":[");
 	for (size_t i = 0; i < rep->n_stats; i++) {
 		hg_buf_puts(out, i ? ",{" : "{");

@@ -332,6 +332,8 @@ void render_tree(hg_buf *out, const hg_report *rep, const struct render_opts *op
 	}
 	if (rep->threads.n)
 		render_threads_tree(out, rep, opts, &st);
+	else if (rep->recrash) /* the crash handler's own crash, and its images */
+		render_images_tree(out, rep, opts, &st);
 	if (rep->n_stats)
 		render_stats_tree(out, rep, &st);
 	hg_buf_putc(out, '\n');

@@ -1,7 +1,9 @@
 // tests/browser/speedscope.js HANGAR SOURCE_ROOT [BUILD_ROOT]: hangar's
 // speedscope exports in the real speedscope app.  Writes `stack -f
 // speedscope` of a method stack with begin times, an ANR trace with a lock
-// chain and a BlockCanary log, and `show -f speedscope` of a cluster
+// chain, a BlockCanary log, a KSCrash hang whose Swift and C++ frames are
+// demangled (no frame named by a mangled symbol) and a Matrix-iOS report
+// whose frames keep their file:line, and `show -f speedscope` of a cluster
 // ingested from the production reports; validates each against the
 // file-format-schema.json speedscope ships (ajv); checks `-f chrome` of
 // the same nests; then serves speedscope's release folder and the files on
@@ -45,6 +47,15 @@ function exports(dir) {
 		{ name: 'blockcanary',
 		  args: ['stack', '-f', 'speedscope', 'testdata/blockcanary/looper-2024-03-18_14-22-05.347.log'],
 		  type: 'sampled', frames: ['BookmarkStore.flush', 'JSONStringer.string', 'QueuedWork.waitToFinish'] },
+		// Swift and C++ symbols demangled, the source line a Matrix-iOS report gives
+		{ name: 'kscrash-demangled',
+		  args: ['stack', '-f', 'speedscope', 'testdata/demangle/kscrash-hang-swift-cxx.json'],
+		  type: 'sampled', frames: ['Reader.FeedView.reloadStories(from: [Swift.String]) -> ()',
+			'std::__1::this_thread::sleep_for('] },
+		{ name: 'matrix-ios-source',
+		  args: ['stack', '-f', 'speedscope', 'testdata/seeds/matrix-ios/article-report.json'],
+		  type: 'sampled', frames: ['HTHangValidationModel.blockMainThreadForFourSeconds()'],
+		  files: [['HTHangValidationModel.blockMainThreadForFourSeconds()', 'HTHangValidation.swift', 379]] },
 		{ name: 'cluster', args: ['show', '--db', db, hash, '-f', 'speedscope'],
 		  type: 'evented', frames: ['#1048574'], key: true },
 	].map(e => ({ ...e, chrome: e.args.map(a => a === 'speedscope' ? 'chrome' : a) }));
@@ -62,6 +73,11 @@ function validate(ajvValidate, e, text) {
 	for (const f of e.frames)
 		if (!doc.shared.frames.some(fr => fr.name.includes(f)))
 			throw new Error(`${e.name}: no frame named like ${f}`);
+	if (doc.shared.frames.some(fr => /^(\$s|_Z)/.test(fr.name)))
+		throw new Error(`${e.name}: a frame named by its mangled symbol`);
+	for (const [f, file, line] of e.files || [])
+		if (!doc.shared.frames.some(fr => fr.name.includes(f) && fr.file === file && fr.line === line))
+			throw new Error(`${e.name}: ${f} is not at ${file}:${line}`);
 	return p.name;
 }
 

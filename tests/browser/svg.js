@@ -7,7 +7,9 @@
 // width, its callers stay above, the rest hidden) and Reset undoes it;
 // search marks matches and says their share; hover fills the details
 // line; with JavaScript off every frame and label is still drawn; a diff
-// is red where it grew, blue where it shrank, hatched where new.
+// is red where it grew, blue where it shrank, hatched where new; a KSCrash
+// hang's Swift frames named demangled, with the mangled symbol, and a
+// Matrix-iOS report's source line, in the tooltip.
 // Screenshots (1200 px and 600 px wide) go to ARTIFACTS.
 'use strict';
 const assert = require('assert');
@@ -220,11 +222,53 @@ function fromCli() {
 	const run = args => execFileSync(hangar, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
 	fs.writeFileSync(path.join(dir, 'cli-stack.svg'), run(['stack', '-f', 'svg', '-m',
 		'testdata/sample/methodMapping.txt', 'testdata/sample/jank.json']));
+	fs.writeFileSync(path.join(dir, 'cli-swift.svg'), run(['stack', '-f', 'svg',
+		'testdata/demangle/kscrash-hang-swift-cxx.json']));
+	fs.writeFileSync(path.join(dir, 'cli-source.svg'), run(['stack', '-f', 'svg',
+		'testdata/seeds/matrix-ios/article-report.json']));
 	const db = path.join(dir, 'h.db');
 	run(['ingest', '--db', db, '--app-version', '1.0', 'testdata/flame-diff/v1.ndjson']);
 	run(['ingest', '--db', db, '--app-version', '1.1', 'testdata/flame-diff/v2.ndjson']);
 	run(['diff', '--db', db, '--flame', 'bb4e1a', '--baseline-version', '1.0', '--version', '1.1',
 		'-o', path.join(dir, 'cli-diff.svg')]);
+}
+
+// Native frames named as the text view names them, the mangled symbol and
+// the source line in the tooltip (issues 26 and 27): a KSCrash hang's
+// Swift and C++ frames, a Matrix-iOS report's HTHangValidation.swift:379.
+const READER_LOAD = 'Reader.FeedView.reloadStories(from: [Swift.String]) -> ()';
+const BLOCK = 'static HTHangValidationModel.blockMainThreadForFourSeconds()';
+
+async function checkNames(browser) {
+	const { page, errors } = await openPage(browser);
+	await page.goto('file://' + path.join(dir, 'cli-swift.svg'));
+	let all = await frames(page);
+	assert.deepStrictEqual(all.filter(f => /^(\$s|_Z)/.test(f.name)).map(f => f.name), [],
+		'frames named by their mangled symbols');
+	const load = all.find(f => f.name === READER_LOAD);
+	assert.ok(load && load.label.includes('reloadStories'), `labelled: ${load && load.label}`);
+	await page.locator('g.f').filter({ has: page.locator('title', { hasText: READER_LOAD }) })
+		.filter({ hasNotText: '@objc' }).locator('rect').hover();
+	let details = await page.locator('[id$="details"]').textContent();
+	assert.ok(details.startsWith(READER_LOAD) && details.includes('in Reader') &&
+		details.includes('symbol $s6Reader8FeedViewC13reloadStories4fromySaySSG_tF'),
+		`details: ${details}`);
+	await page.locator('input[id$="search"]').fill('reloadStories');
+	assert.strictEqual((await frames(page)).filter(f => f.cls.split(' ').includes('m')).length, 2,
+		'the function and its @objc thunk match');
+	await shot(page, 'cli-swift.png');
+	await page.goto('file://' + path.join(dir, 'cli-source.svg'));
+	all = await frames(page);
+	const block = all.find(f => f.name === BLOCK);
+	assert.ok(block && block.title.split('\n')[1] === 'at HTHangValidation.swift:379',
+		`source line in the tooltip: ${block && block.title}`);
+	await page.locator('g.f').filter({ has: page.locator('title', { hasText: BLOCK }) })
+		.locator('rect').hover();
+	details = await page.locator('[id$="details"]').textContent();
+	assert.ok(details.includes('at HTHangValidation.swift:379'), `details: ${details}`);
+	await shot(page, 'cli-source.png');
+	assert.deepStrictEqual(errors, [], 'console errors');
+	await page.close();
 }
 
 // The command's pictures: no errors, the StackKey outlined, a click on it
@@ -264,6 +308,7 @@ async function checkCli(browser) {
 		await checkStatic(browser, path.join(dir, 'flame.svg'), n);
 		await checkDiff(browser, path.join(dir, 'diff.svg'));
 		await checkCli(browser);
+		await checkNames(browser);
 		console.log(`ok: flame.svg (${n} frames), diff.svg and hangar's own zoom, search, hover and draw ` +
 			`without scripts; screenshots in ${artifacts}`);
 	} finally {

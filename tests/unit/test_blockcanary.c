@@ -104,6 +104,7 @@ static void test_issue113_mi3w(void **state)
 	assert_string_equal(r->platform, "android");
 	assert_string_equal(r->device, "MI 3W");
 	assert_string_equal(r->app_version, "4.9.0");
+	assert_string_equal(r->os_version, "19"); /* "api-level = 19 4.4.4": the API level */
 	assert_string_equal(r->process, "com.pingan.lifeinsurance");
 	assert_string_equal(r->time_written, "10-29 10:32:12.601");
 	assert_string_equal(r->time, "2017-10-29T10:32:12.601Z");
@@ -375,6 +376,7 @@ static void test_old_key_names(void **state)
 	assert_non_null(strstr(r->time, "-01-02T03:04:05.006Z"));
 	assert_figure(r, "blockcanary", "imei", "");
 	assert_figure(r, "blockcanary", "apilevel", "22 5.1");
+	assert_string_equal(r->os_version, "22");
 	assert_figure(r, "block", "cpu-samples-in-block", "1");
 	assert_warning(r, "(thread time 150 ms of 2400 ms wall)");
 	main_thread(r, 2);

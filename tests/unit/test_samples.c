@@ -4,7 +4,8 @@
  * symbol and offset), weights, shared and empty sample threads, children
  * heaviest first in pre-order, the heaviest path's rule, ambiguous
  * retraces, the blamed thread it makes (inserted first, samples moved),
- * finding a thread's path, the sampling gap, and a 100,000-frame chain with
+ * finding a thread's path, the sampling gap, the function a native frame
+ * is named by (hg_frame_function), and a 100,000-frame chain with
  * 100,000 samples (no recursion, linear).  No argv. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -252,6 +253,37 @@ static void test_native(void **state)
 	hg_report_destroy(r);
 }
 
+/* The function every output names a native frame by: the symbol files'
+ * name, the demangled name with the offset the symbol was written with,
+ * the symbol as written, the method; none for a Java frame. */
+static void test_frame_function(void **state)
+{
+	(void)state;
+	const char *rest;
+	hg_frame f = native(0x100, "_ZN3art3FooEv+24");
+	f.mangled = "_ZN3art3FooEv";
+	f.method = "art::Foo()";
+	assert_string_equal(hg_frame_function(&f, &rest), "art::Foo()");
+	assert_string_equal(rest, "+24");
+	f.symbol = "$s6Reader8FeedViewC4loadyyF"; /* the symbol is not the mangled name's */
+	assert_string_equal(hg_frame_function(&f, &rest), "art::Foo()");
+	assert_string_equal(rest, "");
+	f.symbolicated = true; /* symbol files name it: their name, nothing after */
+	f.method = "Reader.FeedView.load() -> ()";
+	f.mangled = NULL;
+	assert_string_equal(hg_frame_function(&f, &rest), "Reader.FeedView.load() -> ()");
+	assert_string_equal(rest, "");
+	hg_frame g = native(0x200, "art::Thread::DumpStack() const+370");
+	assert_string_equal(hg_frame_function(&g, &rest), "art::Thread::DumpStack() const+370");
+	g.symbol = NULL;
+	assert_null(hg_frame_function(&g, &rest));
+	g.method = "f";
+	assert_string_equal(hg_frame_function(&g, &rest), "f");
+	hg_frame j = java("a.B", "m", 12);
+	assert_null(hg_frame_function(&j, &rest));
+	assert_string_equal(rest, "");
+}
+
 /* A chain 100,000 frames deep sampled 100,000 times (one thread): built
  * and walked without recursion; every sample counted. */
 static void test_deep_and_many(void **state)
@@ -289,6 +321,7 @@ int main(void)
 		cmocka_unit_test(test_candidates),
 		cmocka_unit_test(test_blame_heaviest),
 		cmocka_unit_test(test_native),
+		cmocka_unit_test(test_frame_function),
 		cmocka_unit_test(test_deep_and_many),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

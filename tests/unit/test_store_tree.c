@@ -610,6 +610,66 @@ static void test_cluster_tree_capped(void **state)
 	free(adds);
 }
 
+/* ---- native frames keyed for merging ---- */
+
+struct labels {
+	char text[1024];
+	int64_t nodes, reports_min;
+};
+
+static int label_row(void *user, const hg_tree_row *row)
+{
+	struct labels *l = user;
+	size_t at = strlen(l->text);
+	snprintf(l->text + at, sizeof l->text - at, "%s%s", at ? "|" : "", row->symbol);
+	if (!l->nodes++ || row->reports < l->reports_min)
+		l->reports_min = row->reports;
+	return 0;
+}
+
+/* A KSCrash hang whose images (and dyld's image-less frames) were loaded
+ * `slide` bytes higher, as at another launch. */
+static char *kscrash_at(unsigned long long slide, int n)
+{
+	char *s = malloc(2048);
+	assert_non_null(s);
+	snprintf(s, 2048,
+		 "{\"report\":{\"timestamp\":%d},\"crash\":{\"error\":{\"type\":\"hang\"},"
+		 "\"threads\":[{\"index\":0,\"crashed\":true,\"backtrace\":{\"contents\":["
+		 "{\"instruction_addr\":%llu,\"object_name\":\"A\",\"object_addr\":%llu,"
+		 "\"symbol_name\":\"work\",\"symbol_addr\":%llu},"          /* A's function */
+		 "{\"instruction_addr\":%llu},"                              /* in B, unnamed */
+		 "{\"instruction_addr\":%llu}]}}]},\"binary_images\":["      /* in no image */
+		 "{\"image_addr\":%llu,\"image_size\":4096,\"name\":\"/x/A\",\"uuid\":"
+		 "\"AAAAAAAA-0000-0000-0000-000000000001\"},"
+		 "{\"image_addr\":%llu,\"image_size\":4096,\"name\":\"/x/B\",\"uuid\":"
+		 "\"BBBBBBBB-0000-0000-0000-000000000002\"}]}",
+		 n, 4100 + slide, 4096 + slide, 4098 + slide, 8200 + slide, 99999 + slide, 4096 + slide,
+		 8192 + slide);
+	return s;
+}
+
+/* Native frames are keyed by what does not move between launches: their
+ * function, else their image and the offset in it, else "???", never an
+ * absolute address: the same stack at two load addresses is one tree. */
+static void test_native_frames_merge_across_launches(void **state)
+{
+	struct fx *f = *state;
+	hg_store *st = NULL;
+	assert_int_equal(hg_store_open(&f->ctx, f->path, &st), 0);
+	char *a = kscrash_at(0, 1), *b = kscrash_at(0x3ab4000, 2);
+	add_text(st, a, HASH, NULL);
+	add_text(st, b, HASH, NULL);
+	struct labels l = {0};
+	assert_int_equal(hg_store_cluster_tree(st, HASH, label_row, &l), 0);
+	assert_string_equal(l.text, "???|B+0x8|work");
+	assert_int_equal(l.nodes, 3);
+	assert_int_equal(l.reports_min, 2);
+	hg_store_close(st);
+	free(a);
+	free(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -619,6 +679,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_fn_stops, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_report_tree_capped, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cluster_tree_capped, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_native_frames_merge_across_launches, setup,
+						teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

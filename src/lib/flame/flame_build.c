@@ -87,17 +87,18 @@ static const char *thread_name(const hg_thread *t, size_t index, hg_arena *arena
 	return hg_arena_printf(arena, "thread #%zu", index + 1);
 }
 
-/* A frame as people read it: "cls.method" for Java; the symbol, else
- * image+offset, else the pc for native. */
+/* A frame as the tree view names it: "cls.method" for Java; a native
+ * frame's function (hg_frame_function: demangled, or as symbol files name
+ * it) with the "+offset" its symbol was written with, else image+offset,
+ * else the pc. */
 static const char *frame_name(const hg_frame *fr, hg_arena *arena)
 {
 	if (fr->kind == HG_FRAME_JAVA)
 		return hg_arena_printf(arena, "%s.%s", fr->cls ? fr->cls : "?",
 				       fr->method ? fr->method : "?");
-	if (fr->symbol)
-		return fr->symbol;
-	if (fr->method)
-		return fr->method;
+	const char *rest, *fn = hg_frame_function(fr, &rest);
+	if (fn)
+		return *rest ? hg_arena_printf(arena, "%s%s", fn, rest) : fn;
 	if (fr->image) {
 		const char *base = image_name(fr->image);
 		if (fr->has_offset)
@@ -109,6 +110,25 @@ static const char *frame_name(const hg_frame *fr, hg_arena *arena)
 	if (fr->has_pc)
 		return hg_arena_printf(arena, "0x%" PRIx64, fr->pc);
 	return fr->text && *fr->text ? fr->text : "?";
+}
+
+/* The node of frame fr, its tooltip's facts with it: the source file and
+ * line the report gave (a Java frame's, a native frame's source_file), the
+ * image, and the symbol as written when the name reads otherwise (a
+ * mangled one).  name NULL on ENOMEM. */
+static hg_flame_node frame_node(const hg_frame *fr, size_t parent, hg_arena *arena)
+{
+	hg_flame_node nd = {.name = frame_name(fr, arena), .parent = parent, .reports = 1,
+			    .begin = -1, .file = fr->file, .line = fr->line > 0 ? fr->line : -1};
+	if (fr->kind == HG_FRAME_JAVA) {
+		nd.line = fr->line >= 0 ? fr->line : -1;
+		return nd;
+	}
+	nd.image = image_name(fr->image);
+	const char *written = fr->symbol ? fr->symbol : fr->mangled;
+	if (written && nd.name && strcmp(written, nd.name) != 0)
+		nd.symbol = written;
+	return nd;
 }
 
 /* One thread: a root named after it, then its frames from the outermost
@@ -128,16 +148,10 @@ static int add_thread(struct flame_nodes *b, const hg_thread *t, const char *roo
 		const hg_frame *fr = &t->frames[i];
 		if (fr->candidate > 1)
 			continue; /* the other readings of an ambiguous retrace */
-		const char *name = frame_name(fr, b->arena);
-		if (!name)
+		hg_flame_node nd = frame_node(fr, parent, b->arena);
+		if (!nd.name)
 			return HG_ENOMEM;
-		hg_flame_node nd = {
-			.name = name, .parent = parent, .reports = 1, .begin = -1,
-			.total = samples ? fr->repeat : 0, .calls = samples ? fr->repeat : 0,
-			/* speedscope shows it beside the name: the source, or the image */
-			.file = fr->kind == HG_FRAME_JAVA ? fr->file : image_name(fr->image),
-			.line = fr->kind == HG_FRAME_JAVA ? fr->line : -1,
-		};
+		nd.total = nd.calls = samples ? fr->repeat : 0;
 		if ((parent = flame_push(b, &nd)) == FLAME_NONE)
 			return HG_ENOMEM;
 		last_frame = parent;
@@ -161,17 +175,11 @@ static int from_samples(const hg_report *rep, hg_arena *arena, hg_flame *out)
 		return HG_ENOMEM;
 	for (size_t i = 0; i < t.n; i++) {
 		const hg_sample_node *sn = &t.nodes[i];
-		const hg_frame *fr = sn->frame;
-		const char *name = frame_name(fr, arena);
-		if (!name)
+		nodes[i] = frame_node(sn->frame,
+				      sn->parent == HG_SAMPLE_NONE ? HG_FLAME_NO_PARENT : sn->parent, arena);
+		if (!nodes[i].name)
 			return HG_ENOMEM;
-		nodes[i] = (hg_flame_node){
-			.name = name,
-			.parent = sn->parent == HG_SAMPLE_NONE ? HG_FLAME_NO_PARENT : sn->parent,
-			.total = sn->total, .calls = sn->total, .reports = 1, .begin = -1,
-			.file = fr->kind == HG_FRAME_JAVA ? fr->file : image_name(fr->image),
-			.line = fr->kind == HG_FRAME_JAVA ? fr->line : -1,
-		};
+		nodes[i].total = nodes[i].calls = sn->total;
 	}
 	out->nodes = nodes;
 	out->n = t.n;

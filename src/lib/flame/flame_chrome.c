@@ -65,6 +65,14 @@ static void complete(hg_buf *out, const hg_flame *f, size_t i, int64_t start, in
 		hg_buf_puts(out, ",\"line\":");
 		hg_buf_int(out, nd->line);
 	}
+	if (nd->image) {
+		hg_buf_puts(out, ",\"image\":");
+		json_str(out, nd->image);
+	}
+	if (nd->symbol) {
+		hg_buf_puts(out, ",\"symbol\":");
+		json_str(out, nd->symbol);
+	}
 	hg_buf_puts(out, "}}");
 }
 

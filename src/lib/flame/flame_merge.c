@@ -112,9 +112,19 @@ const hg_flame_node *flame_merger_node(const hg_flame_merger *m, size_t i)
 	return i < m->n ? &m->nodes[i] : NULL;
 }
 
-/* The node of path (parent, name), made when new: its index, or NONE when
- * out of memory. */
-static size_t path_node(hg_flame_merger *m, size_t parent, const char *name)
+/* A copy of s in arena (NULL stays NULL); *failed set on ENOMEM. */
+static const char *copy_or_null(hg_arena *arena, const char *s, bool *failed)
+{
+	const char *c = s ? hg_arena_strdup(arena, s) : NULL;
+	*failed |= s && !c;
+	return c;
+}
+
+/* The node of path (parent, name), made when new (its tooltip's source,
+ * image and symbol those of src, the first flame's that has the path): its
+ * index, or NONE when out of memory. */
+static size_t path_node(hg_flame_merger *m, size_t parent, const char *name,
+			const hg_flame_node *src)
 {
 	size_t found = flame_merger_find(m, parent, name);
 	if (found != NONE)
@@ -124,13 +134,18 @@ static size_t path_node(hg_flame_merger *m, size_t parent, const char *name)
 	if (m->n == m->cap && grow_nodes(m) != 0)
 		return NONE;
 	char *copy = hg_arena_strdup(m->arena, name);
-	if (!copy)
-		return NONE;
+	bool failed = !copy;
 	hg_flame_node *nd = &m->nodes[m->n];
 	memset(nd, 0, sizeof *nd);
 	nd->name = copy;
 	nd->parent = parent;
 	nd->begin = -1;
+	nd->file = copy_or_null(m->arena, src->file, &failed);
+	nd->line = src->line >= 0 ? src->line : -1;
+	nd->image = copy_or_null(m->arena, src->image, &failed);
+	nd->symbol = copy_or_null(m->arena, src->symbol, &failed);
+	if (failed)
+		return NONE;
 	m->serial[m->n] = 0;
 	m->key_reports[m->n] = 0;
 	size_t h = hash_path(parent, name) & (m->slots - 1);
@@ -176,7 +191,7 @@ int hg_flame_merger_add(hg_flame_merger *m, const hg_flame *f)
 				continue;
 			parent = m->map[p];
 		}
-		size_t to = path_node(m, parent, src->name ? src->name : "");
+		size_t to = path_node(m, parent, src->name ? src->name : "", src);
 		if (to == NONE)
 			return HG_ENOMEM;
 		m->map[i] = to;

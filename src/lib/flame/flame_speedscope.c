@@ -19,10 +19,18 @@ static uint64_t fnv(uint64_t h, const char *s)
 	return (h ^ 0xff) * 1099511628211u; /* ends the field */
 }
 
+/* What speedscope shows beside a frame's name: its source file, else (a
+ * native frame without one) its image. */
+static const char *shown_file(const hg_flame_node *nd)
+{
+	return nd->file ? nd->file : nd->image;
+}
+
 static bool same_frame(const hg_flame_node *a, const hg_flame_node *b)
 {
+	const char *fa = shown_file(a), *fb = shown_file(b);
 	return a->line == b->line && strcmp(a->name ? a->name : "", b->name ? b->name : "") == 0 &&
-	       strcmp(a->file ? a->file : "", b->file ? b->file : "") == 0;
+	       strcmp(fa ? fa : "", fb ? fb : "") == 0;
 }
 
 /* The shared frames, one per distinct name, file and line: frame[i] is
@@ -42,7 +50,7 @@ static int write_frames(const hg_flame *f, size_t *frame, hg_buf *out)
 	hg_buf_puts(out, "\"shared\":{\"frames\":[");
 	for (size_t i = 0; i < f->n; i++) {
 		const hg_flame_node *nd = &f->nodes[i];
-		uint64_t h = fnv(fnv(1469598103934665603u, nd->name), nd->file) ^ (uint64_t)nd->line;
+		uint64_t h = fnv(fnv(1469598103934665603u, nd->name), shown_file(nd)) ^ (uint64_t)nd->line;
 		size_t k = (size_t)(h * 0x9e3779b97f4a7c15u >> 20) & (cap - 1);
 		while (slot[k] && !same_frame(&f->nodes[slot[k] - 1], nd))
 			k = (k + 1) & (cap - 1);
@@ -54,9 +62,9 @@ static int write_frames(const hg_flame *f, size_t *frame, hg_buf *out)
 		frame[i] = next;
 		hg_buf_puts(out, next++ ? ",{\"name\":" : "{\"name\":");
 		json_str(out, nd->name && *nd->name ? nd->name : "?");
-		if (nd->file) {
+		if (shown_file(nd)) {
 			hg_buf_puts(out, ",\"file\":");
-			json_str(out, nd->file);
+			json_str(out, shown_file(nd));
 		}
 		if (nd->line >= 0) {
 			hg_buf_puts(out, ",\"line\":");

@@ -1,9 +1,10 @@
 /* The SVG flame graph, drawn as an icicle (root on top, as hangar's tree
  * reads).  Everything the picture shows is in the document as written:
- * every frame a <g class="f"> with a <title> (full name, cost, share,
- * calls; before and after for a diff), a <rect> and a label when one
- * fits, so it reads with scripts off; the inline script only adds zoom,
- * search and the details line.
+ * every frame a <g class="f"> with a <title> (full name, where it is:
+ * source file:line and image, the symbol as written when the name reads
+ * otherwise, cost, share, calls; before and after for a diff), a <rect>
+ * and a label when one fits, so it reads with scripts off; the inline
+ * script only adds zoom, search and the details line.
  *
  * Widths are by total weight.  A frame narrower than MIN_WIDTH px at full
  * width is not drawn, nor anything below it; its weight stays in its
@@ -305,6 +306,32 @@ static void per_report_line(struct svg *s, const hg_flame_node *n)
 	hg_buf_puts(o, "%)");
 }
 
+/* "at File.kt:12 in libfoo.so\n" (what of it is known), then "symbol
+ * $s6Reader...\n" when the frame's symbol as written is not its name (a
+ * mangled one): the lines between a frame's name and its weight. */
+static void where_lines(hg_buf *o, const hg_flame_node *n)
+{
+	if (n->file || n->line >= 0) {
+		hg_buf_puts(o, "at ");
+		xml_str(o, n->file ? n->file : "?");
+		if (n->line >= 0) {
+			hg_buf_putc(o, ':');
+			hg_buf_int(o, n->line);
+		}
+	}
+	if (n->image) {
+		hg_buf_puts(o, n->file || n->line >= 0 ? " in " : "in ");
+		xml_str(o, n->image);
+	}
+	if (n->file || n->line >= 0 || n->image)
+		hg_buf_putc(o, '\n');
+	if (n->symbol) {
+		hg_buf_puts(o, "symbol ");
+		xml_str(o, n->symbol);
+		hg_buf_putc(o, '\n');
+	}
+}
+
 static void frame_title(struct svg *s, size_t i)
 {
 	const hg_flame *f = s->f;
@@ -314,6 +341,7 @@ static void frame_title(struct svg *s, size_t i)
 	hg_buf_puts(o, "<title>");
 	xml_str(o, n->name ? n->name : "");
 	hg_buf_putc(o, '\n');
+	where_lines(o, n);
 	put_amount(o, f->unit, (double)t, 0);
 	hg_buf_puts(o, ", ");
 	put_num(o, s->l->total > 0 ? 100.0 * (double)t / (double)s->l->total : 0, 1);

@@ -45,6 +45,13 @@ struct hg_namer {
 	bool env_tried;
 	bool no_beside;       /* paths are object keys, not files: no mapping beside them */
 	hg_symbols *symbols;  /* --symbols: native frames named; owned, or NULL */
+	/* the mappings said to look like another app's, with the package of
+	 * the report they were said for: once each, not once per report */
+	struct namer_foreign {
+		const hg_mapping *mapping;
+		char package[96];
+	} foreign[16];
+	int n_foreign;
 };
 
 /* Frees every mapping the namer holds (the struct is the caller's). */

@@ -90,6 +90,28 @@ static hg_mapping *fallback_mapping(struct hg_namer *n, const char *path)
 	return n->env_mapping;
 }
 
+/* A methodMapping of another app names every report wrongly: said once
+ * per mapping and package (its report carries the warning too), not once
+ * per report of a big ingest. */
+static void say_foreign(struct hg_namer *n, const hg_report *rep, const hg_mapping *m)
+{
+	hg_mapping_fit fit;
+	if (hg_report_mapping_fit(rep, m, &fit) != 0 || !fit.foreign)
+		return;
+	const char *package = fit.package ? fit.package : "";
+	int slots = (int)(sizeof n->foreign / sizeof n->foreign[0]);
+	for (int i = 0; i < n->n_foreign && i < slots; i++)
+		if (n->foreign[i].mapping == m && !strcmp(n->foreign[i].package, package))
+			return;
+	struct namer_foreign *f = &n->foreign[n->n_foreign % slots]; /* the oldest, when full */
+	n->n_foreign = n->n_foreign + 1 < 2 * slots ? n->n_foreign + 1 : slots;
+	f->mapping = m;
+	snprintf(f->package, sizeof f->package, "%s", package);
+	const char *text = hg_mapping_fit_warning(&fit, m, rep->arena);
+	if (text)
+		hg_diagf(n->ctx, HG_DIAG_WARNING, rep->source, rep->line, 0, rep->number, "%s", text);
+}
+
 void hg_namer_name(struct hg_namer *n, hg_report *rep, const char *version, const char *path)
 {
 	char buf[4096];
@@ -103,7 +125,8 @@ void hg_namer_name(struct hg_namer *n, hg_report *rep, const char *version, cons
 	const hg_mapping *m = v && v->mapping ? v->mapping : n->mapping;
 	if (!m && !n->mapping_dir)
 		m = fallback_mapping(n, n->no_beside ? NULL : path);
-	hg_report_symbolicate(rep, m);
+	if (hg_report_symbolicate(rep, m) == 0 && m)
+		say_foreign(n, rep, m);
 	if (v && v->proguard)
 		hg_report_retrace(rep, (const hg_proguard *const *)&v->proguard, 1);
 	else if (n->n_proguard)

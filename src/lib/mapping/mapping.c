@@ -2,7 +2,8 @@
  * names.  Opening and looking up (mapping.c), the one-pass index
  * (mapping_index.c), the memo of formatted symbols (mapping_memo.c),
  * Java method names as a developer reads them (java_format.c) and
- * overloads told apart (mapping_overload.c).
+ * overloads told apart (mapping_overload.c), and whether it holds a
+ * package's classes (mapping_package.c).
  * Public header: mapping.h.
  * Uses: core, stack. */
 /* methodMapping.txt.  Indexing reads the file once, in small chunks that

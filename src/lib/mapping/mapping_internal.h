@@ -31,6 +31,13 @@ struct hg_mapping {
 	uint64_t *names;    /* the ids that share their class and method name with
 	                       another: hash << 20 | id, sorted (mapping_overload.c) */
 	size_t n_names;
+	/* packages looked for (hg_mapping_has_package), answers kept: a
+	 * cache, as memo is */
+	struct package_memo {
+		char name[96];
+		bool has;
+	} packages[8];
+	size_t n_packages;
 };
 
 /* How mapping_format_method names a method: the parameters' classes

@@ -6,8 +6,9 @@
  * stack dumps (report_javastack*.c), KSCrash (report_kscrash*.c), bare
  * structured stacks and Matrix's printed blocks (report_bare_*.c); report
  * times (report_time.c, which the store also uses through report_time.h);
- * native frames' readable names (report_demangle.c); and here the report's
- * lifetime, analysis and symbolication.
+ * native frames' readable names (report_demangle.c); whether a methodMapping
+ * is the app's own (report_mapping_fit.c); and here the report's lifetime,
+ * analysis and symbolication.
  * Public header: report.h.
  * Uses: core, demangle, json, mapping, stack, threads. */
 /* Report lifetime, kinds, analysis and symbolication. */
@@ -428,6 +429,14 @@ int hg_report_symbolicate(hg_report *rep, const hg_mapping *mapping)
 	free(cache.id);
 	free(cache.symbol);
 	rep->missing_ids = missing;
+	/* Another app's mapping names ids with wrong names: that, not only
+	 * the ids it lacks, is what to say (report_mapping_fit.c). */
+	hg_mapping_fit fit;
+	if (hg_report_mapping_fit(rep, mapping, &fit) != 0)
+		return HG_ENOMEM;
+	const char *foreign = hg_mapping_fit_warning(&fit, mapping, rep->arena);
+	if (fit.foreign)
+		return foreign ? hg_strlist_addf(&rep->warnings, rep->arena, "%s", foreign) : HG_ENOMEM;
 	if (missing)
 		hg_strlist_addf(&rep->warnings, rep->arena, "%zu method id(s) not in %s; shown as #<id>",
 				missing, hg_mapping_name(mapping));

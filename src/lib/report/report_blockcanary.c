@@ -81,7 +81,7 @@ bool bc_is_short_time(const char *s, size_t n)
 
 enum bc_key {
 	K_OTHER, K_MODEL, K_VERSION_NAME, K_PROCESS, K_TIME, K_THREAD_TIME, K_TIME_START,
-	K_TIME_END, K_CPU_RATE, K_CPU_BUSY, K_STACK,
+	K_TIME_END, K_CPU_RATE, K_CPU_BUSY, K_STACK, K_API_LEVEL,
 };
 
 static const struct {
@@ -97,6 +97,7 @@ static const struct {
 	{"cpu-rate", K_CPU_RATE},     {"cpurate", K_CPU_RATE},
 	{"cpu-busy", K_CPU_BUSY},     {"cpubusy", K_CPU_BUSY},
 	{"stack", K_STACK},
+	{"api-level", K_API_LEVEL},   {"apilevel", K_API_LEVEL},
 };
 
 /* A figure whose value is s[0..n). */
@@ -169,6 +170,19 @@ static int cpu_line(struct bc *b, const struct line *ln)
 	return add_figure(rep, "blockcanary", "cpu-rate", ln->s, ln->len);
 }
 
+/* "api-level = 29 10" is Build.VERSION.SDK_INT, then RELEASE: the model's
+ * Android os_version is the API level (value, as written, when it does
+ * not start with one).  0 or HG_ENOMEM. */
+static int api_level(hg_report *rep, const char *v, size_t n, const char *value)
+{
+	size_t api = 0;
+	while (api < n && is_digit(v[api]))
+		api++;
+	bool level = api > 0 && (api == n || v[api] == ' ');
+	rep->os_version = level ? hg_arena_strndup(rep->arena, v, api) : value;
+	return rep->os_version ? 0 : HG_ENOMEM;
+}
+
 static int header(struct bc *b, const struct line *ln, size_t key_len, const char *v, size_t n)
 {
 	hg_report *rep = b->rep;
@@ -208,6 +222,9 @@ static int header(struct bc *b, const struct line *ln, size_t key_len, const cha
 		break;
 	case K_PROCESS:
 		rep->process = rep->process ? rep->process : value;
+		break;
+	case K_API_LEVEL:
+		rc = rep->os_version || n == 0 ? 0 : api_level(rep, v, n, value);
 		break;
 	case K_TIME:
 		rc = b->has_time ? 0 : read_ms(b, ln, key, v, n, &b->time);

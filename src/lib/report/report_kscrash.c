@@ -30,17 +30,6 @@
 
 /* ---- what kind of report, and whom to blame ---- */
 
-struct error_info {
-	const char *type;    /* error.type */
-	bool hang;           /* a hang block, a watchdog kill, a deadlock */
-	bool matrix;         /* a Matrix lag dump (user_reported.dump_type) */
-	bool profile;
-	bool watchdog;       /* exit reason 0x8badf00d */
-	bool htapm;          /* an APM hang module's report (report_kscrash_htapm.c) */
-	const hg_json *profile_obj;
-	const hg_json *error;
-};
-
 static int read_hang(struct kx *k, const hg_json *error, struct error_info *ei)
 {
 	const hg_json *hang, *exit_reason;
@@ -142,10 +131,12 @@ static int read_profile(struct kx *k, const struct error_info *ei)
  * user-reported dump (Matrix's lag dumps) also the `crashed` one, which is
  * the monitor that called for the dump.  Elsewhere `crashed` marks the
  * offending thread: the main thread of a hang or deadlock report, the
- * thread that crashed. */
+ * thread that crashed, which is also current when its own signal or
+ * exception handler wrote the report (an abort, an NSException): then it
+ * is the crashed thread, to blame, not a writer. */
 static bool is_writer(const struct thread_info *t, bool user_dump)
 {
-	return t->current || (user_dump && t->crashed);
+	return user_dump ? t->current || t->crashed : t->current && !t->crashed;
 }
 
 /* Matrix's representative stack; for a crash, the thread that crashed;
@@ -206,7 +197,11 @@ static int blame(struct kx *k, const struct thread_info *info, const struct erro
 	for (size_t i = 0; i < rep->n_exceptions; i++)
 		if (rep->exceptions[i].thread < 0)
 			rep->exceptions[i].thread = rep->threads.blamed;
-	if (rep->threads.n == 0 && !ei->profile &&
+	/* A termination report is written on the next launch: the process,
+	 * killed, left no threads to write. */
+	bool termination = ei->type && (!strcmp(ei->type, "termination") ||
+					!strcmp(ei->type, "memory_termination"));
+	if (rep->threads.n == 0 && !ei->profile && ei->crash && !termination &&
 	    hg_strlist_addf(&rep->warnings, rep->arena, "the report holds no threads") != 0)
 		return HG_ENOMEM;
 	return 0;
@@ -214,15 +209,15 @@ static int blame(struct kx *k, const struct thread_info *info, const struct erro
 
 /* ---- the report around the threads ---- */
 
-static int read_system(struct kx *k, const hg_json *root)
+static int read_system_fields(struct kx *k, const hg_json *sys_root, const hg_json *rep_root)
 {
 	const hg_json *sys, *rep_info, *stats;
 	const char *machine, *model, *bundle, *proc, *proc2, *short_v, *build, *ts;
 	bool fg = false;
 	const struct json_fields *f = &k->f;
 	int rc;
-	if ((rc = report_get_object(f, root, "", "system", &sys)) != 0 ||
-	    (rc = report_get_object(f, root, "", "report", &rep_info)) != 0 ||
+	if ((rc = report_get_object(f, sys_root, "", "system", &sys)) != 0 ||
+	    (rc = report_get_object(f, rep_root, "", "report", &rep_info)) != 0 ||
 	    (rc = report_get_string(f, sys, "system", "machine", &machine)) != 0 ||
 	    (rc = report_get_string(f, sys, "system", "model", &model)) != 0 ||
 	    (rc = report_get_string(f, sys, "system", "CFBundleIdentifier", &bundle)) != 0 ||
@@ -264,22 +259,47 @@ static int read_system(struct kx *k, const hg_json *root)
 	return 0;
 }
 
-/* Everything but the evidence (threads, images; "buffer" and "stack",
- * the evidence of Matrix reports, are never metadata either) and a
- * profile's sample table: top-level members, then crash.error and
- * crash.diagnosis. */
-static int read_meta(struct kx *k, const hg_json *root, const hg_json *crash, bool profile)
+/* The part under which root lies: "" or "recrash_report.". */
+static const char *prefix_of(const struct kscrash_parts *p, const hg_json *root)
 {
-	static const char *const evidence[] = {"crash", "binary_images", "buffer", "stack"};
-	int rc = 0;
-	for (const hg_json *m = hg_json_first(root); m && rc == 0; m = hg_json_next(m)) {
-		const char *key = hg_json_key(m);
-		bool skip = false;
-		for (size_t i = 0; i < sizeof evidence / sizeof *evidence; i++)
-			skip |= strcmp(key, evidence[i]) == 0;
-		if (!skip)
-			rc = report_add_json_meta(k->rep, k->f.doc, key, m);
+	return (root == p->main) == p->inner ? "recrash_report." : "";
+}
+
+/* The system and report objects of the part read, else of the other part
+ * (KSCrash 3 writes them in recrash_report, the handler's crash without). */
+static int read_system(struct kx *k, const struct kscrash_parts *p)
+{
+	const hg_json *sys_root = hg_json_get(p->main, "system") || !p->other ? p->main : p->other;
+	const hg_json *rep_root = hg_json_get(p->main, "report") || !p->other ? p->main : p->other;
+	int rc = read_system_fields(k, sys_root, rep_root);
+	if (rc == HG_EPARSE) {
+		kscrash_name_root(k->f.err, "system", prefix_of(p, sys_root));
+		kscrash_name_root(k->f.err, "report", prefix_of(p, rep_root));
 	}
+	return rc;
+}
+
+/* Everything but the evidence (threads, images; "buffer" and "stack",
+ * the evidence of Matrix reports, are never metadata either; a
+ * recrash_report is read, not copied) and a profile's sample table: the
+ * top-level members of the part read, then those of the other part it
+ * lacks, then crash.error and crash.diagnosis. */
+static int read_meta(struct kx *k, const struct kscrash_parts *p, const hg_json *crash,
+		     bool profile)
+{
+	static const char *const evidence[] = {"crash", "binary_images", "buffer", "stack",
+					       "recrash_report"};
+	int rc = 0;
+	const hg_json *parts[2] = {p->main, p->inner ? p->other : NULL};
+	for (int i = 0; i < 2; i++)
+		for (const hg_json *m = hg_json_first(parts[i]); m && rc == 0; m = hg_json_next(m)) {
+			const char *key = hg_json_key(m);
+			bool skip = false;
+			for (size_t e = 0; e < sizeof evidence / sizeof *evidence; e++)
+				skip |= strcmp(key, evidence[e]) == 0;
+			if (!skip) /* a key already there is kept as it is */
+				rc = report_add_json_meta(k->rep, k->f.doc, key, m);
+		}
 	const hg_json *error = hg_json_get(crash, "error"), *diagnosis = hg_json_get(crash, "diagnosis");
 	if (rc == 0 && error && !profile)
 		rc = report_add_json_meta(k->rep, k->f.doc, "error", error);
@@ -288,48 +308,108 @@ static int read_meta(struct kx *k, const hg_json *root, const hg_json *crash, bo
 	return rc;
 }
 
+/* A report object KSCrash wrote: its crash part (threads or error) beside
+ * its report, images or an APM's section; or, without a crash part (not
+ * written, or cut off), KSCrash's recrash_report, or its report header
+ * (id, type or version) beside its system or binary_images. */
 bool report_is_kscrash(const hg_json *obj)
 {
-	const hg_json *crash = hg_json_get(obj, "crash");
-	return hg_json_type(crash) == HG_JSON_OBJECT &&
-	       (hg_json_get(crash, "threads") || hg_json_get(crash, "error")) &&
-	       (hg_json_get(obj, "report") || hg_json_get(obj, "binary_images") ||
-		hg_json_get(obj, "htapm"));
+	const hg_json *crash = hg_json_get(obj, "crash"), *info = hg_json_get(obj, "report");
+	if (hg_json_type(crash) == HG_JSON_OBJECT &&
+	    (hg_json_get(crash, "threads") || hg_json_get(crash, "error")) &&
+	    (info || hg_json_get(obj, "binary_images") || hg_json_get(obj, "htapm")))
+		return true;
+	if (hg_json_type(hg_json_get(obj, "recrash_report")) == HG_JSON_OBJECT)
+		return true;
+	return hg_json_type(info) == HG_JSON_OBJECT &&
+	       (hg_json_get(info, "id") || hg_json_get(info, "type") || hg_json_get(info, "version")) &&
+	       (hg_json_type(hg_json_get(obj, "system")) == HG_JSON_OBJECT ||
+		hg_json_type(hg_json_get(obj, "binary_images")) == HG_JSON_ARRAY);
+}
+
+/* What the report lacks, said: no crash part, or only the report that a
+ * handler was writing when it crashed. */
+static int warn_parts(struct kx *k, const struct kscrash_parts *p, const hg_json *crash)
+{
+	hg_report *rep = k->rep;
+	if (p->inner && !p->handler &&
+	    hg_strlist_addf(&rep->warnings, rep->arena, "the report holds only recrash_report, the "
+			    "report the crash handler was writing when it crashed: read from it "
+			    "(it may be cut short)") != 0)
+		return HG_ENOMEM;
+	if (!crash && hg_strlist_addf(&rep->warnings, rep->arena, "%s \"crash\" object: the "
+				      "report says nothing of its threads or error",
+				      p->inner ? "recrash_report has no" : "no") != 0)
+		return HG_ENOMEM;
+	return 0;
+}
+
+/* The part read: its threads and images, the handler's crash, why the app
+ * stopped, and whom to blame. */
+static int read_part(struct kx *k, const struct kscrash_parts *p, const hg_json *crash)
+{
+	struct error_info ei = {.root = p->main, .crash = crash};
+	struct htapm h = {0};
+	struct thread_info *info = NULL;
+	hg_report *rep = k->rep;
+	strcache_init(&k->strs, rep->arena);
+	int rc = read_system(k, p);
+	if (rc == 0)
+		rc = read_error_info(k, crash, &ei);
+	/* frames of the handler's crash lie in the same images */
+	const hg_json *images = hg_json_get(p->main, "binary_images") || !p->other ? p->main : p->other;
+	if (rc == 0)
+		rc = kscrash_read_images(k, images, prefix_of(p, images));
+	if (rc == 0)
+		rc = kscrash_read_threads(k, crash, &info);
+	if (rc == 0 && !ei.profile)
+		rc = kscrash_read_htapm(k, p->main, &info, &h);
+	if (rc == 0 && p->handler)
+		rc = kscrash_read_recrash(k, p->handler, p->inner ? "" : "recrash_report.");
+	strcache_release(&k->strs);
+	ei.htapm = h.hang;
+	if (rc == 0 && !ei.profile)
+		rc = kscrash_read_reason(k, &ei);
+	if (rc == 0)
+		rc = kscrash_htapm_reason(k, &h);
+	if (rc != 0 || (rc = blame(k, info, &ei)) != 0 ||
+	    (ei.profile && (rc = read_profile(k, &ei)) != 0) ||
+	    (!k->ctx->skip_meta && (rc = read_meta(k, p, crash, ei.profile)) != 0))
+		return rc;
+	return 0;
 }
 
 int report_from_kscrash(const hg_ctx *ctx, const hg_json_doc *doc, const hg_json *obj,
 			hg_report *rep, struct read_error *err)
 {
-	struct kx k = {.ctx = ctx, .f = {doc, err}, .rep = rep};
+	struct kx k = {.ctx = ctx, .f = {doc, err}, .rep = rep, .prefix = ""};
 	err->offset = NO_OFFSET;
 	err->msg[0] = '\0';
-	const hg_json *crash = hg_json_get(obj, "crash");
-	if (hg_json_type(crash) != HG_JSON_OBJECT)
-		return crash ? report_bad_field(&k.f, "", "crash", crash, "an object")
-			     : report_fail(err, NO_OFFSET, "not a KSCrash report: no \"crash\" object");
 	rep->format = HG_FORMAT_KSCRASH;
-	struct error_info ei = {0};
-	struct htapm h = {0};
-	struct thread_info *info = NULL;
-	strcache_init(&k.strs, rep->arena);
-	int rc = read_system(&k, obj);
+	const hg_json *rr = hg_json_get(obj, "recrash_report");
+	if (rr && hg_json_type(rr) != HG_JSON_OBJECT && hg_json_type(rr) != HG_JSON_NULL) {
+		char q[64];
+		report_quote(doc, rr, q, sizeof q);
+		if (hg_strlist_addf(&rep->warnings, rep->arena, "field \"recrash_report\": expected an "
+				    "object, got %s; ignored", q) != 0)
+			return HG_ENOMEM;
+	}
+	if (!hg_json_get(obj, "crash") && !report_is_kscrash(obj)) /* read as KSCrash by force */
+		return report_fail(err, NO_OFFSET, "not a KSCrash report: no \"crash\" object");
+	struct kscrash_parts p;
+	kscrash_pick_parts(obj, &p);
+	k.prefix = p.inner ? "recrash_report." : "";
+	k.lenient = p.incomplete;
+	const hg_json *crash = report_member(p.main, "crash"); /* null: not written */
+	if (crash && hg_json_type(crash) != HG_JSON_OBJECT)
+		return report_bad_field(&k.f, p.inner ? "recrash_report" : "", "crash", crash,
+					"an object");
+	int rc = warn_parts(&k, &p, crash);
 	if (rc == 0)
-		rc = read_error_info(&k, crash, &ei);
-	if (rc == 0)
-		rc = kscrash_read_images(&k, obj);
-	if (rc == 0)
-		rc = kscrash_read_threads(&k, crash, &info);
-	if (rc == 0 && !ei.profile)
-		rc = kscrash_read_htapm(&k, obj, &info, &h);
-	strcache_release(&k.strs);
-	ei.htapm = h.hang;
-	if (rc == 0 && !ei.profile)
-		rc = kscrash_read_reason(&k, ei.error, ei.type, ei.watchdog);
-	if (rc == 0)
-		rc = kscrash_htapm_reason(&k, &h);
-	if (rc != 0 || (rc = blame(&k, info, &ei)) != 0 ||
-	    (ei.profile && (rc = read_profile(&k, &ei)) != 0) ||
-	    (!ctx->skip_meta && (rc = read_meta(&k, obj, crash, ei.profile)) != 0))
+		rc = read_part(&k, &p, crash);
+	if (rc == HG_EPARSE || rc == HG_ELIMIT)
+		kscrash_name_field(err, k.prefix);
+	if (rc != 0)
 		return rc;
 	rep->stack_cost = rep->cost; /* no method stack: the cost alone */
 	return hg_threads_analyse(&rep->threads, rep->arena, &rep->warnings);

@@ -1,16 +1,18 @@
 /* The threads of a KSCrash report (private to report_kscrash.c): each
  * thread's backtrace as native frames, every one placed by its address in
- * the report's binary images.  The report's own object_name/symbol_name
- * are kept only when object_name is the image that holds the address: the
- * device gets them wrong (KSCrash 3.7's hang report names 54 frames of
- * SwiftUI, UIKitCore and Foundation "libobjc.A.dylib (GCC_except_table763)"
- * at 0x59d4f428 into a 250 KB image), and a symbol of the wrong image is
- * worse than none.  Each disagreement is counted into one warning.  An
- * image whose image_addr or image_size makes no range is refused, each
- * with a warning naming it: its frames are then placed as frames no image
- * holds, and the rest of the report is read.
+ * the report's binary images (report_kscrash_images.c).  The report's own
+ * object_name/symbol_name are kept only when object_name is the image that
+ * holds the address: the device gets them wrong (KSCrash 3.7's hang report
+ * names 54 frames of SwiftUI, UIKitCore and Foundation "libobjc.A.dylib
+ * (GCC_except_table763)" at 0x59d4f428 into a 250 KB image), and a symbol
+ * of the wrong image is worse than none.  Each disagreement is counted
+ * into one warning.  A frame no image holds (its image refused, or none
+ * written) keeps the report's word.
  * Matrix-iOS's representative stack, a thread named "HandledThread" or one
- * whose frames carry repeat_count, is marked `handled` for the blame rules. */
+ * whose frames carry repeat_count, is marked `handled` for the blame rules.
+ * In a part written by a crash handler that crashed, a thread that cannot
+ * be read is left out with a warning; the link register written twice by
+ * KSCrash's older stack cursor is written once. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,16 +22,6 @@
 
 #define HANDLED_THREAD "HandledThread"
 #define MAX_PATH 160
-
-/* One binary image of binary_images. */
-struct image {
-	uint64_t addr, size; /* [addr, addr + size), which may end at 2^64 */
-	uint64_t vmaddr;
-	const char *name;   /* basename, in the arena */
-	const char *path;   /* as written, in the arena */
-	const char *uuid;   /* in the arena; may be NULL */
-	uint32_t ref;       /* its hg_frame.image_ref once a frame lies in it; 0 */
-};
 
 /* Counts n more threads or frames against --max-stack-lines. */
 static int count_frames(struct kx *k, size_t n, const char *where)
@@ -48,162 +40,6 @@ static int count_frames(struct kx *k, size_t n, const char *where)
 static const char *cached(struct kx *k, const char *s)
 {
 	return s ? strcache_get(&k->strs, s, strlen(s)) : NULL;
-}
-
-/* ---- binary images ---- */
-
-static int image_cmp(const void *a, const void *b)
-{
-	const struct image *x = a, *y = b;
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
-}
-
-/* An image's image_addr or image_size, bit-exact from the number's digits
- * (a double rounds 2^64-1 up to 2^64).  A frame's address may be written
- * negative (Matrix's int64 writer; a pointer-signed return address), but
- * an image lies in user space, below 2^63, even written through int64: a
- * negative one is no image.  NULL and *out set, or why the number is no
- * address or size ("is negative", ...). */
-static const char *image_number(const char *s, size_t len, uint64_t *out)
-{
-	if (memchr(s, '.', len) || memchr(s, 'e', len) || memchr(s, 'E', len))
-		return "is not an integer";
-	bool negative = len > 0 && s[0] == '-';
-	size_t i = negative;
-	uint64_t v = 0;
-	bool big = false;
-	for (; i < len; i++) { /* the JSON reader let only digits through */
-		unsigned d = (unsigned)(s[i] - '0');
-		big |= v > (UINT64_MAX - d) / 10;
-		v = v * 10 + d;
-	}
-	if (negative && (v != 0 || big)) /* "-0" is 0 */
-		return "is negative";
-	if (big)
-		return "does not fit in 64 bits";
-	*out = v;
-	return NULL;
-}
-
-/* At most this many images refused one by one; the rest are counted. */
-#define IMAGE_WARNINGS 10
-
-/* Names an image in a warning: its name's last part, else its UUID (at
- * most 100 bytes of either). */
-static void image_label(const hg_json *e, char *out, size_t size)
-{
-	const char *name = hg_json_string(report_member(e, "name"));
-	const char *slash = name ? strrchr(name, '/') : NULL;
-	const char *label = name ? (slash && slash[1] ? slash + 1 : name)
-				 : hg_json_string(report_member(e, "uuid"));
-	size_t n = label ? strnlen(label, 101) : 0;
-	if (!label)
-		out[0] = '\0';
-	else
-		snprintf(out, size, " \"%.*s%s\"", (int)(n > 100 ? 97 : n), label, n > 100 ? "..." : "");
-}
-
-/* One image's range into *addr and *size: 0 with *ok, or a warning naming
- * the image and the field (the first IMAGE_WARNINGS of the report; *refused
- * counts them all) and *ok false.  A number of the wrong type (a string,
- * ...) fails the report as every field of another type does.  A range may
- * end exactly at 2^64. */
-static int image_range(struct kx *k, const hg_json *e, const char *where, size_t *refused,
-		       uint64_t *addr, uint64_t *size, bool *ok)
-{
-	static const char *const keys[2] = {"image_addr", "image_size"};
-	uint64_t *vals[2] = {addr, size};
-	const char *text[2] = {NULL, NULL}, *why = NULL;
-	size_t len[2] = {0, 0};
-	int bad = 1; /* which field the warning names */
-	*ok = false;
-	for (int i = 0; i < 2; i++) {
-		const hg_json *v = report_member(e, keys[i]);
-		if (v && hg_json_type(v) != HG_JSON_NUMBER)
-			return report_bad_field(&k->f, where, keys[i], v, "an unsigned 64-bit integer");
-		if (v)
-			hg_json_number_text(k->f.doc, v, &text[i], &len[i]);
-	}
-	if (!text[0] || !text[1])
-		return 0; /* an image without its range is no image, as ever */
-	for (int i = 0; i < 2 && !why; i++)
-		if ((why = image_number(text[i], len[i], vals[i])) != NULL)
-			bad = i;
-	if (!why && *size == 0)
-		why = "makes it empty";
-	else if (!why && *addr != 0 && *size > (uint64_t)0 - *addr)
-		why = "wraps past 2^64";
-	*ok = why == NULL;
-	if (*ok || (*refused)++ >= IMAGE_WARNINGS)
-		return 0;
-	char label[112];
-	image_label(e, label, sizeof label);
-	bool cut = len[bad] > 40;
-	return hg_strlist_addf(&k->rep->warnings, k->rep->arena, "%s%s: %s %.*s%s %s; image ignored",
-			       where, label, keys[bad], (int)(cut ? 37 : len[bad]), text[bad],
-			       cut ? "..." : "", why) != 0 ? HG_ENOMEM : 0;
-}
-
-int kscrash_read_images(struct kx *k, const hg_json *root)
-{
-	const hg_json *arr;
-	int rc = report_get_array(&k->f, root, "", "binary_images", &arr);
-	size_t n = hg_json_count(arr);
-	if (rc != 0 || n == 0)
-		return rc;
-	struct image *img = hg_arena_calloc(k->rep->arena, n, sizeof *img);
-	if (!img)
-		return HG_ENOMEM;
-	size_t i = 0, kept = 0, refused = 0;
-	char where[MAX_PATH];
-	for (const hg_json *e = hg_json_first(arr); e; e = hg_json_next(e), i++) {
-		snprintf(where, sizeof where, "binary_images[%zu]", i);
-		if (hg_json_type(e) != HG_JSON_OBJECT)
-			return report_bad_field(&k->f, where, "", e, "an object");
-		uint64_t addr = 0, size = 0, vmaddr;
-		bool ok, has_vmaddr;
-		const char *name, *uuid;
-		if ((rc = report_get_u64(&k->f, e, where, "image_vmaddr", &vmaddr, &has_vmaddr)) != 0 ||
-		    (rc = report_get_string(&k->f, e, where, "name", &name)) != 0 ||
-		    (rc = report_get_string(&k->f, e, where, "uuid", &uuid)) != 0 ||
-		    (rc = image_range(k, e, where, &refused, &addr, &size, &ok)) != 0)
-			return rc;
-		if (!ok || !name)
-			continue;
-		const char *slash = strrchr(name, '/');
-		img[kept] = (struct image){.addr = addr, .size = size, .vmaddr = has_vmaddr ? vmaddr : 0};
-		if (!(img[kept].name = cached(k, slash ? slash + 1 : name)) ||
-		    !(img[kept].path = cached(k, name)) || (uuid && !(img[kept].uuid = cached(k, uuid))))
-			return HG_ENOMEM;
-		kept++;
-	}
-	if (refused > IMAGE_WARNINGS &&
-	    hg_strlist_addf(&k->rep->warnings, k->rep->arena, "%zu more binary_images have an "
-			    "image_addr or image_size that is no range; images ignored",
-			    refused - IMAGE_WARNINGS) != 0)
-		return HG_ENOMEM;
-	qsort(img, kept, sizeof *img, image_cmp);
-	k->images = img;
-	k->n_images = kept;
-	return 0;
-}
-
-/* The image holding pc, or NULL.  Images do not overlap in a real process;
- * when a report says they do, the nearest few starting below pc are tried. */
-static struct image *find_image(const struct kx *k, uint64_t pc)
-{
-	size_t lo = 0, hi = k->n_images;
-	while (lo < hi) { /* first image starting above pc */
-		size_t mid = lo + (hi - lo) / 2;
-		if (k->images[mid].addr <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (size_t i = lo, tries = 0; i > 0 && tries < 8; i--, tries++)
-		if (pc - k->images[i - 1].addr < k->images[i - 1].size)
-			return &k->images[i - 1];
-	return NULL;
 }
 
 /* ---- frames and threads ---- */
@@ -245,21 +81,6 @@ static const char *frame_text(struct kx *k, const hg_frame *f, bool has_sym_addr
 	return text;
 }
 
-/* The report's hg_image for img, added when its first frame is placed. */
-static int image_ref(struct kx *k, struct image *img, uint32_t *ref)
-{
-	if (!img->ref) {
-		hg_image out = {.kind = HG_IMAGE_MACHO, .name = img->name, .path = img->path,
-				.id = img->uuid, .load_addr = img->addr, .vmaddr = img->vmaddr,
-				.size = img->size, .has_load_addr = true};
-		int rc = hg_threads_add_image(&k->rep->threads, k->rep->arena, &out, &img->ref);
-		if (rc != 0)
-			return rc;
-	}
-	*ref = img->ref;
-	return 0;
-}
-
 /* Whether the report's own names fit the image that holds pc: object_name
  * is that image (object_addr its load address), and symbol_addr lies in it
  * at or below pc. */
@@ -296,10 +117,10 @@ static int place_frame(struct kx *k, hg_frame *f, const char *where, const char 
 		       bool has_obj, uint64_t obj_addr, const char **sym, bool *has_sym,
 		       uint64_t sym_addr)
 {
-	struct image *img = find_image(k, f->pc);
+	struct image *img = kscrash_find_image(k, f->pc);
 	if (!img)
 		return 1;
-	int rc = image_ref(k, img, &f->image_ref);
+	int rc = kscrash_image_ref(k, img, &f->image_ref);
 	if (rc != 0)
 		return rc;
 	f->image = img->name;
@@ -375,7 +196,7 @@ static int read_address(struct kx *k, const hg_json *e, const char *where, hg_th
 	hg_json_number_text(k->f.doc, e, &s, &len);
 	/* written through int64_t, as Matrix writes addresses: two's complement */
 	bool negative = s && len > 1 && s[0] == '-';
-	if (!s || image_number(s + negative, len - negative, &pc) != NULL ||
+	if (!s || kscrash_image_number(s + negative, len - negative, &pc) != NULL ||
 	    (negative && pc > (uint64_t)1 << 63))
 		return report_bad_field(&k->f, where, "", e, "a frame object or an address");
 	pc = negative ? (uint64_t)0 - pc : pc;
@@ -488,7 +309,38 @@ static bool is_main_queue(const char *queue)
 			 strcmp(queue, "apple.main-thread") == 0);
 }
 
-static int read_thread(struct kx *k, const hg_json *th, const char *where, struct thread_info *info)
+/* KSCrash's stack cursor (before 2.0's rewrite) wrote the pc, then the
+ * link register, then the frame-pointer chain, whose first return address
+ * is the link register again when the crashing function had saved it
+ * (any function but a leaf): frames 1 and 2 are then both lr, one frame
+ * written twice, and the first goes.  sentry-cocoa drops frame 1 whenever
+ * it is lr, but in a leaf function frame 2 is the caller's caller and
+ * frame 1 the only trace of the caller: it stays unless frame 2 repeats it. */
+static int drop_lr_twin(struct kx *k, const hg_json *th, const char *where, hg_thread *t)
+{
+	char rw[MAX_PATH + 16], bw[MAX_PATH + 24];
+	const hg_json *regs, *basic;
+	uint64_t lr = 0;
+	bool has_lr = false;
+	snprintf(rw, sizeof rw, "%s.registers", where);
+	snprintf(bw, sizeof bw, "%s.basic", rw);
+	int rc = kscrash_soft_object(k, th, where, "registers", &regs);
+	if (rc == 0)
+		rc = kscrash_soft_object(k, regs, rw, "basic", &basic);
+	if (rc == 0 && basic)
+		rc = kscrash_soften(k, report_get_u64(&k->f, basic, bw, "lr", &lr, &has_lr));
+	if (rc != 0 || !has_lr || t->n_frames < 3)
+		return rc;
+	hg_frame *f = t->frames;
+	if (f[1].has_pc && f[2].has_pc && f[1].pc == lr && f[2].pc == lr) {
+		memmove(&f[1], &f[2], (t->n_frames - 2) * sizeof *f);
+		t->n_frames--;
+	}
+	return 0;
+}
+
+int kscrash_read_thread(struct kx *k, const hg_json *th, const char *where,
+			struct thread_info *info)
 {
 	if (hg_json_type(th) != HG_JSON_OBJECT)
 		return report_bad_field(&k->f, where, "", th, "an object");
@@ -524,7 +376,35 @@ static int read_thread(struct kx *k, const hg_json *th, const char *where, struc
 	if ((rc = kscrash_read_backtrace(k, th, where, ti, &repeats)) != 0)
 		return rc;
 	info->handled |= repeats;
-	return 0;
+	return drop_lr_twin(k, th, where, &k->rep->threads.items[ti]);
+}
+
+#define DROP_WARNINGS 10 /* threads left out named one by one; the rest counted */
+
+/* A thread of a part written by a handler that crashed (SentryCrash writes
+ * such threads as bare strings) that could not be read: left out, with the
+ * reader's words as a warning; the threads before and after are kept. */
+static int drop_thread(struct kx *k, size_t at, struct thread_info *info)
+{
+	k->rep->threads.n = at;
+	memset(info, 0, sizeof *info);
+	int rc = 0;
+	if (k->dropped++ < DROP_WARNINGS)
+		rc = hg_strlist_addf(&k->rep->warnings, k->rep->arena, "%s; the thread is left out "
+				     "(the report was written by a crash handler that crashed)",
+				     k->f.err->msg) != 0 ? HG_ENOMEM : 0;
+	k->f.err->msg[0] = '\0';
+	k->f.err->offset = NO_OFFSET;
+	return rc;
+}
+
+/* One thread, or with k->lenient its absence when it cannot be read. */
+static int read_or_drop(struct kx *k, const hg_json *th, const char *where,
+			struct thread_info *info)
+{
+	size_t at = k->rep->threads.n;
+	int rc = kscrash_read_thread(k, th, where, info);
+	return rc == HG_EPARSE && k->lenient ? drop_thread(k, at, info) : rc;
 }
 
 /* One warning for every frame whose report names binary_images contradicts. */
@@ -552,15 +432,20 @@ int kscrash_read_threads(struct kx *k, const hg_json *crash, struct thread_info 
 	*info = hg_arena_calloc(k->rep->arena, n ? n : 1, sizeof **info);
 	if (!*info)
 		return HG_ENOMEM;
-	if (one)
-		return (rc = read_thread(k, one, "crash.crashed_thread", *info)) != 0 ? rc
-		       : warn_disagreements(k);
 	char where[MAX_PATH];
+	if (one) {
+		snprintf(where, sizeof where, "%scrash.crashed_thread", k->prefix);
+		return (rc = read_or_drop(k, one, where, *info)) != 0 ? rc : warn_disagreements(k);
+	}
 	size_t i = 0;
 	for (const hg_json *th = hg_json_first(threads); th; th = hg_json_next(th), i++) {
-		snprintf(where, sizeof where, "crash.threads[%zu]", i);
-		if ((rc = read_thread(k, th, where, &(*info)[i])) != 0)
+		snprintf(where, sizeof where, "%scrash.threads[%zu]", k->prefix, i);
+		if ((rc = read_or_drop(k, th, where, &(*info)[k->rep->threads.n])) != 0)
 			return rc;
 	}
+	if (k->dropped > DROP_WARNINGS &&
+	    hg_strlist_addf(&k->rep->warnings, k->rep->arena, "%zu more threads that could not be "
+			    "read are left out", k->dropped - DROP_WARNINGS) != 0)
+		return HG_ENOMEM;
 	return warn_disagreements(k);
 }

@@ -2,52 +2,21 @@
  * report or an array of reports (so one report, a JSON array, NDJSON and
  * `jq .` output all read alike); and the bare binary buffer.
  * A report that fails is still handed on, with its error, so that every
- * input is accounted for. */
+ * input is accounted for.  Text formats: report_read_text.c. */
 #define _GNU_SOURCE /* memmem */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "hangar/beat.h"
-#include "report_bare_stack.h"
-#include "report_internal.h"
+#include "report_read_internal.h"
 
 #define MAX_VALUE ((size_t)INT32_MAX) /* the most the JSON reader takes at once */
-/* Matrix's AppMethodBeat words are read straight into integers, and a
- * KSCrash backtrace's frames one at a time (json.h): the two arrays that
- * grow to a million values. */
-#define HOT_KEY "buffer"
-#define LAZY_KEY "contents"
-
-struct reader {
-	const hg_ctx *ctx;
-	const char *source;
-	const char *text;
-	size_t len;
-	hg_report_sink sink;
-	void *user;
-	enum hg_input_format format; /* AUTO: per JSON object */
-	int failed;
-	const char *span;            /* with keep_text: the text of the report at hand */
-	size_t span_len;
-	/* A cursor that turns offsets into line:col moving forward only, so
-	 * many errors in one big input stay linear. */
-	size_t cur_off, cur_line_start;
-	long cur_line;
-	/* Reading a stream in parts (report_read_json_part): where this part
-	 * starts (line, column of its first byte), the reports before it,
-	 * whether more text follows, and where reading stopped for want of it. */
-	long line_base, col_base, number_base;
-	bool more;
-	size_t stopped_at;
-	bool after_value, after_array; /* see struct report_part */
-	struct report_array array; /* see report_internal.h */
-	hg_demangler *names;       /* memo of demangled frame names; NULL until needed */
-};
 
 /* What may come next in an open array (report_array.next). */
 enum array_next { ELEMENT_OR_CLOSE, ELEMENT, COMMA_OR_CLOSE };
 
-static void locate(struct reader *r, size_t off, long *line, long *col)
+void read_locate(struct reader *r, size_t off, long *line, long *col)
 {
 	if (off < r->cur_off) {
 		r->cur_off = r->cur_line_start = 0;
@@ -71,7 +40,7 @@ static void locate(struct reader *r, size_t off, long *line, long *col)
 
 /* Hands a report to the sink; returns the sink's verdict.  With keep_text
  * the report gets its text (the span at hand, unless it has one). */
-static int deliver(struct reader *r, hg_report *rep)
+int read_deliver(struct reader *r, hg_report *rep)
 {
 	if (r->ctx->keep_text && !rep->text && r->span) {
 		char *t = hg_arena_alloc(rep->arena, r->span_len + 1);
@@ -105,7 +74,7 @@ static int deliver(struct reader *r, hg_report *rep)
 /* The bytes of a value that ends before `end`: [start, end) without the
  * blanks, comma or closing bracket that follow it (an array element's own
  * text, or a whole value's). */
-static void set_span(struct reader *r, size_t start, size_t end, bool in_array)
+void read_set_span(struct reader *r, size_t start, size_t end, bool in_array)
 {
 	while (end > start && (unsigned char)r->text[end - 1] <= 0x20)
 		end--;
@@ -120,7 +89,7 @@ static void set_span(struct reader *r, size_t start, size_t end, bool in_array)
 
 /* Records a failed report: diagnostic plus an error report for the sink.
  * offset is absolute in r->text, or NO_OFFSET. */
-static int fail_report_at(struct reader *r, long number, long rep_line, long line, long col,
+int read_fail_at(struct reader *r, long number, long rep_line, long line, long col,
 			  const char *msg)
 {
 	hg_diagf(r->ctx, HG_DIAG_ERROR, r->source, line, col, number, "%s", msg);
@@ -130,21 +99,21 @@ static int fail_report_at(struct reader *r, long number, long rep_line, long lin
 		hg_report_destroy(rep);
 		return HG_ENOMEM;
 	}
-	return deliver(r, rep);
+	return read_deliver(r, rep);
 }
 
-static int fail_report(struct reader *r, long number, long rep_line, size_t offset,
+int read_fail(struct reader *r, long number, long rep_line, size_t offset,
 		       const char *msg)
 {
 	long line = rep_line, col = 0;
 	if (offset != NO_OFFSET)
-		locate(r, offset, &line, &col);
-	return fail_report_at(r, number, rep_line, line, col, msg);
+		read_locate(r, offset, &line, &col);
+	return read_fail_at(r, number, rep_line, line, col, msg);
 }
 
 /* One report object of a parsed document; base is the document's offset.
  * With keep_text, r->span holds its bytes (set_span). */
-static int one_report(struct reader *r, const hg_json_doc *doc, const hg_json *obj, size_t base,
+int read_one_report(struct reader *r, const hg_json_doc *doc, const hg_json *obj, size_t base,
 		      long number, long line)
 {
 	hg_report *rep = report_new_sized(r->source, line, number, r->span_len);
@@ -152,16 +121,25 @@ static int one_report(struct reader *r, const hg_json_doc *doc, const hg_json *o
 		return HG_ENOMEM;
 	struct read_error err;
 	int rc = report_from_json(r->ctx, doc, obj, r->format, rep, &err);
+	if (rc == 0 && r->lenient.copy) {
+		long l, c;
+		size_t n = r->lenient.commas;
+		read_locate(r, base + r->lenient.first, &l, &c);
+		if (hg_strlist_addf(&rep->warnings, rep->arena, "trailing commas removed: %zu comma%s "
+				    "before '}' or ']' (the first at line %ld, column %ld), which JSON "
+				    "forbids and Apple's JSON reader accepts", n, n == 1 ? "" : "s", l, c))
+			rc = HG_ENOMEM;
+	}
 	if (rc == HG_ENOMEM) {
 		hg_report_destroy(rep);
 		return rc;
 	}
 	if (rc != 0) {
 		hg_report_destroy(rep);
-		return fail_report(r, number, line, err.offset == NO_OFFSET ? NO_OFFSET : base + err.offset,
+		return read_fail(r, number, line, err.offset == NO_OFFSET ? NO_OFFSET : base + err.offset,
 				   err.msg);
 	}
-	return deliver(r, rep);
+	return read_deliver(r, rep);
 }
 
 /* Skips what separates values: whitespace as cJSON sees it (any byte up
@@ -178,7 +156,7 @@ static size_t skip_space(const char *s, size_t i, size_t len)
 	}
 }
 
-static int syntax_error(struct reader *r, long number, long line, size_t at, const char *what)
+int read_syntax_error(struct reader *r, long number, long line, size_t at, const char *what)
 {
 	char msg[256];
 	char near[24] = "";
@@ -194,7 +172,7 @@ static int syntax_error(struct reader *r, long number, long line, size_t at, con
 		snprintf(msg, sizeof msg, "%s at the end of the input (truncated?)", what);
 	else
 		snprintf(msg, sizeof msg, "%s at the end of the line (truncated?)", what);
-	return fail_report(r, number, line, at, msg);
+	return read_fail(r, number, line, at, msg);
 }
 
 /* Where to go on after a value that failed to parse: the next line that
@@ -276,9 +254,16 @@ static size_t resume_in_array(struct reader *r, size_t pos, long col)
  * report is far smaller, and the text after it is left for later). */
 static int parse_at(struct reader *r, size_t pos, hg_json_doc **doc, size_t *end, const char **why)
 {
-	size_t rest = r->len - pos;
-	return hg_json_parse_keys(r->text + pos, rest < MAX_VALUE ? rest : MAX_VALUE, HOT_KEY,
-				  LAZY_KEY, doc, end, why);
+	size_t rest = r->len - pos, len = rest < MAX_VALUE ? rest : MAX_VALUE;
+	free(r->lenient.copy); /* its document is gone */
+	r->lenient = (struct kscrash_lenient){0};
+	int rc = hg_json_parse_keys(r->text + pos, len, HOT_KEY, LAZY_KEY, doc, end, why);
+	if (rc == HG_EPARSE) { /* a KSCrash report with trailing commas is read without them */
+		int again = kscrash_lenient_parse(r->text + pos, len, *end, r->format, HOT_KEY, LAZY_KEY,
+						  doc, end, &r->lenient);
+		rc = again == HG_EPARSE ? rc : again;
+	}
+	return rc;
 }
 
 /* Whether a value that failed to parse at pos may only have been cut by
@@ -305,7 +290,7 @@ static int invalid_value(struct reader *r, long number, long line, size_t pos, s
 	snprintf(what, sizeof what, "invalid JSON%s%s%s", why ? ": " : "", why ? why : "",
 		 say_skipped && skipped_lines(r, pos, next) ? " (reading resumes at the next line "
 							    "that starts with '{' or '[')" : "");
-	return syntax_error(r, number, line, at, what);
+	return read_syntax_error(r, number, line, at, what);
 }
 
 /* One step inside an open top-level array at pos (a non-blank byte): a
@@ -324,7 +309,7 @@ static int array_step(struct reader *r, size_t *pos, long line, long col, long *
 		r->array.open = false;
 		*prev_end = ++*pos;
 		*prev_array = true;
-		return r->array.elements ? 0 : fail_report_at(r, ++*number, r->array.line, r->array.line,
+		return r->array.elements ? 0 : read_fail_at(r, ++*number, r->array.line, r->array.line,
 							      r->array.col, "the array holds no report");
 	}
 	if (r->array.next == COMMA_OR_CLOSE || c == ']') {
@@ -372,8 +357,8 @@ static int array_step(struct reader *r, size_t *pos, long line, long col, long *
 	}
 	r->array.elements++;
 	r->array.next = COMMA_OR_CLOSE;
-	set_span(r, *pos, *pos + end, true);
-	rc = one_report(r, doc, hg_json_root(doc), *pos, ++*number, line);
+	read_set_span(r, *pos, *pos + end, true);
+	rc = read_one_report(r, doc, hg_json_root(doc), *pos, ++*number, line);
 	hg_json_doc_destroy(doc);
 	*pos += end;
 	return rc;
@@ -414,9 +399,9 @@ static int read_values(struct reader *r, size_t pos)
 				/* The input ends inside the array. */
 				r->array.open = false;
 				long line, col;
-				locate(r, pos, &line, &col);
+				read_locate(r, pos, &line, &col);
 				r->span = NULL;
-				rc = syntax_error(r, ++number, line, pos, "invalid JSON");
+				rc = read_syntax_error(r, ++number, line, pos, "invalid JSON");
 			}
 			break;
 		}
@@ -428,7 +413,7 @@ static int read_values(struct reader *r, size_t pos)
 			break;
 		}
 		long line, col;
-		locate(r, pos, &line, &col);
+		read_locate(r, pos, &line, &col);
 		char c = r->text[pos];
 		if (r->array.open) {
 			bool stop = false;
@@ -458,7 +443,7 @@ static int read_values(struct reader *r, size_t pos)
 			const char *eol = memchr(r->text + pos, '\n', r->len - pos);
 			r->span = r->text + pos;
 			r->span_len = eol ? (size_t)(eol - r->span) : r->len - pos;
-			rc = syntax_error(r, ++number, line, pos, !same_line
+			rc = read_syntax_error(r, ++number, line, pos, !same_line
 					  ? "expected a JSON report (an object, an array of objects, "
 					    "or one object per line)"
 					  : prev_array ? "unexpected text after the array"
@@ -480,7 +465,7 @@ static int read_values(struct reader *r, size_t pos)
 		if (rc == HG_ENOMEM)
 			return rc;
 		if (rc != 0 && rest > MAX_VALUE && pos + end >= pos + MAX_VALUE - 1) {
-			rc = fail_report(r, ++number, line, NO_OFFSET, "a report larger than 2 GiB");
+			rc = read_fail(r, ++number, line, NO_OFFSET, "a report larger than 2 GiB");
 			pos = resume_after(r, pos);
 			prev_end = SIZE_MAX;
 			continue;
@@ -498,8 +483,8 @@ static int read_values(struct reader *r, size_t pos)
 			continue;
 		}
 		prev_array = false;
-		set_span(r, pos, pos + end, false);
-		rc = one_report(r, doc, hg_json_root(doc), pos, ++number, line);
+		read_set_span(r, pos, pos + end, false);
+		rc = read_one_report(r, doc, hg_json_root(doc), pos, ++number, line);
 		/* A value on one line (NDJSON) has no newline for locate to
 		 * count: the next one is looked for from its end, not its start
 		 * (a raw report is 10 kB of one line). */
@@ -510,117 +495,9 @@ static int read_values(struct reader *r, size_t pos)
 		prev_end = pos;
 	}
 	if (rc == 0 && number == 0 && !r->more && !r->array.open)
-		rc = fail_report(r, 1, 0, NO_OFFSET, "no report in the input (it is empty)");
+		rc = read_fail(r, 1, 0, NO_OFFSET, "no report in the input (it is empty)");
 	r->number_base = number;
 	return rc;
-}
-
-/* Matrix issues as printed to logcat: "tag[Trace_EvilMethod]type[0];
- * key[...];content[{...}]", one per line among other log lines, which are
- * passed over. */
-static int read_logcat(struct reader *r)
-{
-	long line = 0, number = 0;
-	int rc = 0;
-	for (size_t p = 0; p < r->len && rc == 0;) {
-		const char *nl = memchr(r->text + p, '\n', r->len - p);
-		size_t eol = nl ? (size_t)(nl - r->text) : r->len;
-		line++;
-		const char *at = memmem(r->text + p, eol - p, "content[{", 9);
-		const char *close = NULL;
-		for (const char *c = r->text + eol; at && c > at + 8 && !close; c--)
-			if (c[-1] == ']')
-				close = c - 1;
-		if (at) {
-			size_t start = (size_t)(at - r->text) + 8, end_at = close ? (size_t)(close - r->text) : eol;
-			hg_json_doc *doc = NULL;
-			size_t end = 0;
-			const char *why = NULL;
-			number++;
-			rc = hg_json_parse_keys(r->text + start, end_at - start, HOT_KEY, LAZY_KEY, &doc,
-						&end, &why);
-			if (rc == HG_ENOMEM)
-				return rc;
-			if (rc != 0) {
-				char what[160];
-				snprintf(what, sizeof what, "invalid JSON in content[...]%s%s",
-					 why ? ": " : "", why ? why : "");
-				rc = syntax_error(r, number, line, start + end, what);
-			} else {
-				set_span(r, start, start + end, false);
-				rc = one_report(r, doc, hg_json_root(doc), start, number, line);
-				hg_json_doc_destroy(doc);
-			}
-		}
-		p = eol + 1;
-	}
-	if (rc == 0 && number == 0)
-		rc = fail_report(r, 1, 0, NO_OFFSET, "no Matrix issue (content[{...}]) in the log");
-	return rc;
-}
-
-/* One report of a text format: text[start..end) of the input, its
- * number-th. */
-static int read_text_part(struct reader *r, const struct report_text_format *tf, size_t start,
-			  size_t end, long number)
-{
-	long line = 1, col; /* the first report: where the input starts, as before a split */
-	if (number > 1)
-		locate(r, start, &line, &col);
-	hg_report *rep = report_new(r->source, line, number);
-	if (!rep)
-		return HG_ENOMEM;
-	rep->format = tf->format;
-	struct read_error err = {"", NO_OFFSET};
-	const char *text = r->text + start;
-	size_t len = end - start;
-	r->span = text;
-	r->span_len = len;
-	int rc = tf->read(r->ctx, text, len, rep, &err);
-	if (rc == HG_ENOMEM) {
-		hg_report_destroy(rep);
-		return rc;
-	}
-	if (rc != 0) {
-		hg_report_destroy(rep);
-		return fail_report(r, number, line,
-				   err.offset == NO_OFFSET ? NO_OFFSET : start + err.offset, err.msg);
-	}
-	return deliver(r, rep);
-}
-
-/* A text format: the whole input one report, or the reports its row's
- * split cuts it into (a traces file of several processes). */
-static int read_text(struct reader *r, size_t start, const struct report_text_format *tf)
-{
-	long number = 0;
-	for (size_t from = start; from < r->len;) {
-		size_t end = tf->split ? tf->split(r->text, r->len, from) : r->len;
-		if (end <= from || end > r->len)
-			end = r->len; /* a split that cannot cut: the rest is one report */
-		int rc = read_text_part(r, tf, from, end, ++number);
-		if (rc != 0)
-			return rc;
-		from = end;
-		while (from < r->len && (unsigned char)r->text[from] <= 0x20)
-			from++; /* blanks between two reports belong to neither */
-	}
-	return 0;
-}
-
-/* A block of a bare or printed Matrix stack (report_bare_stack.c): its
- * report, or its failure, with the block's bytes as its text. */
-static int bare_deliver(void *user, const struct bare_out *o)
-{
-	struct reader *r = user;
-	size_t end = o->end;
-	while (end > o->start && (unsigned char)r->text[end - 1] <= 0x20)
-		end--;
-	r->span = r->text + o->start;
-	r->span_len = end - o->start;
-	if (o->rep)
-		return deliver(r, o->rep);
-	return fail_report_at(r, o->number, o->line, o->err_line, o->err_col, o->msg);
 }
 
 int hg_reports_read(const hg_ctx *ctx, const char *source, const char *data, size_t len,
@@ -639,6 +516,7 @@ int hg_reports_read_as(const hg_ctx *ctx, const char *source, const char *data, 
 			   .col_base = 1};
 	int rc = read_as(&r, format);
 	hg_demangler_destroy(r.names);
+	free(r.lenient.copy);
 	return rc;
 }
 
@@ -650,7 +528,7 @@ static int read_as(struct reader *r, enum hg_input_format format)
 	bool json = start < len && (data[start] == '{' || data[start] == '[');
 	if (!json && start < len && (format == HG_FORMAT_AUTO || format == HG_FORMAT_MATRIX) &&
 	    memmem(data + start, len - start, "content[{", 9)) {
-		int rc = read_logcat(r);
+		int rc = reader_read_logcat(r);
 		return rc != 0 ? rc : r->failed;
 	}
 	if (format == HG_FORMAT_AUTO && !json && start < len) {
@@ -658,7 +536,7 @@ static int read_as(struct reader *r, enum hg_input_format format)
 		if (format == HG_FORMAT_AUTO) {
 			r->span = data + start; /* kept, so that the rejected input keeps its bytes */
 			r->span_len = len - start;
-			int rc = syntax_error(r, 1, 1, start, "not a report hangar knows: expected JSON "
+			int rc = read_syntax_error(r, 1, 1, start, "not a report hangar knows: expected JSON "
 					      "(Matrix, KSCrash, MetricKit), an ANR trace, a BlockCanary "
 					      "log, a Java stack dump or a Matrix stack");
 			return rc != 0 ? rc : r->failed;
@@ -667,10 +545,10 @@ static int read_as(struct reader *r, enum hg_input_format format)
 	int rc;
 	const struct report_text_format *tf = report_text_format(format);
 	if (format == HG_FORMAT_STACK)
-		rc = report_read_bare_stacks(r->ctx, r->source, data, len, bare_deliver, r);
+		rc = report_read_bare_stacks(r->ctx, r->source, data, len, reader_bare_deliver, r);
 	else if (tf && tf->read)
-		rc = start < len ? read_text(r, start, tf)
-				 : fail_report(r, 1, 0, NO_OFFSET, "no report in the input (it is empty)");
+		rc = start < len ? reader_read_text(r, start, tf)
+				 : read_fail(r, 1, 0, NO_OFFSET, "no report in the input (it is empty)");
 	else
 		rc = read_values(r, 0);
 	return rc != 0 ? rc : r->failed;
@@ -694,7 +572,7 @@ int hg_reports_read_raw(const hg_ctx *ctx, const char *source, const unsigned ch
 		hg_report_destroy(rep);
 		char msg[160];
 		snprintf(msg, sizeof msg, "raw buffer of %zu bytes: %s", len, why);
-		rc = fail_report(&r, 1, 0, NO_OFFSET, msg);
+		rc = read_fail(&r, 1, 0, NO_OFFSET, msg);
 		return rc < 0 || rc > 0 ? rc : r.failed;
 	}
 	rep->cost = opts->cost;
@@ -709,7 +587,7 @@ int hg_reports_read_raw(const hg_ctx *ctx, const char *source, const unsigned ch
 		hg_report_destroy(rep);
 		return rc;
 	}
-	rc = deliver(&r, rep);
+	rc = read_deliver(&r, rep);
 	return rc < 0 || rc > 0 ? rc : r.failed;
 }
 
@@ -725,10 +603,11 @@ int report_read_json_part(const hg_ctx *ctx, const char *source, const char *dat
 			   .array = part->array};
 	int rc = read_values(&r, 0);
 	hg_demangler_destroy(r.names);
+	free(r.lenient.copy);
 	part->consumed = r.stopped_at;
 	/* where the next part starts: locate has counted the lines up to the
 	 * last value already */
-	locate(&r, r.stopped_at, &part->line, &part->col);
+	read_locate(&r, r.stopped_at, &part->line, &part->col);
 	part->after_value = r.after_value;
 	part->after_array = r.after_array;
 	part->array = r.array;
@@ -745,7 +624,7 @@ int report_part_oversized(const hg_ctx *ctx, const char *source, struct report_p
 	snprintf(msg, sizeof msg, "a report larger than the %zu-byte limit (see --max-input); "
 		 "reading resumes at the next line that starts with '{' or '['",
 		 ctx->limits.max_input_bytes);
-	int rc = fail_report_at(&r, ++part->reports, part->line, part->line, part->col, msg);
+	int rc = read_fail_at(&r, ++part->reports, part->line, part->line, part->col, msg);
 	part->failed += r.failed;
 	part->array.open = part->after_value = part->after_array = false;
 	return rc;

@@ -33,6 +33,22 @@ bool hg_frame_same(const hg_frame *a, const hg_frame *b)
 	       same_str(a->symbol, b->symbol);
 }
 
+const char *hg_frame_function(const hg_frame *f, const char **rest)
+{
+	*rest = "";
+	if (f->kind != HG_FRAME_NATIVE)
+		return NULL;
+	if (f->mangled && f->method && !f->symbolicated) {
+		size_t n = strlen(f->mangled);
+		if (f->symbol && strncmp(f->symbol, f->mangled, n) == 0)
+			*rest = f->symbol + n;
+		return f->method;
+	}
+	if (f->symbol && !f->symbolicated)
+		return f->symbol;
+	return f->method;
+}
+
 static uint64_t mix_str(uint64_t h, const char *s)
 {
 	for (; s && *s; s++)

@@ -443,9 +443,9 @@ static int block_figures(struct wd *w)
 		snprintf(v, sizeof v, "%.*s", (int)(w->tag.len < 100 ? w->tag.len : 100), w->tag.s);
 		rc = hg_report_add_stat(rep, "watchdog", "tag", v);
 	}
-	if (rc == 0 && w->pid >= 0) {
+	if (rc == 0 && w->pid >= 0) { /* where ANR traces and logcat ANRs keep theirs */
 		snprintf(v, sizeof v, "%ld", w->pid);
-		rc = hg_report_add_stat(rep, "watchdog", "pid", v);
+		rc = hg_report_add_meta(rep, "pid", v, NULL);
 	}
 	if (rc == 0 && w->tid >= 0) { /* the WatchDogThread that logged */
 		snprintf(v, sizeof v, "%ld", w->tid);
