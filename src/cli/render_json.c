@@ -95,7 +95,12 @@ void render_json(hg_buf *out, const hg_report *rep, const struct render_opts *op
 	key_string(out, "input", rep->from_buffer ? "buffer" : rep->has_method_stack ? "stack" : NULL);
 	if (rep->from_buffer)
 		key_int(out, "buffer_words", (int64_t)rep->buffer_words);
-	key_int(out, "cost", rep->cost);
+	/* A cost nobody measured (a thread dump, an ANR without its wait, an
+	 * FPS report) is unknown: null, never 0. */
+	if (rep->cost_unknown || rep->cost <= 0)
+		hg_buf_puts(out, ",\"cost\":null");
+	else
+		key_int(out, "cost", rep->cost);
 	key_int(out, "stack_cost", rep->stack_cost);
 	hg_buf_puts(out, ",\"stack_key\":");
 	if (rep->key_index >= 0) {

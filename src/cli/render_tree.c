@@ -261,8 +261,11 @@ static void draw(hg_buf *out, const hg_report *rep, const struct view *v,
 static void stack_header(hg_buf *out, const hg_report *rep, const struct view *v,
 			 const struct style *st)
 {
-	hg_buf_printf(out, "%-11s %lld ms (stack cost %lld ms)\n", "cost", (long long)rep->cost,
-		      (long long)rep->stack_cost);
+	if (rep->cost_unknown || rep->cost <= 0) /* unknown, not 0 */
+		hg_buf_printf(out, "%-11s — (stack cost %lld ms)\n", "cost", (long long)rep->stack_cost);
+	else
+		hg_buf_printf(out, "%-11s %lld ms (stack cost %lld ms)\n", "cost", (long long)rep->cost,
+			      (long long)rep->stack_cost);
 	if (v->key >= 0) {
 		const hg_method_item *k = &v->s->items[v->key];
 		const char *sym = item_symbol(rep, k);
