@@ -788,7 +788,11 @@ static const char overloads[] =
 	"8,1,com.example.db.UserModelDao get (ILjava.lang.String;)Lcom.example.db.UserModelEntity;\n"
 	"9,1,com.x.R ret ()Lcom.a.Thing;\n"
 	"10,1,com.x.R ret ()Lcom.b.Thing;\n"
-	"11,1,com.x.R ret ()V\n";
+	"11,1,com.x.R ret ()V\n"
+	/* a descriptor with junk after its return type (found by fuzz_mapping):
+	 * its overload's return type does not read */
+	"12,1,z.Z z ()VispatchMessage (Landroid.os.Message;)V\n"
+	"13,1,z.Z z ()I\n";
 
 /* Overloads name alike only where they must not: by their return type
  * when only it differs, by whole classes when simple names agree; any
@@ -814,6 +818,10 @@ static void test_overloads_told_apart(void **state)
 	assert_symbol(m, 9, "com.x.R.ret() -> com.a.Thing");
 	assert_symbol(m, 10, "com.x.R.ret() -> com.b.Thing");
 	assert_symbol(m, 11, "com.x.R.ret() -> void");
+	/* what tells an overload apart does not read: named as any method,
+	 * never the raw descriptor */
+	assert_symbol(m, 12, "z.Z.z()");
+	assert_symbol(m, 13, "z.Z.z() -> int");
 	hg_mapping_destroy(m);
 }
 

@@ -105,7 +105,12 @@ char *mapping_format_method(hg_arena *arena, const char *cls, size_t cls_len, co
 	}
 	if (desc_len) {
 		size_t mark = out.len;
-		if (!format_desc(desc, desc_len, how, &out)) {
+		bool ok = format_desc(desc, desc_len, how, &out);
+		if (!ok && how) { /* what tells an overload apart does not read: as any */
+			out.len = mark;
+			ok = format_desc(desc, desc_len, 0, &out);
+		}
+		if (!ok) {
 			out.len = mark;
 			hg_buf_putc(&out, ' ');
 			hg_buf_add(&out, desc, desc_len);
