@@ -43,9 +43,17 @@ static void check_report(const hg_report *rep, const hg_ctx *ctx)
 		touch(rep->stats[i].value);
 	}
 	const hg_threads *ts = &rep->threads;
-	require(ts->n <= 1, "one thread at most");
-	require(ts->blamed == (ts->n ? 0 : -1), "the thread is blamed");
-	if (ts->n == 0)
+	/* Thread 0 is the main thread (the heaviest path); the others are
+	 * the samples' frames, each flagged a sample (report_samples.c). */
+	size_t real = 0;
+	for (size_t i = 0; i < ts->n; i++)
+		real += !(ts->items[i].flags & HG_THREAD_SAMPLE);
+	require(real <= 1, "one thread at most besides the samples");
+	require(ts->blamed == (real ? 0 : -1), "the thread is blamed");
+	for (size_t i = 0; i < rep->n_samples; i++) /* -1: a sample without frames */
+		require(rep->samples[i].thread >= -1 && rep->samples[i].thread < (long)ts->n,
+			"a sample's frames are a thread");
+	if (real == 0)
 		return;
 	const hg_thread *t = &ts->items[0];
 	require(t->name && strcmp(t->name, "main") == 0, "the main thread");
