@@ -155,7 +155,8 @@ typedef struct hg_report {
 	const char *scene;      /* may be NULL */
 	const char *process;    /* may be NULL */
 	int64_t cost;           /* message cost the device measured (0 if absent) */
-	bool cost_unknown;      /* nobody measured a cost (an FPS report: frames, not a
+	bool cost_unknown;      /* nobody measured a cost (set for every reader when cost
+	                           <= 0 after reading; an FPS report: frames, not a
 	                           duration): cost is 0 but means unknown, and the store's
 	                           cost figures leave the report out (never "0 ms") */
 	int64_t threshold;      /* ms: the monitor's threshold the cost was over (a

@@ -151,6 +151,9 @@ typedef struct hg_figures {
 void hg_figures_json_members(hg_buf *b, const hg_figures *f);
 /* The same members as one object: {"startup":{...},"fps":{...}}. */
 void hg_figures_json(hg_buf *b, const hg_figures *f);
+/* Whether f holds a startup or frame-rate figure (not only reports whose
+ * cost was unmeasured): what top, show and the digest give as "figures". */
+bool hg_figures_any(const hg_figures *f);
 
 /* One cluster, as the queries return it (strings valid during the callback). */
 typedef struct hg_cluster_row {
@@ -159,7 +162,8 @@ typedef struct hg_cluster_row {
 	const char *title;
 	const char *key_symbol;    /* may be NULL */
 	int64_t count;
-	int64_t devices;           /* distinct devices */
+	int64_t devices;           /* distinct devices (0: no report names one) */
+	int64_t no_device;         /* reports that name no device */
 	const char *first_seen;    /* the earliest and latest report times, in
 	                              the store's form; NULL when no report of
 	                              the cluster (in the query's window) gives
@@ -168,13 +172,23 @@ typedef struct hg_cluster_row {
 	int64_t cost_p50, cost_p90, cost_p99, cost_max; /* of the measured costs */
 	int64_t cost_reports;      /* reports whose cost was measured: 0 (an FPS
 	                              cluster) means the cost figures are unknown, not 0 */
-	const char *versions;      /* JSON object {"version": count}, "unknown" for none */
+	const char *by_version;    /* JSON array [{"value": version or null, "count": n}],
+	                              most reports first */
 	const char *frames;        /* JSON array of the signature frames */
 	bool symbolicated;
-	const hg_figures *figures; /* NULL when none of its reports has figures */
+	const hg_figures *figures; /* NULL when none of its reports has figures
+	                              (hg_figures_any) */
 } hg_cluster_row;
 
 typedef int (*hg_cluster_fn)(void *user, const hg_cluster_row *row);
+
+/* The keys a cluster has wherever it appears (a top row, show, the
+ * digest), as JSON object members without braces, "hash" first:
+ * "hash","kind","title","stack_key":{"symbol"},"count","devices",
+ * "reports_without_device","first_seen","last_seen","cost":{"p50","p90",
+ * "p99","max"},"by_version","symbolicated" and "figures" when any.
+ * Unknowns are null (schemas/common.schema.json). */
+void hg_cluster_json_members(hg_buf *b, const hg_cluster_row *c);
 
 typedef struct hg_top_query {
 	const char *sort;          /* "count" (default), "cost", "devices", "recent" */
@@ -415,6 +429,12 @@ typedef struct hg_diff_row {
 	double old_share, new_share; /* frozen + high frames / frames; -1 when no frames */
 } hg_diff_row;
 typedef int (*hg_diff_fn)(void *user, const hg_diff_row *row);
+
+/* A diff row's two sets as JSON members: ,"old":{"count","cost":{"p90"}}
+ * and ,"new":{...}, each with "fps":{"mean","frozen_high_share"} for an
+ * FPS cluster; a p90 nobody measured (or of no report) is null.  One
+ * writer for diff and the digest's regressed clusters. */
+void hg_diff_sides_json(hg_buf *b, const hg_diff_row *r);
 
 /* Calls fn for every new, then regressed, then gone cluster (each group by
  * count in the new set, most first, then in the old set); clusters that

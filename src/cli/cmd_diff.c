@@ -97,10 +97,30 @@ static int on_row(void *user, const hg_diff_row *r)
 		d->left_out++;
 		return 0;
 	}
+	d->rows++;
+	if (d->format == ROWS_JSON) {
+		/* A cluster's identity as top names it, and its two sets */
+		hg_buf row;
+		hg_buf_init(&row);
+		hg_buf_puts(&row, "{\"status\":");
+		hg_buf_json_string(&row, r->status, strlen(r->status));
+		hg_buf_puts(&row, ",\"hash\":");
+		hg_buf_json_string(&row, r->hash, strlen(r->hash));
+		hg_buf_puts(&row, ",\"kind\":");
+		hg_buf_json_string(&row, r->kind, strlen(r->kind));
+		hg_buf_puts(&row, ",\"title\":");
+		hg_buf_json_string(&row, r->title, strlen(r->title));
+		hg_diff_sides_json(&row, r);
+		hg_buf_puts(&row, "}\n");
+		if (!row.failed)
+			fwrite(row.data, 1, row.len, stdout);
+		hg_buf_release(&row);
+		return 0;
+	}
 	char oc[24], nc[24], ob[24], nb[24];
 	snprintf(oc, sizeof oc, "%" PRId64, r->old_count);
 	snprintf(nc, sizeof nc, "%" PRId64, r->new_count);
-	bool table = d->format == ROWS_TABLE, json = d->format == ROWS_JSON;
+	bool table = d->format == ROWS_TABLE;
 	/* An FPS cluster's cost was never measured: its p90s are unknown. */
 	const char *op = figures_cost_cell(ob, r->old_p90, !r->cost_unknown, table);
 	const char *np = figures_cost_cell(nb, r->new_p90, !r->cost_unknown, table);
@@ -121,31 +141,18 @@ static int on_row(void *user, const hg_diff_row *r)
 			hg_buf_puts(&title, "—");
 		hg_buf_putc(&title, ')');
 	}
-	/* FPS clusters, in JSON: each set's mean fps and frozen/high share */
-	char fv[4][32];
-	const char *fc[4] = {NULL, NULL, NULL, NULL};
-	double f[4] = {r->old_fps, r->new_fps, r->old_share, r->new_share};
-	for (int k = 0; k < 4; k++)
-		if (k < 2 ? (k ? r->new_fps_reports : r->old_fps_reports) > 0 : f[k] >= 0)
-			snprintf(fv[k], sizeof fv[k], k < 2 ? "%.2f" : "%.4f", f[k]), fc[k] = fv[k];
 	struct table_cell cells[] = {
 		{"status", r->status, CELL_FIXED, false},
 		{"hash", r->hash, CELL_HASH, false},
 		{"kind", r->kind, CELL_FIXED, false},
-		{table ? "old" : "old_count", oc, CELL_NUMBER, json},
-		{table ? "new" : "new_count", nc, CELL_NUMBER, json},
-		{"old_p90", op, CELL_NUMBER, json},
-		{"new_p90", np, CELL_NUMBER, json},
+		{table ? "old" : "old_count", oc, CELL_NUMBER, false},
+		{table ? "new" : "new_count", nc, CELL_NUMBER, false},
+		{table ? "old_p90" : "old_cost_p90", op, CELL_NUMBER, false},
+		{table ? "new_p90" : "new_cost_p90", np, CELL_NUMBER, false},
 		{"title", title.failed ? r->title : title.data, CELL_CUT, false},
-		{"old_fps", fc[0], CELL_FIXED, true},
-		{"new_fps", fc[1], CELL_FIXED, true},
-		{"old_frozen_high_share", fc[2], CELL_FIXED, true},
-		{"new_frozen_high_share", fc[3], CELL_FIXED, true},
 	};
-	size_t n = sizeof cells / sizeof *cells - (json && fps ? 0 : 4);
-	table_row(d->table, cells, n);
+	table_row(d->table, cells, sizeof cells / sizeof *cells);
 	hg_buf_release(&title);
-	d->rows++;
 	return 0;
 }
 
@@ -156,8 +163,8 @@ static void print_csv_header(void)
 	static const struct cell cells[] = {
 		{"status", "", 0, false},    {"hash", "", 0, false},
 		{"kind", "", 0, false},      {"old_count", "", 0, false},
-		{"new_count", "", 0, false}, {"old_p90", "", 0, false},
-		{"new_p90", "", 0, false},   {"title", "", 0, false},
+		{"new_count", "", 0, false}, {"old_cost_p90", "", 0, false},
+		{"new_cost_p90", "", 0, false}, {"title", "", 0, false},
 	};
 	print_header(stdout, ROWS_CSV, cells, sizeof cells / sizeof *cells);
 }

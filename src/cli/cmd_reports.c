@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "figures_cli.h"
 #include "store_cli.h"
 
 static void reports_usage(FILE *out)
@@ -50,10 +51,11 @@ static int on_report(void *user, const hg_report_row *r)
 		free(text);
 		return 0;
 	}
-	char line[24], cost[24];
+	char line[24], buf[24];
 	snprintf(line, sizeof line, "%ld", r->line);
-	snprintf(cost, sizeof cost, "%" PRId64, r->cost);
 	bool j = l->format == ROWS_JSON;
+	/* a cost nobody measured: null, "—", never 0 */
+	const char *cost = figures_cost_cell(buf, r->cost, r->cost_known, l->format == ROWS_TABLE);
 	struct table_cell cells[] = {
 		{"time", r->time ? r->time : l->format == ROWS_TABLE ? "unknown" : NULL, CELL_TIME,
 		 false},

@@ -69,51 +69,21 @@ struct show {
 	int width;              /* --width: 0 = no limit */
 	bool width_set;
 	bool figures;           /* the cluster has FPS or startup figures */
+	bool cost_known;        /* some report measured its cost: else the tree's
+				 * costs are unknown (null, "—"), not 0 */
 };
 
 static int on_cluster(void *user, const hg_cluster_row *c)
 {
 	struct show *s = user;
 	s->figures = c->figures != NULL;
+	s->cost_known = c->cost_reports > 0;
 	if (s->format == ROWS_JSON) {
+		/* The keys of a top row, then what only show has */
 		hg_buf *b = &s->json;
-		hg_buf_puts(b, "{\"hash\":");
-		hg_buf_json_string(b, c->hash, strlen(c->hash));
-		hg_buf_puts(b, ",\"kind\":");
-		hg_buf_json_string(b, c->kind, strlen(c->kind));
-		hg_buf_puts(b, ",\"title\":");
-		hg_buf_json_string(b, c->title, strlen(c->title));
-		hg_buf_puts(b, ",\"stack_key\":{\"symbol\":");
-		if (c->key_symbol)
-			hg_buf_json_string(b, c->key_symbol, strlen(c->key_symbol));
-		else
-			hg_buf_puts(b, "null");
-		hg_buf_printf(b, "},\"count\":%" PRId64 ",\"devices\":%" PRId64
-			      ",\"reports_without_device\":%" PRId64, c->count, c->devices, s->no_device);
-		/* null: no report of the cluster gives its time */
-		hg_buf_puts(b, ",\"first_seen\":");
-		if (c->first_seen)
-			hg_buf_json_string(b, c->first_seen, strlen(c->first_seen));
-		else
-			hg_buf_puts(b, "null");
-		hg_buf_puts(b, ",\"last_seen\":");
-		if (c->last_seen)
-			hg_buf_json_string(b, c->last_seen, strlen(c->last_seen));
-		else
-			hg_buf_puts(b, "null");
-		/* null: nobody measured these reports' cost (FPS), not 0 */
-		if (c->cost_reports)
-			hg_buf_printf(b, ",\"cost\":{\"p50\":%" PRId64 ",\"p90\":%" PRId64
-				      ",\"p99\":%" PRId64 ",\"max\":%" PRId64 "}", c->cost_p50,
-				      c->cost_p90, c->cost_p99, c->cost_max);
-		else
-			hg_buf_puts(b, ",\"cost\":{\"p50\":null,\"p90\":null,\"p99\":null,\"max\":null}");
-		hg_buf_printf(b, ",\"versions\":%s,\"signature\":%s,\"symbolicated\":%s", c->versions,
-			      c->frames, c->symbolicated ? "true" : "false");
-		if (c->figures) {
-			hg_buf_puts(b, ",\"figures\":");
-			hg_figures_json(b, c->figures);
-		}
+		hg_buf_putc(b, '{');
+		hg_cluster_json_members(b, c);
+		hg_buf_printf(b, ",\"signature\":%s", c->frames);
 	} else if (s->format == ROWS_TABLE) {
 		show_text_cluster(c, s->no_device, s->width);
 	}
@@ -124,10 +94,13 @@ static int on_count(void *user, const char *value, int64_t count)
 {
 	struct show *s = user;
 	if (s->format == ROWS_JSON) {
-		if (!s->first)
-			hg_buf_putc(&s->json, ',');
-		hg_buf_json_string(&s->json, value ? value : "", value ? strlen(value) : 0);
-		hg_buf_printf(&s->json, ":%" PRId64, count);
+		/* {"value":..,"count":..} as by_version's rows; null: unknown */
+		hg_buf_puts(&s->json, s->first ? "{\"value\":" : ",{\"value\":");
+		if (value)
+			hg_buf_json_string(&s->json, value, strlen(value));
+		else
+			hg_buf_puts(&s->json, "null");
+		hg_buf_printf(&s->json, ",\"count\":%" PRId64 "}", count);
 	} else if (s->format == ROWS_TABLE) {
 		show_text_count(value, count, s->width);
 	}
@@ -159,6 +132,12 @@ static void on_node(void *user, const struct show_node *n)
 	snprintf(total, sizeof total, "%" PRId64, n->total);
 	snprintf(max, sizeof max, "%" PRId64, n->max);
 	snprintf(self, sizeof self, "%" PRId64, n->self);
+	if (!s->cost_known) { /* JSON null, CSV empty: nobody measured them */
+		const char *none = s->format == ROWS_JSON ? "null" : "";
+		snprintf(total, sizeof total, "%s", none);
+		snprintf(max, sizeof max, "%s", none);
+		snprintf(self, sizeof self, "%s", none);
+	}
 	snprintf(id, sizeof id, "%" PRId64, n->id);
 	snprintf(parent, sizeof parent, "%" PRId64, n->parent);
 	snprintf(depth, sizeof depth, "%ld", n->depth);
@@ -187,7 +166,7 @@ static void on_node(void *user, const struct show_node *n)
 			print_header(stdout, s->format, cells, 10);
 		print_row(stdout, s->format, cells, 10);
 	} else {
-		show_text_node(n, s->width);
+		show_text_node(n, s->width, s->cost_known);
 	}
 	s->first = false;
 }
@@ -203,7 +182,7 @@ static void on_hidden(void *user, const struct show_node *parent, long depth, in
 		return;
 	char reason[160];
 	show_tree_why(&s->opts, s->tree.min_cost, why, reason, sizeof reason);
-	show_text_hidden(depth, nodes, cost, reason, s->width);
+	show_text_hidden(depth, nodes, s->cost_known ? cost : -1, reason, s->width);
 }
 
 /* The tree, pruned, in cost order; then (table, JSON) how much was shown. */
@@ -499,14 +478,17 @@ static int run_show(int argc, char **argv)
 		rc = hg_store_cluster(store, hash, on_cluster, &s);
 	static const char *const by[] = {"version", "device", "scene"};
 	for (size_t i = 0; i < 3 && rc == 0; i++) {
+		/* JSON: by_version came with the cluster's keys */
+		if (s.format == ROWS_JSON && i == 0)
+			continue;
 		if (s.format == ROWS_JSON)
-			hg_buf_printf(&s.json, ",\"by_%s\":{", by[i]);
+			hg_buf_printf(&s.json, ",\"by_%s\":[", by[i]);
 		else if (s.format == ROWS_TABLE)
 			cli_printf("\nby %s\n", by[i]);
 		s.first = true;
 		rc = hg_store_cluster_counts(store, hash, by[i], on_count, &s);
 		if (s.format == ROWS_JSON)
-			hg_buf_putc(&s.json, '}');
+			hg_buf_putc(&s.json, ']');
 	}
 	if (rc == 0 && s.figures)
 		rc = figures_show(store, hash, s.format, &s.json);

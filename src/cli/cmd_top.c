@@ -38,45 +38,22 @@ struct top_out {
 static int on_cluster(void *user, const hg_cluster_row *c)
 {
 	struct top_out *t = user;
-	char count[24], devices[24], b50[24], b90[24];
+	char count[24], b50[24], b90[24];
 	snprintf(count, sizeof count, "%" PRId64, c->count);
-	snprintf(devices, sizeof devices, "%" PRId64, c->devices);
 	/* A cluster whose costs nobody measured (FPS) has none: not 0. */
 	bool known = c->cost_reports > 0, table = t->format == ROWS_TABLE;
 	const char *p50 = figures_cost_cell(b50, c->cost_p50, known, table);
 	const char *p90 = figures_cost_cell(b90, c->cost_p90, known, table);
 	if (t->format == ROWS_JSON) {
-		/* The documented object: stack_key and versions nest. */
-		hg_buf key;
-		hg_buf_init(&key);
-		hg_buf_puts(&key, "{\"symbol\":");
-		if (c->key_symbol)
-			hg_buf_json_string(&key, c->key_symbol, strlen(c->key_symbol));
-		else
-			hg_buf_puts(&key, "null");
-		hg_buf_putc(&key, '}');
-		struct cell cells[] = {
-			{"hash", c->hash, 0, false},      {"kind", c->kind, 0, false},
-			{"count", count, 0, true},        {"devices", devices, 0, true},
-			{"first_seen", c->first_seen, 0, false}, {"last_seen", c->last_seen, 0, false},
-			{"title", c->title, 0, false},    {"stack_key", key.data, 0, true},
-			{"versions", c->versions, 0, true}, {"cost_p50", p50, 0, true},
-			{"cost_p90", p90, 0, true},
-			{"symbolicated", c->symbolicated ? "true" : "false", 0, true},
-			{"figures", NULL, 0, true},
-		};
-		/* FPS and startup clusters: their figures; else null. */
-		hg_buf fig;
-		hg_buf_init(&fig);
-		if (c->figures) {
-			hg_figures_json(&fig, c->figures);
-			cells[12].value = fig.failed || fig.len <= 2 ? NULL : fig.data;
-		}
-		/* "figures" only where there are some: other rows stay as they were */
-		size_t n = sizeof cells / sizeof *cells - (cells[12].value ? 0 : 1);
-		print_row(stdout, t->format, cells, n);
-		hg_buf_release(&fig);
-		hg_buf_release(&key);
+		/* The cluster's keys as show and the digest write them */
+		hg_buf row;
+		hg_buf_init(&row);
+		hg_buf_putc(&row, '{');
+		hg_cluster_json_members(&row, c);
+		hg_buf_puts(&row, "}\n");
+		if (!row.failed)
+			fwrite(row.data, 1, row.len, stdout);
+		hg_buf_release(&row);
 	} else {
 		/* The table says an FPS cluster's frame rate after its title
 		 * (CSV keeps its columns). */
@@ -89,15 +66,20 @@ static int on_cluster(void *user, const hg_cluster_row *c)
 			hg_buf_putc(&title, ')');
 		}
 		const char *seen = c->last_seen ? c->last_seen : table ? "unknown" : "";
-		struct table_cell cells[] = {
+		/* CSV names its costs as JSON does; the table says p90 only */
+		struct table_cell cells[7] = {
 			{"hash", c->hash, CELL_HASH, false},
 			{"kind", c->kind, CELL_FIXED, false},
 			{"count", count, CELL_NUMBER, false},
-			{"p90ms", p90, CELL_NUMBER, false},
-			{"last_seen", seen, CELL_TIME, false},
-			{"title", title.failed ? c->title : title.data, CELL_CUT, false},
 		};
-		table_row(t->table, cells, sizeof cells / sizeof *cells);
+		size_t n = 3;
+		if (!table)
+			cells[n++] = (struct table_cell){"cost_p50", p50, CELL_NUMBER, false};
+		cells[n++] = (struct table_cell){table ? "p90ms" : "cost_p90", p90, CELL_NUMBER, false};
+		cells[n++] = (struct table_cell){"last_seen", seen, CELL_TIME, false};
+		cells[n++] = (struct table_cell){"title", title.failed ? c->title : title.data, CELL_CUT,
+						 false};
+		table_row(t->table, cells, n);
 		hg_buf_release(&title);
 	}
 	return 0;

@@ -176,8 +176,8 @@ struct frame_fold *render_find_folds(const hg_thread *t, size_t *n);
 
 /* Native frames' images and symbols (render_images.c): " file:line" of a
  * symbolicated frame; the table of the images the shown threads' frames
- * lie in; a native frame's "image_index", "function", "source_file",
- * "source_line", "inlined"; the report's "images" array. */
+ * lie in; a native frame's "image_index", "function", "file", "line",
+ * "inlined"; the report's "images" array. */
 void render_native_source(hg_buf *out, const hg_frame *f);
 void render_images_tree(hg_buf *out, const hg_report *rep, const struct render_opts *opts,
 			const struct style *st);

@@ -14,7 +14,7 @@
 #include "render_crash.h"
 
 /* Where symbol files say the frame is, or where the report itself said (a
- * symbolicated KSCrash report's source_file and source_line). */
+ * symbolicated KSCrash report's source_file and source_line, in JSON "file" and "line"). */
 void render_native_source(hg_buf *out, const hg_frame *f)
 {
 	if (!f->file)
@@ -115,11 +115,12 @@ void render_native_frame_json(hg_buf *out, const hg_frame *f)
 	/* Unsymbolicated: no function of symbol files, but the source position
 	 * the report gave, if any. */
 	json_field(out, "function", f->symbolicated ? f->method : NULL);
-	json_field(out, "source_file", f->file);
+	/* "file" and "line" as a Java frame names its source position */
+	json_field(out, "file", f->file);
 	if (f->line > 0)
-		hg_buf_printf(out, ",\"source_line\":%ld", f->line);
+		hg_buf_printf(out, ",\"line\":%ld", f->line);
 	else
-		hg_buf_puts(out, ",\"source_line\":null");
+		hg_buf_puts(out, ",\"line\":null");
 	hg_buf_printf(out, ",\"inlined\":%s", f->symbolicated && f->inlined ? "true" : "false");
 }
 

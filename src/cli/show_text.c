@@ -150,14 +150,19 @@ void show_text_count(const char *value, int64_t count, int width)
 	put_line(&line);
 }
 
-void show_text_node(const struct show_node *n, int width)
+void show_text_node(const struct show_node *n, int width, bool cost_known)
 {
 	int indent = indent_of(n->depth, width);
 	hg_buf line;
 	hg_buf_init(&line);
-	/* the columns of counts, the indent, then the name as fits */
-	hg_buf_printf(&line, "%8" PRId64 " %10" PRId64 " %8" PRId64 " %c %*s", n->reports, n->total,
-		      n->max, n->key ? '*' : ' ', indent, "");
+	/* the columns of counts, the indent, then the name as fits; costs
+	 * nobody measured are "—" (a dash is one column, three bytes) */
+	if (cost_known)
+		hg_buf_printf(&line, "%8" PRId64 " %10" PRId64 " %8" PRId64 " %c %*s", n->reports,
+			      n->total, n->max, n->key ? '*' : ' ', indent, "");
+	else
+		hg_buf_printf(&line, "%8" PRId64 " %9s— %7s— %c %*s", n->reports, "", "",
+			      n->key ? '*' : ' ', indent, "");
 	fit_name(&line, n->symbol, name_room(width, indent));
 	hg_buf_putc(&line, '\n');
 	put_line(&line);
@@ -174,7 +179,10 @@ void show_text_hidden(long depth, int64_t nodes, int64_t cost, const char *why, 
 		snprintf(text, sizeof text, "… %" PRId64 " more", nodes);
 	hg_buf line;
 	hg_buf_init(&line);
-	hg_buf_printf(&line, "%8s %10" PRId64 " %8s   %*s", "", cost, "", indent, "");
+	if (cost >= 0)
+		hg_buf_printf(&line, "%8s %10" PRId64 " %8s   %*s", "", cost, "", indent, "");
+	else /* unknown */
+		hg_buf_printf(&line, "%8s %9s— %8s   %*s", "", "", "", indent, "");
 	cli_fit_text(&line, text, strlen(text), room, false);
 	hg_buf_putc(&line, '\n');
 	put_line(&line);

@@ -217,7 +217,7 @@ static void test_refuses_foreign_and_garbage(void **state)
 struct rows {
 	int n;
 	hg_cluster_row first;
-	char hash[33], kind[32], versions[128], first_seen[32], last_seen[32];
+	char hash[33], kind[32], by_version[128], first_seen[32], last_seen[32];
 };
 
 static int take_row(void *user, const hg_cluster_row *row)
@@ -227,7 +227,7 @@ static int take_row(void *user, const hg_cluster_row *row)
 		r->first = *row;
 		snprintf(r->hash, sizeof r->hash, "%s", row->hash);
 		snprintf(r->kind, sizeof r->kind, "%s", row->kind);
-		snprintf(r->versions, sizeof r->versions, "%s", row->versions);
+		snprintf(r->by_version, sizeof r->by_version, "%s", row->by_version);
 		snprintf(r->first_seen, sizeof r->first_seen, "%s", row->first_seen);
 		snprintf(r->last_seen, sizeof r->last_seen, "%s", row->last_seen);
 	}
@@ -310,7 +310,7 @@ static void test_cluster_aggregates(void **state)
 	assert_int_equal(r.first.cost_p90, 400);
 	assert_int_equal(r.first.cost_p99, 400);
 	assert_int_equal(r.first.cost_max, 400);
-	assert_string_equal(r.versions, "{\"1.0\":2,\"2.0\":2}");
+	assert_string_equal(r.by_version, "[{\"value\":\"1.0\",\"count\":2},{\"value\":\"2.0\",\"count\":2}]");
 	assert_false(r.first.symbolicated);
 
 	char hash[33];

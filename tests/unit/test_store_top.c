@@ -21,12 +21,13 @@ static const char reference_sql[] =
 	"  max(CASE WHEN rn = (n * 99 + 99) / 100 THEN cost END) AS p99, max(cost) AS pmax"
 	"  FROM ranked GROUP BY cluster),"
 	" agg AS (SELECT cluster, count(*) AS cnt, count(DISTINCT device) AS devices,"
+	"  count(*) - count(device) AS no_device,"
 	"  min(t) AS first_seen, max(t) AS last_seen FROM f GROUP BY cluster),"
-	" ver AS (SELECT cluster, json_group_object(v, n) AS versions FROM"
-	"  (SELECT cluster, coalesce(version, 'unknown') AS v, count(*) AS n FROM f"
-	"   GROUP BY cluster, v ORDER BY cluster, n DESC, v) GROUP BY cluster)"
-	" SELECT printf('%s|%s|%s|%s|%d|%d|%s|%s|%d|%d|%d|%d|%s|%s|%d', c.hash, c.kind, c.title,"
-	"  coalesce(c.key_symbol, '-'), agg.cnt, agg.devices, agg.first_seen, agg.last_seen,"
+	" ver AS (SELECT cluster, json_group_array(json_object('value', v, 'count', n)) AS versions"
+	"  FROM (SELECT cluster, version AS v, count(*) AS n FROM f"
+	"   GROUP BY cluster, v ORDER BY cluster, n DESC, v IS NULL, v) GROUP BY cluster)"
+	" SELECT printf('%s|%s|%s|%s|%d|%d|%d|%s|%s|%d|%d|%d|%d|%s|%s|%d', c.hash, c.kind, c.title,"
+	"  coalesce(c.key_symbol, '-'), agg.cnt, agg.devices, agg.no_device, agg.first_seen, agg.last_seen,"
 	"  pct.p50, pct.p90, pct.p99, pct.pmax, ver.versions, c.frames, c.symbolicated)"
 	" FROM agg JOIN clusters c ON c.hash = agg.cluster JOIN pct ON pct.cluster = agg.cluster"
 	"  JOIN ver ON ver.cluster = agg.cluster"
@@ -58,11 +59,11 @@ static void add_line(struct rows *r, const char *line)
 static int take(void *user, const hg_cluster_row *c)
 {
 	char line[2048];
-	snprintf(line, sizeof line, "%s|%s|%s|%s|%lld|%lld|%s|%s|%lld|%lld|%lld|%lld|%s|%s|%d",
+	snprintf(line, sizeof line, "%s|%s|%s|%s|%lld|%lld|%lld|%s|%s|%lld|%lld|%lld|%lld|%s|%s|%d",
 		 c->hash, c->kind, c->title, c->key_symbol ? c->key_symbol : "-",
-		 (long long)c->count, (long long)c->devices, c->first_seen, c->last_seen,
+		 (long long)c->count, (long long)c->devices, (long long)c->no_device, c->first_seen, c->last_seen,
 		 (long long)c->cost_p50, (long long)c->cost_p90, (long long)c->cost_p99,
-		 (long long)c->cost_max, c->versions, c->frames, c->symbolicated);
+		 (long long)c->cost_max, c->by_version, c->frames, c->symbolicated);
 	add_line(user, line);
 	return 0;
 }

@@ -347,7 +347,8 @@ static int list_files(struct walk *w)
 			return HG_ENOMEM;
 		out->n++;
 	}
-	qsort(out->paths, out->n, sizeof *out->paths, by_name);
+	if (out->n) /* qsort wants a non-NULL array, even of none */
+		qsort(out->paths, out->n, sizeof *out->paths, by_name);
 	return 0;
 }
 

@@ -74,8 +74,18 @@ static int on_row(void *user, const hg_cluster_row *r)
 		if (!f)
 			return l->err = HG_ENOMEM;
 		*f = *r->figures;
-		c->fig = f;
+		c->fig = f; /* hg_store_top gives only figures there are */
 	}
+	c->row = *r;
+	c->row.hash = c->hash;
+	c->row.kind = c->kind;
+	c->row.title = c->title;
+	c->row.key_symbol = c->key_symbol;
+	c->row.first_seen = c->first_seen;
+	c->row.last_seen = c->last_seen;
+	c->row.by_version = dup(a, r->by_version, &l->err);
+	c->row.frames = dup(a, r->frames, &l->err);
+	c->row.figures = c->fig;
 	return l->err;
 }
 
@@ -85,8 +95,10 @@ static int on_version_figures(void *user, const char *value, const hg_figures *f
 	struct load *l = user;
 	struct dg_cluster *c = l->c;
 	const char *name = value ? value : "unknown";
+	if (!hg_figures_any(fig))
+		return 0;
 	for (size_t i = 0; i < c->n_versions; i++)
-		if (!strcmp(c->versions[i].version, name)) {
+		if (!strcmp(c->versions[i].version, name) && c->versions[i].unknown == !value) {
 			hg_figures *f = hg_arena_alloc(l->d->arena, sizeof *f);
 			if (!f)
 				return l->err = HG_ENOMEM;
@@ -190,7 +202,7 @@ static int on_version(void *user, const char *value, int64_t count)
 	 * key with a version written "unknown". */
 	const char *name = value ? value : "unknown";
 	for (size_t i = 0; i < c->n_versions; i++)
-		if (!strcmp(c->versions[i].version, name)) {
+		if (!strcmp(c->versions[i].version, name) && c->versions[i].unknown == !value) {
 			c->versions[i].count += count;
 			return 0;
 		}
@@ -203,6 +215,7 @@ static int on_version(void *user, const char *value, int64_t count)
 		return l->err;
 	struct dg_version *v = &c->versions[c->n_versions++];
 	v->version = dup(l->d->arena, name, &l->err);
+	v->unknown = !value;
 	v->count = count;
 	return l->err;
 }

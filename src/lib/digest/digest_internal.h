@@ -33,6 +33,7 @@ struct dg_day {
 
 struct dg_version {
 	const char *version;  /* "unknown" for reports without one */
+	bool unknown;         /* reports without one (JSON: null) */
 	int64_t count;
 	const hg_figures *fig; /* its FPS / startup figures; NULL: none */
 };
@@ -51,6 +52,8 @@ struct dg_cluster {
 	int64_t cost_reports;       /* reports with a measured cost: 0 (FPS), the cost
 	                             * figures are unknown, not 0 */
 	const hg_figures *fig;      /* FPS / startup figures; NULL: none */
+	hg_cluster_row row;         /* as the store gave it (strings in the arena):
+	                             * the JSON's cluster keys, as top's */
 	int64_t old_count, new_count, old_p90, new_p90; /* regressed clusters */
 	bool cost_unknown;          /* regressed: no measured cost, the p90s unknown */
 	int64_t old_fps_reports, new_fps_reports; /* regressed FPS clusters: */

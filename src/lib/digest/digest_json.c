@@ -21,72 +21,13 @@ static void num(hg_buf *b, const char *key, int64_t value)
 	hg_buf_printf(b, "\"%s\":%" PRId64, key, value);
 }
 
-/* A share as JSON: a fraction, or null when unknown (< 0). */
-static void share(hg_buf *b, double v)
-{
-	if (v < 0)
-		hg_buf_puts(b, "null");
-	else
-		hg_buf_printf(b, "%.4f", v);
-}
-
-/* One set of a regressed cluster: {"count":..,"p90":..} and, for FPS,
- * "fps" and "frozen_high_share". */
-static void side(hg_buf *b, const struct dg_cluster *c, int64_t count, int64_t p90,
-		 int64_t fps_reports, double fps, double frozen_high)
-{
-	hg_buf_printf(b, "{\"count\":%" PRId64 ",\"p90\":", count);
-	if (c->cost_unknown)
-		hg_buf_puts(b, "null");
-	else
-		hg_buf_printf(b, "%" PRId64, p90);
-	if (c->old_fps_reports || c->new_fps_reports) {
-		hg_buf_puts(b, ",\"fps\":");
-		if (fps_reports)
-			hg_buf_printf(b, "%.2f", fps);
-		else
-			hg_buf_puts(b, "null");
-		hg_buf_puts(b, ",\"frozen_high_share\":");
-		share(b, frozen_high);
-	}
-	hg_buf_putc(b, '}');
-}
-
 static void cluster(hg_buf *b, const struct dg_cluster *c, bool regressed)
 {
+	/* The keys a top row has, then the digest's own */
 	hg_buf_putc(b, '{');
-	str(b, "hash", c->hash);
-	hg_buf_putc(b, ',');
-	str(b, "kind", c->kind);
-	hg_buf_putc(b, ',');
-	str(b, "title", c->title);
-	hg_buf_putc(b, ',');
-	str(b, "stack_key", c->key_symbol);
-	hg_buf_putc(b, ',');
-	num(b, "count", c->count);
-	hg_buf_putc(b, ',');
-	num(b, "run_count", c->run_count);
-	hg_buf_puts(b, ",\"versions\":{");
-	for (size_t i = 0; i < c->n_versions; i++) {
-		if (i)
-			hg_buf_putc(b, ',');
-		hg_buf_json_string(b, c->versions[i].version, strlen(c->versions[i].version));
-		hg_buf_printf(b, ":%" PRId64, c->versions[i].count);
-	}
-	hg_buf_puts(b, "},");
-	num(b, "versions_other", c->versions_other);
-	hg_buf_putc(b, ',');
-	str(b, "first_seen", c->first_seen);
-	hg_buf_putc(b, ',');
-	str(b, "last_seen", c->last_seen);
-	if (c->cost_reports) /* null: nobody measured these reports' cost (FPS) */
-		hg_buf_printf(b, ",\"cost\":{\"p50\":%" PRId64 ",\"p90\":%" PRId64 "}", c->p50,
-			      c->p90);
-	else
-		hg_buf_puts(b, ",\"cost\":{\"p50\":null,\"p90\":null}");
+	hg_cluster_json_members(b, &c->row);
+	hg_buf_printf(b, ",\"run_count\":%" PRId64, c->run_count);
 	if (c->fig) {
-		hg_buf_puts(b, ",\"figures\":");
-		hg_figures_json(b, c->fig);
 		hg_buf_puts(b, ",\"figures_by_version\":[");
 		bool first = true;
 		for (size_t i = 0; i < c->n_versions; i++) {
@@ -94,7 +35,7 @@ static void cluster(hg_buf *b, const struct dg_cluster *c, bool regressed)
 				continue;
 			hg_buf_puts(b, first ? "{" : ",{");
 			first = false;
-			str(b, "version", c->versions[i].version);
+			str(b, "version", c->versions[i].unknown ? NULL : c->versions[i].version);
 			hg_buf_puts(b, ",\"figures\":");
 			hg_figures_json(b, c->versions[i].fig);
 			hg_buf_putc(b, '}');
@@ -102,10 +43,14 @@ static void cluster(hg_buf *b, const struct dg_cluster *c, bool regressed)
 		hg_buf_putc(b, ']');
 	}
 	if (regressed) {
-		hg_buf_puts(b, ",\"old\":");
-		side(b, c, c->old_count, c->old_p90, c->old_fps_reports, c->old_fps, c->old_share);
-		hg_buf_puts(b, ",\"new\":");
-		side(b, c, c->new_count, c->new_p90, c->new_fps_reports, c->new_fps, c->new_share);
+		hg_diff_row r = {.old_count = c->old_count, .new_count = c->new_count,
+				 .old_p90 = c->old_p90, .new_p90 = c->new_p90,
+				 .cost_unknown = c->cost_unknown,
+				 .old_fps_reports = c->old_fps_reports,
+				 .new_fps_reports = c->new_fps_reports, .old_fps = c->old_fps,
+				 .new_fps = c->new_fps, .old_share = c->old_share,
+				 .new_share = c->new_share};
+		hg_diff_sides_json(b, &r);
 	}
 	hg_buf_printf(b, ",\"key_path\":{\"depth\":%" PRId64 ",\"nodes\":[", c->path_depth);
 	for (size_t i = 0; i < c->n_path; i++) {
@@ -117,7 +62,11 @@ static void cluster(hg_buf *b, const struct dg_cluster *c, bool regressed)
 		hg_buf_putc(b, ',');
 		num(b, "reports", n->reports);
 		hg_buf_putc(b, ',');
-		num(b, "total_cost", n->total_cost);
+		/* null: no report of the cluster measured a cost */
+		if (c->row.cost_reports)
+			num(b, "total_cost", n->total_cost);
+		else
+			hg_buf_puts(b, "\"total_cost\":null");
 		hg_buf_putc(b, '}');
 	}
 	hg_buf_printf(b, "],\"ends_at_stack_key\":%s}}", c->key_at_end ? "true" : "false");
@@ -137,7 +86,7 @@ static void clusters(hg_buf *b, const char *key, const struct dg_list *l, bool r
 static void heading(hg_buf *b, const struct digest *d)
 {
 	const hg_digest_run *r = d->run;
-	hg_buf_puts(b, "{\"digest_version\":2,");
+	hg_buf_puts(b, "{\"digest_version\":3,");
 	str(b, "source", r->source);
 	hg_buf_putc(b, ',');
 	str(b, "started", r->started);

@@ -53,6 +53,13 @@ int read_deliver(struct reader *r, hg_report *rep)
 		rep->text_len = r->span_len;
 	}
 	r->span = NULL;
+	/* A cost of 0 or less is one no reader found (an ANR trace without
+	 * its wait, a thread dump, a lag without a duration): unknown, so
+	 * that every output says null or "—" and the store leaves it out of
+	 * the cost percentiles, never 0.  Decided here, once, for every
+	 * reader. */
+	if (!rep->error && rep->cost <= 0)
+		rep->cost_unknown = true;
 	int rc = report_settle_time(rep);
 	if (rc == 0 && !rep->error)
 		rc = report_demangle_frames(rep, &r->names);

@@ -5,13 +5,20 @@
 
 #include "store_internal.h"
 
+/* A report's cost is measured when the device measured it, or when its
+ * method stack's costs add up to some (a stack of depth,id,count,cost
+ * lines without the message's cost). */
+bool store_cost_known(const hg_report *rep)
+{
+	return !rep->cost_unknown || rep->stack_cost > 0;
+}
+
 /* A cost nobody measured is stored as 0, with a figures row that says so
  * (store_figures.c): the cost figures leave it out. */
 static int64_t report_cost(const hg_report *rep)
 {
-	if (rep->cost_unknown)
-		return 0;
-	return rep->stack_cost > rep->cost ? rep->stack_cost : rep->cost;
+	int64_t cost = rep->cost_unknown ? 0 : rep->cost;
+	return rep->stack_cost > cost ? rep->stack_cost : cost;
 }
 
 /* Inserts the report unless its content hash is stored; *when is set to

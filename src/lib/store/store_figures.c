@@ -51,12 +51,12 @@ static bool figures_of(const hg_report *rep, struct fig *f)
 					      "stage_between_app_and_activity",
 					      "first_activity_create"};
 	memset(f, 0, sizeof *f);
-	f->cost_known = !rep->cost_unknown;
+	f->cost_known = store_cost_known(rep);
 	const hg_stat *s = stat_of(rep, "startup", "start");
 	f->start = s ? s->value : NULL;
 	s = stat_of(rep, "startup", "total_from");
 	f->total_from = s ? s->value : NULL;
-	bool any = rep->cost_unknown || f->start;
+	bool any = !f->cost_known || f->start;
 	for (int i = 0; i < 4; i++)
 		any |= f->has[i] = stat_int(rep, "startup", stages[i], &f->ms[i]);
 	s = stat_of(rep, "fps", "fps");

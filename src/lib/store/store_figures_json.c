@@ -13,6 +13,11 @@ static void share(hg_buf *b, double v)
 		hg_buf_printf(b, "%.4f", v);
 }
 
+bool hg_figures_any(const hg_figures *f)
+{
+	return f && (f->startups || f->cold || f->warm || f->fps_reports || f->frames);
+}
+
 void hg_figures_json_members(hg_buf *b, const hg_figures *f)
 {
 	if (f->startups || f->cold || f->warm) {

@@ -160,6 +160,10 @@ int store_times_backfill(hg_store *store);
  * just inserted as id, when it has figures (FPS, startup) or an unmeasured
  * cost; a db.h result. */
 int store_figures_add(hg_store *store, int64_t id, const hg_report *rep);
+/* Whether rep's cost was measured (store_add_report.c): by the device, or
+ * by its method stack's costs; else it is stored as 0 with a figures row
+ * saying so, and left out of the cost percentiles. */
+bool store_cost_known(const hg_report *rep);
 /* Migrating to schema 8: the figures of the FPS and startup reports stored
  * before, read again from their texts, and a startup's total as its cost
  * (it was 0).  Inside the migration's transaction; 0 or a db.h error. */

@@ -28,9 +28,9 @@ struct version_count {
 struct figures {
 	const char *sort;   /* the order asked for (top's --sort) */
 	const struct cluster_info *info;
-	int64_t count, devices, p50, p90, p99, max;
+	int64_t count, devices, no_device, p50, p90, p99, max;
 	int64_t cost_reports;       /* of count, those with a measured cost */
-	char *first_seen, *last_seen, *versions;
+	char *first_seen, *last_seen, *by_version;
 	bool has_fig;
 	hg_figures fig;
 };
@@ -45,6 +45,7 @@ struct top {
 	int64_t *costs;
 	size_t n_costs, cap_costs;
 	strmap devices;      /* distinct */
+	int64_t no_device;   /* reports that name no device */
 	struct version_count *versions;
 	size_t n_versions, cap_versions;
 	char *first, *last;
@@ -130,6 +131,7 @@ static void forget_group(struct top *t)
 	free(t->last);
 	t->first = t->last = NULL;
 	t->n_costs = t->n_versions = 0;
+	t->no_device = 0;
 }
 
 static int grow(void **v, size_t *cap, size_t size)
@@ -143,6 +145,11 @@ static int grow(void **v, size_t *cap, size_t size)
 	return 0;
 }
 
+static bool same_version(const char *a, const char *b)
+{
+	return a && b ? !strcmp(a, b) : a == b;
+}
+
 /* Adds one report (cost in ascending order within its cluster). */
 static int add_row(struct top *t, int64_t cost, const char *device, const char *version,
 		   const char *when)
@@ -154,15 +161,17 @@ static int add_row(struct top *t, int64_t cost, const char *device, const char *
 	/* count(DISTINCT device): NULLs do not count */
 	if (device && strmap_put(&t->devices, device, 1) != 0)
 		return HG_ENOMEM;
-	const char *v = version ? version : "unknown";
+	t->no_device += !device;
+	/* NULL: the unknown version, kept apart from a version named "unknown" */
 	size_t i = 0;
-	while (i < t->n_versions && strcmp(t->versions[i].version, v) != 0)
+	while (i < t->n_versions && !same_version(t->versions[i].version, version))
 		i++;
 	if (i == t->n_versions) {
 		if (t->n_versions == t->cap_versions &&
 		    grow((void **)&t->versions, &t->cap_versions, sizeof *t->versions))
 			return HG_ENOMEM;
-		if (!(t->versions[i].version = strdup(v)))
+		t->versions[i].version = NULL;
+		if (version && !(t->versions[i].version = strdup(version)))
 			return HG_ENOMEM;
 		t->versions[i].n = 0;
 		t->n_versions++;
@@ -181,12 +190,15 @@ static int add_row(struct top *t, int64_t cost, const char *device, const char *
 	return 0;
 }
 
-/* Most reports first, then by version text (as SQLite orders them). */
+/* Most reports first, then by version text (as SQLite orders them), the
+ * unknown version last of its count. */
 static int by_count(const void *a, const void *b)
 {
 	const struct version_count *x = a, *y = b;
 	if (x->n != y->n)
 		return x->n > y->n ? -1 : 1;
+	if (!x->version || !y->version)
+		return !x->version - !y->version;
 	return strcmp(x->version, y->version);
 }
 
@@ -244,14 +256,16 @@ static int end_group(struct top *t, const struct cluster_info *info)
 	qsort(t->versions, t->n_versions, sizeof *t->versions, by_count);
 	hg_buf b;
 	hg_buf_init(&b);
-	hg_buf_putc(&b, '{');
+	hg_buf_putc(&b, '[');
 	for (size_t i = 0; i < t->n_versions; i++) {
-		if (i)
-			hg_buf_putc(&b, ',');
-		json_string(&b, t->versions[i].version);
-		hg_buf_printf(&b, ":%lld", (long long)t->versions[i].n);
+		hg_buf_puts(&b, i ? ",{\"value\":" : "{\"value\":");
+		if (t->versions[i].version)
+			json_string(&b, t->versions[i].version);
+		else
+			hg_buf_puts(&b, "null");
+		hg_buf_printf(&b, ",\"count\":%lld}", (long long)t->versions[i].n);
 	}
-	hg_buf_putc(&b, '}');
+	hg_buf_putc(&b, ']');
 	if (b.failed) {
 		hg_buf_release(&b);
 		return HG_ENOMEM;
@@ -265,7 +279,7 @@ static int end_group(struct top *t, const struct cluster_info *info)
 	size_t n = t->n_costs - skip;
 	struct figures *f = &t->rows[t->n_rows++];
 	*f = (struct figures){t->sort, info, (int64_t)t->n_costs, (int64_t)t->devices.len,
-			      rank(c, n, 50), rank(c, n, 90), rank(c, n, 99), n ? c[n - 1] : 0,
+			      t->no_device, rank(c, n, 50), rank(c, n, 90), rank(c, n, 99), n ? c[n - 1] : 0,
 			      (int64_t)n, t->first, t->last, b.data, fig != NULL, {0}};
 	if (fig) {
 		f->fig = *fig;
@@ -369,7 +383,7 @@ static void release(struct top *t)
 	for (size_t i = 0; i < t->n_rows; i++) {
 		free(t->rows[i].first_seen);
 		free(t->rows[i].last_seen);
-		free(t->rows[i].versions);
+		free(t->rows[i].by_version);
 	}
 	for (size_t i = 0; i < t->n_infos; i++) {
 		struct cluster_info *c = &t->infos[i];
@@ -419,10 +433,11 @@ static int run(hg_store *store, const hg_top_query *q, const char *hash, bool sc
 			.cost_p99 = f->p99,
 			.cost_max = f->max,
 			.cost_reports = f->cost_reports,
-			.versions = f->versions,
+			.no_device = f->no_device,
+			.by_version = f->by_version,
 			.frames = f->info->frames,
 			.symbolicated = f->info->symbolicated,
-			.figures = f->has_fig ? &f->fig : NULL,
+			.figures = f->has_fig && hg_figures_any(&f->fig) ? &f->fig : NULL,
 		};
 		err = fn(user, &row);
 		shown++;
