@@ -2,8 +2,9 @@
  * front end: files, folders, streams (stdin, FIFOs) and remote sources
  * (s3://, http(s)://) read on one thread (parsed, named with mappings,
  * signed), stored on another in batches that a killed run loses at most
- * one of, the store's log checkpointed on a third.  And naming reports with
- * per-version mappings (hg_namer), which regroup and merge share.
+ * one of, the store's log checkpointed on a third.  Reports are named as
+ * every command names them (hangar/namer.h); regroup and merge read stored
+ * reports again the same way (hg_reread).
  *
  * Ownership: an hg_ingest run owns its threads, store handles, mappings
  * and counts, all freed by hg_ingest_destroy; the strings its options name
@@ -21,11 +22,12 @@
 #include "cluster.h"
 #include "fetch.h"
 #include "hangar.h"
+#include "namer.h"
 #include "report.h"
 #include "store.h"
 
-#define HG_INGEST_MAX_PROGUARD 16  /* --proguard files given for every report */
-#define HG_INGEST_MAX_SYMBOLS 16   /* --symbols folders */
+#define HG_INGEST_MAX_PROGUARD HG_NAMER_MAX_PROGUARD  /* --proguard files for every report */
+#define HG_INGEST_MAX_SYMBOLS HG_NAMER_MAX_SYMBOLS    /* --symbols folders */
 
 /* What a progress callback is told. */
 enum hg_ingest_phase {
@@ -141,38 +143,6 @@ bool hg_ingest_failed_newly(const hg_ingest_summary *s);
 /* Frees the run (and joins nothing: its threads end within hg_ingest_run).
  * Accepts NULL, and a run never run. */
 void hg_ingest_destroy(hg_ingest *run);
-
-/* Naming a report's frames as ingest does: its app version (the report's
- * own, else a default, else the version folder its path lies in), then
- * that version's mappings from mapping_dir, else the ones given for every
- * report, else (without mapping_dir) methodMapping.txt beside the report
- * file or $HANGAR_MAPPING, each loaded once. */
-typedef struct hg_namer hg_namer;
-
-typedef struct hg_namer_opts {
-	const char *mapping;             /* may be NULL */
-	const char *const *proguard;     /* n_proguard files, at most HG_INGEST_MAX_PROGUARD */
-	int n_proguard;
-	const char *mapping_dir;         /* may be NULL; borrowed, must outlive the namer */
-} hg_namer_opts;
-
-/* Loads opts' mappings and checks that mapping_dir is a folder.  Returns 0
- * and *out (caller owns; hg_namer_destroy), the error of the first mapping
- * that fails (said through ctx), HG_ENOENT when mapping_dir is not a folder
- * (not said: the caller names it), HG_EINVAL or HG_ENOMEM.  ctx is
- * borrowed and must outlive the namer. */
-int hg_namer_create(const hg_ctx *ctx, const hg_namer_opts *opts, hg_namer **out);
-void hg_namer_destroy(hg_namer *n);  /* accepts NULL */
-/* Names rep's frames.  version is the default when the report names none
- * (may be NULL); path is where the report came from (may be NULL). */
-void hg_namer_name(hg_namer *n, hg_report *rep, const char *version, const char *path);
-/* Names native frames too, from n_dirs folders of .so files and dSYMs
- * (symbols.h; dirs borrowed for the call), indexed now; once per namer.
- * 0, or hg_symbols_create's error (said through the namer's ctx), or
- * HG_EINVAL (more than HG_INGEST_MAX_SYMBOLS, or called twice). */
-int hg_namer_add_symbols(hg_namer *n, const char *const *dirs, int n_dirs);
-/* Mappings found in mapping_dir or beside reports that did not load. */
-int hg_namer_bad_mappings(const hg_namer *n);
 
 /* Reading a stored report again, named and signed as ingest would
  * (regroup, merge): hg_reread_report is an hg_regroup_fn whose user is an

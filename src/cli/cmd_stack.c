@@ -1,102 +1,29 @@
-/* hangar stack: rebuild, key, symbolicate and print method-trace reports. */
+/* hangar stack: read reports of every kind, name them as every command
+ * does (hg_namer, hangar/namer.h) and print them.  Its options are
+ * stack_opts.c's; the reading thread and the printing one, stack_pipeline.h. */
 #include <getopt.h>
-#include <libgen.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "cli.h"
 #include "hangar/input.h"
-#include "hangar/mapping.h"
-#include "hangar/proguard.h"
-#include "hangar/symbols.h"
+#include "hangar/namer.h"
 #include "hangar/report.h"
-#include "hangar/timezone.h"
 #include "render.h"
+#include "stack_opts.h"
 #include "stack_pipeline.h"
 
-static void stack_usage(FILE *out)
-{
-	fprintf(out,
-		"usage: hangar stack [OPTIONS] FILE...\n"
-		"\n"
-		"Read jank, slow-method and ANR reports of every kind and print what explains\n"
-		"them: Matrix method traces rebuilt exactly as Matrix does on the device, with\n"
-		"the StackKey and symbols; thread dumps (ANR traces, BlockCanary, Java stacks,\n"
-		"iOS KSCrash) with the blamed thread, what blocks it and lock cycles; FPS and\n"
-		"startup figures.  The format is detected from the content.  FILE holds one\n"
-		"report, NDJSON, a JSON array or a text dump; '-' is stdin; a folder's report\n"
-		"files are read as ingest finds them (recursively, regular files, sorted).\n"
-		"\n"
-		"Options:\n"
-		"  -m, --mapping FILE    methodMapping.txt (default: next to the report, then\n"
-		"                        $HANGAR_MAPPING)\n"
-		"      --proguard FILE   ProGuard/R8 mapping.txt to deobfuscate Java frames with\n"
-		"                        (repeatable; the first that knows a class wins)\n"
-		"      --symbols DIR     name native frames from the .so files and dSYMs in DIR,\n"
-		"                        matched by Build ID / UUID (repeatable; llvm-symbolizer)\n"
-		"  -f, --format FORMAT   tree (default), json (one object per line), matrix\n"
-		"                        (Matrix's own stack/stackKey/cost fields), or a flame\n"
-		"                        graph: folded (FlameGraph's collapsed stacks, every\n"
-		"                        report's lines), speedscope or chrome (Trace Event\n"
-		"                        Format, for Perfetto UI), svg (an interactive flame\n"
-		"                        graph for a browser): these three take one report\n"
-		"      --no-trim         show the whole rebuilt stack, not Matrix's 30 items\n"
-		"      --all-threads     show every thread of a thread dump, not only the blamed\n"
-		"                        thread and those that block it\n"
-		"      --input-format F  read inputs as F: matrix, kscrash, metrickit, anr,\n"
-		"                        logcat, tombstone, blockcanary, watchdog, java, stack\n"
-		"                        (bare depth,id,count,cost lines, Matrix's logged\n"
-		"                        blocks) or raw (default: detected from the content)\n"
-		"      --stack-dir DIR   where APM reports' stack_file files are (default: beside\n"
-		"                        the report)\n"
-		"      --timezone ZONE   the zone of APM times written without one: UTC\n"
-		"                        (default), +08:00, -0530 or Asia/Shanghai\n"
-		"      --max-depth N     fold frames deeper than N levels (tree)\n"
-		"      --min-cost MS     fold frames cheaper than MS milliseconds (tree)\n"
-		"      --ascii           plain ASCII tree guides\n"
-		"      --width N         fit the text to N columns (0: no limit; default: the\n"
-		"                        terminal's width, no limit when not a terminal)\n"
-		"      --color WHEN      auto (default), always or never; NO_COLOR disables\n"
-		"      --raw             FILE is a bare binary buffer of big-endian int64 words\n"
-		"      --end-time MS     with --raw: when the slice was taken (default: latest time)\n"
-		"      --cost MS         with --raw: the message cost the device measured\n"
-		"      --no-strict       with --raw: do not wait for the first dispatch entry\n"
-		"      --max-input BYTES largest input file read (default 1 GiB)\n"
-		"      --max-words N     most words in one buffer (default 16777216)\n"
-		"      --max-stack-lines N  most lines in one structured stack (default 1048576)\n"
-		"      --max-mapping BYTES  largest methodMapping.txt (default and most 4294967294)\n"
-		"  -h, --help            show this help\n"
-		"\n"
-		"Exit status: 0 all reports fine, 1 some failed (the rest are printed), 2 usage.\n");
-}
-
-#define MAX_PROGUARD 16
-
 struct stack_run {
-	hg_ctx ctx;
-	hg_timezone zone;            /* --timezone (ctx.zone) */
-	enum output_format format;
-	struct render_opts render;
-	const char *mapping_path;
-	hg_mapping *fixed_mapping;   /* -m, or $HANGAR_MAPPING for files without their own */
-	bool mapping_failed;         /* -m / $HANGAR_MAPPING could not be loaded */
-	bool mapping_failed_here;    /* a methodMapping.txt beside a report could not */
-	bool env_tried;              /* $HANGAR_MAPPING was loaded (or failed) */
-	bool local_exists;           /* local_dir has a methodMapping.txt */
-	hg_mapping *local_mapping;   /* methodMapping.txt beside the current file */
-	char *local_dir;
-	bool raw;
-	enum hg_input_format input_format;
-	const char *proguard_paths[MAX_PROGUARD];
-	hg_proguard *proguard[MAX_PROGUARD]; /* the ones that loaded */
-	int n_proguard, n_loaded;
-	const char *symbol_dirs[MAX_PROGUARD];
-	int n_symbol_dirs;
-	hg_symbols *symbols;         /* --symbols, when given */
-	hg_raw_opts raw_opts;
-	const hg_mapping *current;   /* the mapping for the file being read */
+	struct stack_opts o;         /* as parsed */
+	hg_ctx ctx;                  /* the reading thread's: o.ctx, its diagnostics held */
+	enum output_format format;   /* o.format */
+	struct render_opts render;   /* o.render, writing its text as it goes */
+	/* The printing thread's: names each report before it prints it (see
+	 * name_report), saying what it has to say at once, in order. */
+	hg_namer *names;
+	hg_ctx name_ctx;
+	struct cli_diag_sink name_diags;
+	bool load_failed;            /* -m, a --proguard or --symbols did not load */
 	hg_buf out;
 	struct cli_diag_sink diags;
 	int failed_reports;
@@ -128,6 +55,8 @@ static const struct option long_options[] = {
 	{"all-threads", no_argument, NULL, 'a'},
 	{"proguard", required_argument, NULL, 'P'},
 	{"symbols", required_argument, NULL, 'Y'},
+	{"mapping-dir", required_argument, NULL, 'G'},
+	{"app-version", required_argument, NULL, 'V'},
 	{"input-format", required_argument, NULL, 'i'},
 	{"stack-dir", required_argument, NULL, 'd'},
 	{"timezone", required_argument, NULL, 'z'},
@@ -148,130 +77,26 @@ static const struct option long_options[] = {
 	{NULL, 0, NULL, 0},
 };
 
-static int parse_options(struct stack_run *run, int argc, char **argv, bool *raw_only_used)
+/* The options (stack_opts.c); -1 after --help. */
+static int parse_options(struct stack_run *run, int argc, char **argv)
 {
-	enum color_mode color = COLOR_AUTO;
-	bool width_set = false;
-	int64_t v;
-	int c;
-	char why[160];
-	hg_timezone_init(&run->zone, "UTC", why, sizeof why);
+	int c, bad;
+	stack_opts_init(&run->o);
 	optind = 1;
 	opterr = 0; /* our own messages, naming hangar */
 	while ((c = getopt_long(argc, argv, ":m:f:h", long_options, NULL)) != -1) {
 		switch (c) {
-		case 'm': run->mapping_path = optarg; break;
-		case 'f':
-			if (!strcmp(optarg, "tree")) run->format = FORMAT_TREE;
-			else if (!strcmp(optarg, "json")) run->format = FORMAT_JSON;
-			else if (!strcmp(optarg, "matrix")) run->format = FORMAT_MATRIX;
-			else if (!flame_format_from_name(optarg, &run->format))
-				return cli_usage_error("stack", "unknown format '%s' (tree, json, matrix, "
-						       "folded, speedscope, chrome, svg)", optarg);
-			break;
-		case 'T': run->render.no_trim = true; break;
-		case 'a': run->render.all_threads = true; break;
-		case 'P':
-			if (run->n_proguard == MAX_PROGUARD)
-				return cli_usage_error("stack", "at most %d --proguard files", MAX_PROGUARD);
-			run->proguard_paths[run->n_proguard++] = optarg;
-			break;
-		case 'Y':
-			if (run->n_symbol_dirs == MAX_PROGUARD)
-				return cli_usage_error("stack", "at most %d --symbols folders", MAX_PROGUARD);
-			if (cli_need_path("stack", "--symbols", optarg) != EXIT_FINE)
-				return EXIT_USAGE;
-			run->symbol_dirs[run->n_symbol_dirs++] = optarg;
-			break;
-		case 'i': {
-			int f = hg_input_format_from_name(optarg);
-			if (f < 0)
-				return cli_usage_error("stack", "unknown input format '%s' (matrix, kscrash, "
-						       "metrickit, anr, logcat, tombstone, blockcanary, "
-						       "watchdog, java, stack, raw)", optarg);
-			run->input_format = (enum hg_input_format)f;
-			run->raw = f == HG_FORMAT_RAW;
-			break;
-		}
-		case 'd':
-			if (cli_need_folder("stack", "--stack-dir", optarg) != EXIT_FINE)
-				return EXIT_USAGE;
-			run->ctx.stack_dir = optarg;
-			break;
-		case 'z':
-			if (hg_timezone_init(&run->zone, optarg, why, sizeof why) != 0)
-				return cli_usage_error("stack", "--timezone: %s", why);
-			break;
-		case 'D':
-			if (!cli_parse_int64(optarg, &v) || v < 0 || v > 1000000)
-				return cli_usage_error("stack", "--max-depth wants a number >= 0, not '%s'", optarg);
-			run->render.max_depth = (long)v;
-			break;
-		case 'C':
-			if (!cli_parse_int64(optarg, &v) || v < 0)
-				return cli_usage_error("stack", "--min-cost wants milliseconds >= 0, not '%s'", optarg);
-			run->render.min_cost = v;
-			break;
-		case 'A': run->render.ascii = true; break;
-		case 'w':
-			if (!render_parse_width(optarg, &run->render.width))
-				return cli_usage_error("stack", "--width wants columns >= 0 (0: no limit), "
-						       "not '%s'", optarg);
-			width_set = true;
-			break;
-		case 'K':
-			if (!strcmp(optarg, "auto")) color = COLOR_AUTO;
-			else if (!strcmp(optarg, "always")) color = COLOR_ALWAYS;
-			else if (!strcmp(optarg, "never")) color = COLOR_NEVER;
-			else return cli_usage_error("stack", "--color wants auto, always or never, not '%s'", optarg);
-			break;
-		case 'R': run->raw = true; run->input_format = HG_FORMAT_RAW; break;
-		case 'E':
-			if (!cli_parse_int64(optarg, &run->raw_opts.end_time))
-				return cli_usage_error("stack", "--end-time wants an integer, not '%s'", optarg);
-			run->raw_opts.has_end_time = true;
-			*raw_only_used = true;
-			break;
-		case 'c':
-			if (!cli_parse_int64(optarg, &run->raw_opts.cost))
-				return cli_usage_error("stack", "--cost wants an integer, not '%s'", optarg);
-			*raw_only_used = true;
-			break;
-		case 'S': run->raw_opts.strict = false; *raw_only_used = true; break;
-		case 'I':
-			if (!cli_parse_int64(optarg, &v) || v <= 0)
-				return cli_usage_error("stack", "--max-input wants a byte count > 0, not '%s'", optarg);
-			run->ctx.limits.max_input_bytes = (size_t)v;
-			break;
-		case 'W':
-			if (!cli_parse_int64(optarg, &v) || v <= 0)
-				return cli_usage_error("stack", "--max-words wants a count > 0, not '%s'", optarg);
-			run->ctx.limits.max_buffer_words = (size_t)v;
-			break;
-		case 'L':
-			if (!cli_parse_int64(optarg, &v) || v <= 0)
-				return cli_usage_error("stack", "--max-stack-lines wants a count > 0, not '%s'", optarg);
-			run->ctx.limits.max_stack_lines = (size_t)v;
-			break;
-		case 'M':
-			if (!cli_parse_int64(optarg, &v) || v <= 0)
-				return cli_usage_error("stack", "--max-mapping wants a byte count > 0, not '%s'", optarg);
-			run->ctx.limits.max_mapping_bytes = (size_t)v;
-			break;
 		case 'h': stack_usage(stdout); return -1;
 		case ':': return cli_usage_error("stack", "option '%s' needs a value", argv[optind - 1]);
-		default: return cli_unknown_option("stack", long_options, argv, optind, optopt);
+		case '?': return cli_unknown_option("stack", long_options, argv, optind, optopt);
+		default:
+			if ((bad = stack_option(&run->o, c, optarg)) != EXIT_FINE)
+				return bad;
 		}
 	}
-	run->render.color = cli_use_color(color, stdout) && run->format == FORMAT_TREE;
-	cli_text_colour(run->render.color);
-	if (!width_set)
-		run->render.width = render_default_width(STDOUT_FILENO);
-	run->zone.who = "hangar stack";
-	run->ctx.zone = &run->zone;
-	run->ctx.want_times = flame_format_timed(run->format);
-	run->ctx.defer_rebuild = 1; /* to the main thread: name_methods */
-	return 0;
+	if (optind >= argc)
+		return cli_usage_error("stack", "no input: give a report FILE, or '-' for stdin");
+	return stack_opts_finish(&run->o);
 }
 
 /* How much rendered text print_report gathers before writing it. */
@@ -311,25 +136,54 @@ static int queue_item(struct stack_run *run, struct stack_item *item)
 
 static int on_report(void *user, hg_report *rep)
 {
-	struct stack_run *run = user;
-	/* Native frames are named here, where the symbolizer's diagnostics
-	 * go with the report's; methods on the main thread (name_methods),
-	 * after the rebuild the reader left it. */
-	struct stack_item item = {.rep = rep, .mapping = run->current};
-	if (!rep->error && hg_symbols_apply(run->symbols, rep) != 0)
-		item.out_of_memory = true;
-	return queue_item(run, &item);
+	struct stack_item item = {.rep = rep}; /* named by the printing thread */
+	return queue_item(user, &item);
 }
 
-/* Main thread: the buffer rebuilt, the methods named (methodMapping, then
- * ProGuard/R8).  The mappings are only read by this thread after loading. */
-static bool name_methods(struct stack_run *run, struct stack_item *it)
+/* Printing thread: the report named as ingest names it (hg_namer: the
+ * buffer rebuilt, then its methods, Java and native frames).  Not on the
+ * reading thread: the rebuild is left to this one so that the two share a
+ * raw buffer's cost, methods are named on the rebuilt stack, and a namer
+ * is for one thread (it loads mappings as reports need them).  False when
+ * out of memory. */
+static bool name_report(struct stack_run *run, hg_report *rep)
 {
-	hg_report *rep = it->rep;
-	return rep->error ||
-	       (hg_report_rebuild(rep) == 0 && hg_report_symbolicate(rep, it->mapping) == 0 &&
-		(!run->n_loaded || hg_report_retrace(rep, (const hg_proguard *const *)run->proguard,
-						     (size_t)run->n_loaded) == 0));
+	return rep->error || hg_namer_name(run->names, rep, run->o.app_version, rep->source) == 0;
+}
+
+/* The namer's diagnostics, on the printing thread: after the text of the
+ * reports before, as one thread would have them. */
+static void name_diag(void *user, const hg_diag *d)
+{
+	struct stack_run *run = user;
+	flush_out(run);
+	fflush(stdout);
+	cli_print_diag(&run->name_diags, d);
+}
+
+/* The namer, given what the options name.  A mapping or symbols folder
+ * that does not load is said and left out: the reports still print, and
+ * the run fails (load_failed).  False when there is no namer (said). */
+static bool open_names(struct stack_run *run)
+{
+	const struct stack_opts *o = &run->o;
+	run->name_ctx = o->ctx;
+	run->name_ctx.diag = name_diag;
+	run->name_ctx.diag_user = run;
+	hg_namer_opts no = {.mapping_dir = o->mapping_dir};
+	int rc = hg_namer_create(&run->name_ctx, &no, &run->names);
+	if (rc != 0) { /* out of memory, or --mapping-dir gone since it was checked */
+		fprintf(stderr, "hangar stack: cannot name reports: %s\n", hg_strerror(rc));
+		return false;
+	}
+	if (o->mapping && hg_namer_add_mapping(run->names, o->mapping) != 0)
+		run->load_failed = true;
+	for (int i = 0; i < o->n_proguard; i++)
+		if (hg_namer_add_proguard(run->names, o->proguard[i]) != 0)
+			run->load_failed = true; /* said; its frames stay obfuscated */
+	if (hg_namer_add_symbols(run->names, o->symbol_dirs, o->n_symbol_dirs) != 0)
+		run->load_failed = true; /* said; native frames stay addresses */
+	return true;
 }
 
 static void say_report(FILE *to, const hg_report *rep)
@@ -453,75 +307,6 @@ static int print_report(struct stack_run *run, hg_report *rep, bool out_of_memor
 	return 0;
 }
 
-/* Loads the mapping at path once; a failure is reported (by the library,
- * with the path) and remembered so that it is not retried per file. */
-static hg_mapping *load_once(struct stack_run *run, const char *path, bool *tried)
-{
-	if (*tried)
-		return run->fixed_mapping;
-	*tried = true;
-	if (hg_mapping_open(&run->ctx, path, &run->fixed_mapping) != 0) {
-		run->fixed_mapping = NULL;
-		run->mapping_failed = true; /* reports still print, unsymbolicated */
-	}
-	return run->fixed_mapping;
-}
-
-/* The methodMapping.txt beside path, loaded once per folder; NULL when
- * there is none (*exists false) or it cannot be loaded (an input failure:
- * then nothing is guessed in its place). */
-static const hg_mapping *beside(struct stack_run *run, const char *path, bool *exists)
-{
-	char *copy = strdup(path);
-	if (!copy)
-		return NULL;
-	const char *dir = dirname(copy);
-	if (!run->local_dir || strcmp(run->local_dir, dir) != 0) {
-		if (run->local_mapping) {
-			/* Freed by the main thread once it has named the reports
-			 * before (the pipe keeps their order). */
-			struct stack_item retire = {.retired = run->local_mapping};
-			queue_item(run, &retire); /* refused, the pipe frees it */
-		}
-		run->local_mapping = NULL;
-		free(run->local_dir);
-		run->local_dir = strdup(dir);
-		run->local_exists = false;
-		size_t len = strlen(dir) + sizeof "/methodMapping.txt";
-		char *candidate = malloc(len);
-		struct stat st;
-		if (candidate) {
-			snprintf(candidate, len, "%s/methodMapping.txt", dir);
-			run->local_exists = stat(candidate, &st) == 0;
-			if (run->local_exists &&
-			    hg_mapping_open(&run->ctx, candidate, &run->local_mapping) != 0) {
-				run->local_mapping = NULL;
-				run->mapping_failed_here = true;
-			}
-			free(candidate);
-		}
-	}
-	free(copy);
-	*exists = run->local_exists;
-	return run->local_mapping;
-}
-
-/* The mapping for a file: -m; else methodMapping.txt beside it; else
- * $HANGAR_MAPPING (loaded only when some file needs it). */
-static const hg_mapping *mapping_for(struct stack_run *run, const char *path)
-{
-	if (run->mapping_path)
-		return run->fixed_mapping;
-	bool exists = false;
-	if (strcmp(path, "-") != 0) {
-		const hg_mapping *m = beside(run, path, &exists);
-		if (exists)
-			return m;
-	}
-	const char *env = getenv("HANGAR_MAPPING");
-	return env && *env ? load_once(run, env, &run->env_tried) : NULL;
-}
-
 /* A file that cannot be read (or the rest of it) is one failed input: say
  * so in the machine formats too, so a pipeline sees it. */
 static void input_failed(struct stack_run *run, const char *path)
@@ -538,18 +323,11 @@ static void input_failed(struct stack_run *run, const char *path)
 }
 
 /* Reports are read as ingest reads them: a stream of JSON values a part
- * at a time, so that memory follows the largest report, not the file.  The
- * mapping is looked up first, as when the file was read whole first, so
- * that its diagnostics come in the same order; but not for a path that
- * will not open (it was not looked up then). */
+ * at a time, so that memory follows the largest report, not the file. */
 static void read_one(struct stack_run *run, const char *path)
 {
-	if (!run->raw) {
-		struct stat st;
-		if (strcmp(path, "-") == 0 ||
-		    (stat(path, &st) == 0 && (S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode))))
-			run->current = mapping_for(run, path);
-		int rc = hg_reports_read_path(&run->ctx, path, NULL, run->input_format, on_report,
+	if (!run->o.raw) {
+		int rc = hg_reports_read_path(&run->ctx, path, NULL, run->o.input_format, on_report,
 					      run);
 		if (rc == HG_EIO || rc == HG_ELIMIT)
 			input_failed(run, path);
@@ -562,8 +340,7 @@ static void read_one(struct stack_run *run, const char *path)
 		input_failed(run, path);
 		return;
 	}
-	run->current = mapping_for(run, path);
-	hg_reports_read_raw(&run->ctx, path, (const unsigned char *)data, len, &run->raw_opts,
+	hg_reports_read_raw(&run->ctx, path, (const unsigned char *)data, len, &run->o.raw_opts,
 			    on_report, run);
 	free(data);
 }
@@ -620,7 +397,7 @@ static void print_all(struct stack_run *run)
 					fwrite(it->text.data, 1, it->text.len, stdout);
 				}
 				run->failed_reports += it->failed_input;
-				if (it->rep && !name_methods(run, it))
+				if (it->rep && !name_report(run, it->rep))
 					it->out_of_memory = true;
 				if (it->rep && print_report(run, it->rep, it->out_of_memory) != 0) {
 					failed = true;
@@ -640,45 +417,39 @@ static void print_all(struct stack_run *run)
 		flush_out(run);
 }
 
+/* What --symbols did, on stderr. */
+static void symbols_say(const struct stack_run *run)
+{
+	hg_symbols_stats ss;
+	if (!hg_namer_symbols_stats(run->names, &ss))
+		return;
+	fprintf(stderr, "symbols: %zu binaries indexed (%zu files seen), %zu images found, "
+		"%zu missing; %zu frames named (%zu inlined added), %zu not; %zu binaries "
+		"used, %zu queries in %zu batches\n", ss.binaries, ss.entries_seen,
+		ss.images_found, ss.images_missing, ss.frames_named, ss.inlined,
+		ss.frames_unnamed, ss.binaries_used, ss.queries, ss.batches);
+}
+
 static int run_stack(int argc, char **argv)
 {
 	struct stack_run run = {0};
-	hg_ctx_init(&run.ctx);
-	run.ctx.diag = cli_print_diag;
-	run.ctx.diag_user = &run.diags;
-	run.render.max_depth = -1;
+	int rc = parse_options(&run, argc, argv);
+	if (rc != 0)
+		return rc < 0 ? EXIT_FINE : rc;
+	run.format = run.o.format;
+	run.render = run.o.render;
 	run.render.flush = write_buf; /* a big report's text goes out as it is made */
 	run.render.flush_user = &run;
-	run.raw_opts.strict = true;
 	hg_buf_init(&run.out);
 	hg_buf_init(&run.first_flame);
 	hg_buf_init(&run.first_undrawn);
-	bool raw_only_used = false;
-	int rc = parse_options(&run, argc, argv, &raw_only_used);
-	if (rc != 0)
-		return rc < 0 ? EXIT_FINE : rc;
-	if (optind >= argc)
-		return cli_usage_error("stack", "no input: give a report FILE, or '-' for stdin");
-	if (raw_only_used && !run.raw)
-		return cli_usage_error("stack", "--end-time, --cost and --no-strict go with --raw; "
-				       "a JSON report carries its own end_time, cost and strict");
-	bool tried = false;
-	if (run.mapping_path)
-		load_once(&run, run.mapping_path, &tried);
-	for (int i = 0; i < run.n_proguard; i++) {
-		if (hg_proguard_open(&run.ctx, run.proguard_paths[i], &run.proguard[run.n_loaded]) == 0)
-			run.n_loaded++;
-		else
-			run.mapping_failed = true; /* reported; frames stay obfuscated */
-	}
-	hg_symbols_opts so = {.dirs = run.symbol_dirs, .n_dirs = (size_t)run.n_symbol_dirs};
-	if (run.n_symbol_dirs && hg_symbols_create(&run.ctx, &so, &run.symbols) != 0)
-		run.mapping_failed = true; /* said; native frames stay addresses */
-	/* The mappings loaded above said what they had to directly; from here
-	 * on the reader's diagnostics go with its reports. */
+	hg_buf_init(&run.pending_diags);
+	if (!open_names(&run))
+		return EXIT_SOME_FAILED;
+	/* The reader's diagnostics go with its reports. */
+	run.ctx = run.o.ctx;
 	run.ctx.diag = hold_diag;
 	run.ctx.diag_user = &run;
-	hg_buf_init(&run.pending_diags);
 	run.inputs = argv + optind;
 	run.n_inputs = argc - optind;
 	bool started = hg_pipe_create(sizeof(struct stack_item), STACK_PIPE_LEN, stack_item_release,
@@ -692,16 +463,9 @@ static int run_stack(int argc, char **argv)
 		run.failed_reports++;
 	}
 	hg_pipe_destroy(run.pipe);
-	if (run.symbols) {
-		hg_symbols_stats ss;
-		hg_symbols_get_stats(run.symbols, &ss);
-		fprintf(stderr, "symbols: %zu binaries indexed (%zu files seen), %zu images found, "
-			"%zu missing; %zu frames named (%zu inlined added), %zu not; %zu binaries "
-			"used, %zu queries in %zu batches\n", ss.binaries, ss.entries_seen,
-			ss.images_found, ss.images_missing, ss.frames_named, ss.inlined,
-			ss.frames_unnamed, ss.binaries_used, ss.queries, ss.batches);
-	}
-	hg_symbols_destroy(run.symbols);
+	symbols_say(&run);
+	bool bad_mappings = hg_namer_bad_mappings(run.names) > 0;
+	hg_namer_destroy(run.names);
 	hg_buf_release(&run.pending_diags);
 	undrawn_say(&run);
 	hg_buf_release(&run.first_undrawn);
@@ -709,14 +473,8 @@ static int run_stack(int argc, char **argv)
 		flush_out(&run); /* a one-report format's file */
 	hg_buf_release(&run.first_flame);
 	fflush(stdout);
-	hg_mapping_destroy(run.fixed_mapping);
-	for (int i = 0; i < run.n_loaded; i++)
-		hg_proguard_destroy(run.proguard[i]);
-	hg_mapping_destroy(run.local_mapping);
-	free(run.local_dir);
 	hg_buf_release(&run.out);
-	return run.failed_reports || run.mapping_failed || run.mapping_failed_here ? EXIT_SOME_FAILED
-										       : EXIT_FINE;
+	return run.failed_reports || run.load_failed || bad_mappings ? EXIT_SOME_FAILED : EXIT_FINE;
 }
 
 const struct command cmd_stack = {

@@ -5,7 +5,6 @@ void stack_item_release(void *arg)
 {
 	struct stack_item *item = arg;
 	hg_report_destroy(item->rep);
-	hg_mapping_destroy(item->retired);
 	hg_buf_release(&item->diags);
 	hg_buf_release(&item->text);
 	*item = (struct stack_item){0};

@@ -1,9 +1,8 @@
-/* hangar stack on two cores: a reader thread reads and parses the reports
- * (and names their native frames); the main thread rebuilds their buffers
- * (hg_ctx.defer_rebuild), names their methods, renders and writes them, so
- * that a raw buffer's cost is shared by both threads.  These are
- * the items handed from one to the other through the library's hg_pipe
- * (hangar/pipe.h), in input order: each a report (or a failed input) with
+/* hangar stack on two cores: a reader thread reads and parses the reports;
+ * the main thread rebuilds their buffers (hg_ctx.defer_rebuild), names
+ * them (hg_namer), renders and writes them, so that a raw buffer's cost is
+ * shared by both threads.  These are the items handed from one to the
+ * other through the library's hg_pipe (hangar/pipe.h), in input order: each a report (or a failed input) with
  * the diagnostics printed before it, so that stderr and stdout keep the
  * order a single thread gives them. */
 #ifndef HANGAR_CLI_STACK_PIPELINE_H
@@ -11,7 +10,6 @@
 
 #include <stdbool.h>
 
-#include "hangar/mapping.h"
 #include "hangar/pipe.h"
 #include "hangar/report.h"
 #include "hangar/text.h"
@@ -22,10 +20,6 @@ struct stack_item {
 	hg_report *rep;     /* NULL: no report (a failed input, or diagnostics alone) */
 	hg_buf diags;       /* stderr lines that come before it */
 	hg_buf text;        /* stdout text that comes before the report (a failed input) */
-	const hg_mapping *mapping; /* the methodMapping of rep's input (NULL: none), for
-	                              the main thread to name it with */
-	hg_mapping *retired; /* a mapping no later report uses: freed with the item, after
-	                        the reports before it were named */
 	bool failed_input;  /* a file that could not be read, counted as one failure */
 	bool out_of_memory; /* naming the report ran out of memory */
 };

@@ -13,52 +13,58 @@
 #include "hangar/fetch.h"
 #include "hangar/ingest.h"
 #include "hangar/mapping.h"
+#include "hangar/namer.h"
 #include "hangar/proguard.h"
 #include "hangar/report.h"
 #include "hangar/store.h"
 #include "hangar/symbols.h"
 
-/* ---- the namer (namer.c) ---- */
+/* ---- the namer (namer.c; hangar/namer.h) ---- */
 
-#define NAMER_MAX_VERSIONS 64 /* versions whose mappings stay loaded */
+/* Versions (and folders beside reports) whose mappings stay loaded; past
+ * that the one used longest ago is freed (and loaded again if asked). */
+#define NAMER_MAX_VERSIONS 64
+#define NAMER_MAX_FOREIGN 16  /* mappings said to be another app's, remembered */
 
 struct namer_version {
-	char *version;
+	char *version;         /* or the folder, beside reports */
 	hg_mapping *mapping;   /* NULL when the folder has none */
 	hg_proguard *proguard;
+	bool absent;           /* beside reports: the folder has no methodMapping.txt */
+	unsigned long used;    /* hg_namer.uses when last used */
 };
 
 struct hg_namer {
 	const hg_ctx *ctx;
 	hg_mapping *mapping;                            /* for every report: owned */
-	hg_proguard *proguard[HG_INGEST_MAX_PROGUARD];  /* for every report: owned */
+	bool mapping_given;                             /* even when it did not load */
+	hg_proguard *proguard[HG_NAMER_MAX_PROGUARD];   /* for every report: owned */
 	int n_proguard;
 	const char *mapping_dir;                        /* or NULL */
 	struct namer_version versions[NAMER_MAX_VERSIONS];
 	int n_versions;
-	int bad_mappings;                               /* in mapping_dir, that would not load */
+	int bad_mappings;                               /* found, that would not load */
 	/* without mapping_dir or mapping: methodMapping.txt beside the report
 	 * (version = its folder), else $HANGAR_MAPPING */
 	struct namer_version besides[NAMER_MAX_VERSIONS];
 	int n_besides;
+	unsigned long uses;                             /* versions and besides looked up */
 	hg_mapping *env_mapping;
 	bool env_tried;
 	bool no_beside;       /* paths are object keys, not files: no mapping beside them */
 	hg_symbols *symbols;  /* --symbols: native frames named; owned, or NULL */
+	bool symbols_tried;   /* hg_namer_add_symbols was called */
 	/* the mappings said to look like another app's, with the package of
 	 * the report they were said for: once each, not once per report */
 	struct namer_foreign {
 		const hg_mapping *mapping;
 		char package[96];
-	} foreign[16];
+	} foreign[NAMER_MAX_FOREIGN];
 	int n_foreign;
 };
 
 /* Frees every mapping the namer holds (the struct is the caller's). */
 void namer_release(struct hg_namer *n);
-/* Indexes the --symbols folders into n->symbols (none: nothing); 0, or the
- * error of hg_symbols_create (said), HG_EINVAL past HG_INGEST_MAX_SYMBOLS. */
-int namer_load_symbols(struct hg_namer *n, const char *const *dirs, int n_dirs);
 
 /* ---- the queue (queue.c) ---- */
 

@@ -1,5 +1,5 @@
-/* Per-version mappings for ingest, regroup and merge (hg_namer in
- * hangar/ingest.h), and reading a stored report again with them. */
+/* Naming reports (hg_namer, hangar/namer.h) for every command, and
+ * reading a stored report again with it (hg_reread, hangar/ingest.h). */
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,19 +27,60 @@ static const char *version_from_path(const struct hg_namer *n, const char *path,
 	return NULL;
 }
 
+/* Frees a cached version's mappings; the notes that one looked like
+ * another app's are forgotten with it (its address may come back). */
+static void slot_release(struct hg_namer *n, struct namer_version *v)
+{
+	for (int i = 0; i < n->n_foreign && i < NAMER_MAX_FOREIGN; i++)
+		if (v->mapping && n->foreign[i].mapping == v->mapping)
+			n->foreign[i].mapping = NULL;
+	free(v->version);
+	hg_mapping_destroy(v->mapping);
+	hg_proguard_destroy(v->proguard);
+	memset(v, 0, sizeof *v);
+}
+
+static struct namer_version *slot_find(struct hg_namer *n, struct namer_version *slots,
+				       int count, const char *key)
+{
+	for (int i = 0; i < count; i++)
+		if (!strcmp(slots[i].version, key)) {
+			slots[i].used = ++n->uses;
+			return &slots[i];
+		}
+	return NULL;
+}
+
+/* A slot for key: a free one, else the one used longest ago, emptied (a
+ * bucket of many versions, or stack over many folders, is still named
+ * right, at the cost of loading a mapping again).  NULL on ENOMEM. */
+static struct namer_version *slot_take(struct hg_namer *n, struct namer_version *slots,
+				       int *count, const char *key)
+{
+	char *copy = strdup(key);
+	if (!copy)
+		return NULL;
+	struct namer_version *v = &slots[0];
+	if (*count < NAMER_MAX_VERSIONS)
+		v = &slots[(*count)++];
+	else
+		for (int i = 1; i < NAMER_MAX_VERSIONS; i++)
+			if (slots[i].used < v->used)
+				v = &slots[i];
+	slot_release(n, v);
+	v->version = copy;
+	v->used = ++n->uses;
+	return v;
+}
+
 /* The mappings of a version, loaded once. */
 static struct namer_version *version_maps(struct hg_namer *n, const char *version)
 {
 	if (!n->mapping_dir || !version)
 		return NULL;
-	for (int i = 0; i < n->n_versions; i++)
-		if (!strcmp(n->versions[i].version, version))
-			return &n->versions[i];
-	if (n->n_versions == NAMER_MAX_VERSIONS)
-		return NULL;
-	struct namer_version *v = &n->versions[n->n_versions++];
-	memset(v, 0, sizeof *v);
-	v->version = strdup(version);
+	struct namer_version *v = slot_find(n, n->versions, n->n_versions, version);
+	if (v || !(v = slot_take(n, n->versions, &n->n_versions, version)))
+		return v;
 	char path[4096];
 	struct stat st;
 	snprintf(path, sizeof path, "%s/%s/methodMapping.txt", n->mapping_dir, version);
@@ -55,29 +96,28 @@ static struct namer_version *version_maps(struct hg_namer *n, const char *versio
 	return v;
 }
 
-/* Without --mapping-dir or -m, as hangar stack does: methodMapping.txt
- * beside the report file, else $HANGAR_MAPPING (each loaded once). */
+/* Without --mapping-dir or -m: methodMapping.txt beside the report file
+ * (one that does not load is no reason to guess another), else
+ * $HANGAR_MAPPING; each looked for and loaded once (a folder of many
+ * reports is not asked again for each). */
 static hg_mapping *fallback_mapping(struct hg_namer *n, const char *path)
 {
 	char dir[4096], file[4200];
 	if (path && strcmp(path, "-") != 0) {
 		snprintf(dir, sizeof dir, "%s", path);
 		const char *d = dirname(dir);
-		for (int i = 0; i < n->n_besides; i++)
-			if (!strcmp(n->besides[i].version, d))
-				return n->besides[i].mapping;
-		snprintf(file, sizeof file, "%s/methodMapping.txt", d);
-		struct stat st;
-		if (n->n_besides < NAMER_MAX_VERSIONS && stat(file, &st) == 0) {
-			struct namer_version *b = &n->besides[n->n_besides++];
-			memset(b, 0, sizeof *b);
-			b->version = strdup(d);
-			if (hg_mapping_open(n->ctx, file, &b->mapping) != 0) {
+		struct namer_version *b = slot_find(n, n->besides, n->n_besides, d);
+		if (!b && (b = slot_take(n, n->besides, &n->n_besides, d))) {
+			snprintf(file, sizeof file, "%s/methodMapping.txt", d);
+			struct stat st;
+			b->absent = stat(file, &st) != 0;
+			if (!b->absent && hg_mapping_open(n->ctx, file, &b->mapping) != 0) {
 				b->mapping = NULL;
 				n->bad_mappings++;
 			}
-			return b->mapping;
 		}
+		if (b && !b->absent)
+			return b->mapping;
 	}
 	if (!n->env_tried) {
 		n->env_tried = true;
@@ -99,12 +139,13 @@ static void say_foreign(struct hg_namer *n, const hg_report *rep, const hg_mappi
 	if (hg_report_mapping_fit(rep, m, &fit) != 0 || !fit.foreign)
 		return;
 	const char *package = fit.package ? fit.package : "";
-	int slots = (int)(sizeof n->foreign / sizeof n->foreign[0]);
-	for (int i = 0; i < n->n_foreign && i < slots; i++)
+	for (int i = 0; i < n->n_foreign && i < NAMER_MAX_FOREIGN; i++)
 		if (n->foreign[i].mapping == m && !strcmp(n->foreign[i].package, package))
 			return;
-	struct namer_foreign *f = &n->foreign[n->n_foreign % slots]; /* the oldest, when full */
-	n->n_foreign = n->n_foreign + 1 < 2 * slots ? n->n_foreign + 1 : slots;
+	/* the oldest, when full */
+	struct namer_foreign *f = &n->foreign[n->n_foreign % NAMER_MAX_FOREIGN];
+	n->n_foreign = n->n_foreign + 1 < 2 * NAMER_MAX_FOREIGN ? n->n_foreign + 1
+								: NAMER_MAX_FOREIGN;
 	f->mapping = m;
 	snprintf(f->package, sizeof f->package, "%s", package);
 	const char *text = hg_mapping_fit_warning(&fit, m, rep->arena);
@@ -112,8 +153,12 @@ static void say_foreign(struct hg_namer *n, const hg_report *rep, const hg_mappi
 		hg_diagf(n->ctx, HG_DIAG_WARNING, rep->source, rep->line, 0, rep->number, "%s", text);
 }
 
-void hg_namer_name(struct hg_namer *n, hg_report *rep, const char *version, const char *path)
+int hg_namer_name(struct hg_namer *n, hg_report *rep, const char *version, const char *path)
 {
+	/* Method ids are named on the rebuilt stack: a report whose rebuild
+	 * was left for later (ctx->defer_rebuild) is rebuilt here. */
+	if (hg_report_rebuild(rep) != 0)
+		return HG_ENOMEM;
 	char buf[4096];
 	if (rep->app_version)
 		version = rep->app_version;
@@ -123,28 +168,62 @@ void hg_namer_name(struct hg_namer *n, hg_report *rep, const char *version, cons
 		rep->app_version = hg_arena_strdup(rep->arena, version);
 	struct namer_version *v = version_maps(n, version);
 	const hg_mapping *m = v && v->mapping ? v->mapping : n->mapping;
-	if (!m && !n->mapping_dir)
+	if (!m && !n->mapping_dir && !n->mapping_given)
 		m = fallback_mapping(n, n->no_beside ? NULL : path);
-	if (hg_report_symbolicate(rep, m) == 0 && m)
+	int rc = hg_report_symbolicate(rep, m);
+	if (rc == 0 && m)
 		say_foreign(n, rep, m);
+	int retraced = 0;
 	if (v && v->proguard)
-		hg_report_retrace(rep, (const hg_proguard *const *)&v->proguard, 1);
+		retraced = hg_report_retrace(rep, (const hg_proguard *const *)&v->proguard, 1);
 	else if (n->n_proguard)
-		hg_report_retrace(rep, (const hg_proguard *const *)n->proguard, (size_t)n->n_proguard);
-	hg_symbols_apply(n->symbols, rep); /* out of memory: frames stay addresses */
+		retraced = hg_report_retrace(rep, (const hg_proguard *const *)n->proguard,
+					     (size_t)n->n_proguard);
+	int native = hg_symbols_apply(n->symbols, rep); /* out of memory: frames stay addresses */
+	return rc || retraced || native ? HG_ENOMEM : 0;
+}
+
+int hg_namer_add_mapping(hg_namer *n, const char *path)
+{
+	if (n->mapping_given)
+		return HG_EINVAL;
+	n->mapping_given = true;
+	int rc = hg_mapping_open(n->ctx, path, &n->mapping);
+	if (rc != 0)
+		n->mapping = NULL;
+	return rc;
+}
+
+int hg_namer_add_proguard(hg_namer *n, const char *path)
+{
+	if (n->n_proguard == HG_NAMER_MAX_PROGUARD)
+		return HG_EINVAL;
+	int rc = hg_proguard_open(n->ctx, path, &n->proguard[n->n_proguard]);
+	if (rc == 0)
+		n->n_proguard++;
+	else
+		n->proguard[n->n_proguard] = NULL;
+	return rc;
 }
 
 int hg_namer_add_symbols(hg_namer *n, const char *const *dirs, int n_dirs)
 {
-	return namer_load_symbols(n, dirs, n_dirs);
+	if (n_dirs < 0 || n_dirs > HG_NAMER_MAX_SYMBOLS || n->symbols_tried)
+		return HG_EINVAL;
+	n->symbols_tried = true;
+	hg_symbols_opts o = {.dirs = dirs, .n_dirs = (size_t)n_dirs};
+	int rc = n_dirs ? hg_symbols_create(n->ctx, &o, &n->symbols) : 0;
+	if (rc != 0)
+		n->symbols = NULL;
+	return rc;
 }
 
-int namer_load_symbols(struct hg_namer *n, const char *const *dirs, int n_dirs)
+bool hg_namer_symbols_stats(const hg_namer *n, hg_symbols_stats *out)
 {
-	if (n_dirs < 0 || n_dirs > HG_INGEST_MAX_SYMBOLS || n->symbols)
-		return HG_EINVAL;
-	hg_symbols_opts o = {.dirs = dirs, .n_dirs = (size_t)n_dirs};
-	return n_dirs ? hg_symbols_create(n->ctx, &o, &n->symbols) : 0;
+	if (!n->symbols)
+		return false;
+	hg_symbols_get_stats(n->symbols, out);
+	return true;
 }
 
 void namer_release(struct hg_namer *n)
@@ -153,34 +232,26 @@ void namer_release(struct hg_namer *n)
 	hg_mapping_destroy(n->mapping);
 	for (int i = 0; i < n->n_proguard; i++)
 		hg_proguard_destroy(n->proguard[i]);
-	for (int i = 0; i < n->n_versions; i++) {
-		free(n->versions[i].version);
-		hg_mapping_destroy(n->versions[i].mapping);
-		hg_proguard_destroy(n->versions[i].proguard);
-	}
-	for (int i = 0; i < n->n_besides; i++) {
-		free(n->besides[i].version);
-		hg_mapping_destroy(n->besides[i].mapping);
-	}
+	for (int i = 0; i < n->n_versions; i++)
+		slot_release(n, &n->versions[i]);
+	for (int i = 0; i < n->n_besides; i++)
+		slot_release(n, &n->besides[i]);
 	hg_mapping_destroy(n->env_mapping);
 }
 
 int hg_namer_create(const hg_ctx *ctx, const hg_namer_opts *opts, hg_namer **out)
 {
 	*out = NULL;
-	if (opts->n_proguard < 0 || opts->n_proguard > HG_INGEST_MAX_PROGUARD)
+	if (opts->n_proguard < 0 || opts->n_proguard > HG_NAMER_MAX_PROGUARD)
 		return HG_EINVAL;
 	struct hg_namer *n = calloc(1, sizeof *n);
 	if (!n)
 		return HG_ENOMEM;
 	n->ctx = ctx;
 	n->mapping_dir = opts->mapping_dir;
-	int rc = 0;
-	if (opts->mapping)
-		rc = hg_mapping_open(ctx, opts->mapping, &n->mapping);
+	int rc = opts->mapping ? hg_namer_add_mapping(n, opts->mapping) : 0;
 	for (int i = 0; rc == 0 && i < opts->n_proguard; i++)
-		if ((rc = hg_proguard_open(ctx, opts->proguard[i], &n->proguard[n->n_proguard])) == 0)
-			n->n_proguard++;
+		rc = hg_namer_add_proguard(n, opts->proguard[i]);
 	struct stat st;
 	const char *dir = n->mapping_dir;
 	if (rc == 0 && dir && (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)))

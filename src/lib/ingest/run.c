@@ -1,13 +1,14 @@
 /* Module ingest (src/lib/ingest/): the ingestion pipeline, described below.
- * Public header: ingest.h.
+ * Public headers: ingest.h, namer.h.
  * Uses: cluster, core, fetch, mapping, report, retrace, store, symbols. */
 /* Ingestion as a library (hangar/ingest.h).  This module owns a run: its
  * options and inputs, the reader thread (reader.c: files, folders,
  * streams; remote.c: s3:// and http(s):// sources), the writer on the
  * calling thread (writer.c: the store, in batches), the bounded queue
  * between them (queue.c), the checkpointer thread (checkpointer.c) and the
- * per-version mappings (namer.c); it says everything through the caller's
- * diagnostics sink and progress callback, and counts it in the summary.
+ * naming of reports (namer.c: hangar/namer.h, which every command uses);
+ * it says everything through the caller's diagnostics sink and progress
+ * callback, and counts it in the summary.
  * It uses the store (hangar/store.h), the report readers and the folder
  * listing (report.h, input.h), signatures and rules (cluster.h),
  * mappings (mapping.h, proguard.h) and remote sources (fetch.h). */
@@ -185,15 +186,12 @@ static void load(struct hg_ingest *in)
 	const hg_ingest_opts *o = &in->opts;
 	if (o->rules && hg_rules_load(&in->ctx, o->rules, &in->rules) != 0)
 		in->sum.load_failed = true;
-	if (o->mapping && hg_mapping_open(&in->ctx, o->mapping, &in->names.mapping) != 0)
+	if (o->mapping && hg_namer_add_mapping(&in->names, o->mapping) != 0)
 		in->sum.load_failed = true;
 	for (int i = 0; i < o->n_proguard; i++)
-		if (hg_proguard_open(&in->ctx, o->proguard[i],
-				     &in->names.proguard[in->names.n_proguard]) == 0)
-			in->names.n_proguard++;
-		else
+		if (hg_namer_add_proguard(&in->names, o->proguard[i]) != 0)
 			in->sum.load_failed = true;
-	if (namer_load_symbols(&in->names, o->symbol_dirs, o->n_symbol_dirs) != 0)
+	if (hg_namer_add_symbols(&in->names, o->symbol_dirs, o->n_symbol_dirs) != 0)
 		in->sum.load_failed = true; /* said; native frames stay addresses */
 }
 
