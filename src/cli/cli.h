@@ -62,6 +62,9 @@ int cli_need_folder(const char *cmd, const char *option, const char *path);
 int cli_need_path(const char *cmd, const char *option, const char *path);
 
 int cli_usage_error(const char *cmd, const char *fmt, ...) HG_PRINTF(2, 3);
+/* "unknown format 'x' (tree, json, ... or svg)": the formats of
+ * hg_output_formats that render `renders` (hangar/render.h); EXIT_USAGE. */
+int cli_format_error(const char *cmd, const char *name, unsigned renders);
 
 /* Parses a non-negative or signed integer option value; false if invalid. */
 bool cli_parse_int64(const char *s, int64_t *out);
@@ -96,5 +99,12 @@ const char *cli_nearest(const char *word, const char *const *candidates, size_t 
 struct option;
 int cli_unknown_option(const char *cmd, const struct option *opts, char **argv, int optind_now,
 		       int optopt_now);
+
+/* text_width.c: the width for fd: a terminal's (TIOCGWINSZ, else
+ * $COLUMNS, else 80); 0 (no limit) when fd is no terminal, so that grep
+ * sees whole lines.  --width's value: columns >= 0 into *out (0, or
+ * HG_RENDER_MAX_WIDTH and more: no limit); false when s is no such number. */
+int cli_default_width(int fd);
+bool cli_parse_width(const char *s, int *out);
 
 #endif

@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "hangar/flame.h"
-#include "render.h"
+#include "hangar/render.h"
 #include "figures_cli.h"
 #include "show_text.h"
 #include "show_tree.h"
@@ -58,8 +58,7 @@ static void show_usage(FILE *out)
 
 struct show {
 	enum row_format format;
-	bool flame;             /* -f folded, speedscope, chrome: flame_format */
-	enum output_format flame_format;
+	const hg_output_format *output; /* -f, a row of hg_output_formats */
 	hg_buf json;            /* the JSON object being built */
 	bool first;
 	int64_t no_device;      /* reports that name no device */
@@ -315,17 +314,16 @@ static int parse_options(int argc, char **argv, struct show *s, const char **db)
 			s->opts.limit = 0;
 			break;
 		case 'w':
-			if (!render_parse_width(optarg, &s->width))
+			if (!cli_parse_width(optarg, &s->width))
 				return cli_usage_error("show", "--width wants columns >= 0 (0: no limit), "
 						       "not '%s'", optarg);
 			s->width_set = true;
 			break;
 		case 'f':
-			if ((s->flame = flame_format_from_name(optarg, &s->flame_format)))
+			if (!(s->output = hg_output_format_find(optarg, HG_RENDERS_CLUSTER)))
+				return cli_format_error("show", optarg, HG_RENDERS_CLUSTER);
+			if (s->output->flame)
 				break;
-			if (strcmp(optarg, "table") && strcmp(optarg, "json") && strcmp(optarg, "csv"))
-				return cli_usage_error("show", "unknown format '%s' (table, json, csv, folded, "
-						       "speedscope, chrome, svg)", optarg);
 			if (store_cmd_option(&sc, c, argv) != STORE_CMD_NEXT)
 				return EXIT_USAGE; /* not reached: the name is one it knows */
 			break;
@@ -339,7 +337,7 @@ static int parse_options(int argc, char **argv, struct show *s, const char **db)
 	s->format = sc.format;
 	*db = sc.db;
 	if (!s->width_set)
-		s->width = render_default_width(STDOUT_FILENO);
+		s->width = cli_default_width(STDOUT_FILENO);
 	if (optind + 1 != argc)
 		return cli_usage_error("show", "give one cluster HASH (or a unique prefix of it)");
 	return EXIT_FINE;
@@ -399,7 +397,7 @@ static int on_flame_left(void *user, const hg_tree_left *l)
 /* -f folded / speedscope / chrome / svg: the merged tree as a flame graph,
  * nothing else: its --max-nodes costliest nodes (every one of a tree that
  * size or smaller), what was left out under each node one frame. */
-static int show_flame(hg_store *store, const char *hash, enum output_format format,
+static int show_flame(hg_store *store, const char *hash, const hg_output_format *format,
 		      size_t max_nodes)
 {
 	struct flame_info fi = {0, NULL};
@@ -417,7 +415,7 @@ static int show_flame(hg_store *store, const char *hash, enum output_format form
 	if (rc == 0) {
 		hg_buf out;
 		hg_buf_init(&out);
-		flame_write(&out, &f, format);
+		hg_render_flame(&out, &f, format);
 		if (out.failed)
 			rc = HG_ENOMEM;
 		else if (out.len)
@@ -466,8 +464,8 @@ static int run_show(int argc, char **argv)
 		hg_store_close(store);
 		return EXIT_SOME_FAILED;
 	}
-	if (s.flame) {
-		rc = show_flame(store, hash, s.flame_format, s.opts.max_nodes);
+	if (s.output && s.output->flame) {
+		rc = show_flame(store, hash, s.output, s.opts.max_nodes);
 		hg_store_close(store);
 		return rc ? cli_store_failed("show", rc) : EXIT_FINE;
 	}

@@ -9,15 +9,15 @@
 #include "hangar/input.h"
 #include "hangar/namer.h"
 #include "hangar/report.h"
-#include "render.h"
+#include "hangar/render.h"
 #include "stack_opts.h"
 #include "stack_pipeline.h"
 
 struct stack_run {
 	struct stack_opts o;         /* as parsed */
 	hg_ctx ctx;                  /* the reading thread's: o.ctx, its diagnostics held */
-	enum output_format format;   /* o.format */
-	struct render_opts render;   /* o.render, writing its text as it goes */
+	const hg_output_format *format; /* o.format: a row of hg_output_formats */
+	hg_render_opts render;   /* o.render, writing its text as it goes */
 	/* The printing thread's: names each report before it prints it (see
 	 * name_report), saying what it has to say at once, in order. */
 	hg_namer *names;
@@ -107,7 +107,7 @@ static int parse_options(struct stack_run *run, int argc, char **argv)
 static void write_buf(hg_buf *out, void *user)
 {
 	const struct stack_run *run = user;
-	if (out->len && run->format == FORMAT_TREE)
+	if (out->len && run->format->text)
 		cli_write_text(stdout, out->data, out->len);
 	else if (out->len)
 		fwrite(out->data, 1, out->len, stdout);
@@ -201,12 +201,11 @@ static int print_flame(struct stack_run *run, const hg_report *rep)
 {
 	if (rep->error)
 		return 0;
-	bool single = flame_format_single(run->format);
+	bool single = run->format->single;
 	if (single && run->flames > 0) {
 		fflush(stdout);
 		say_report(stderr, rep);
-		const char *name = run->format == FORMAT_SPEEDSCOPE ? "speedscope"
-				   : run->format == FORMAT_SVG ? "svg" : "chrome";
+		const char *name = run->format->name;
 		cli_fprintf(stderr, "-f %s writes one report's profile, and the input holds more (the "
 			"first: %s); give it one report (of NDJSON, a line: sed -n %ldp %s | hangar "
 			"stack -f %s -)\n", name, run->first_flame.data, rep->line > 0 ? rep->line : 1,
@@ -215,7 +214,7 @@ static int print_flame(struct stack_run *run, const hg_report *rep)
 		run->failed_reports++;
 		return 1;
 	}
-	int rc = render_flame(&run->out, rep, &run->render, run->format, MAX_FOLDED_BYTES);
+	int rc = hg_render_report(&run->out, rep, run->format, &run->render, MAX_FOLDED_BYTES);
 	if (rc == HG_EINVAL) {
 		if (run->undrawn++ == 0)
 			hg_buf_printf(&run->first_undrawn, "%s:%ld: report %ld", rep->source,
@@ -287,12 +286,10 @@ static int print_report(struct stack_run *run, hg_report *rep, bool out_of_memor
 	if (out_of_memory)
 		run->out.failed = 1;
 	int stop = 0;
-	switch (run->format) {
-	case FORMAT_TREE: render_tree(&run->out, rep, &run->render); break;
-	case FORMAT_JSON: render_json(&run->out, rep, &run->render); break;
-	case FORMAT_MATRIX: render_matrix(&run->out, rep, &run->render); break;
-	default: stop = print_flame(run, rep); break;
-	}
+	if (run->format->flame)
+		stop = print_flame(run, rep);
+	else
+		hg_render_report(&run->out, rep, run->format, &run->render, 0);
 	if (run->out.failed) {
 		fprintf(stderr, "hangar stack: out of memory\n");
 		return HG_ENOMEM;
@@ -302,7 +299,7 @@ static int print_report(struct stack_run *run, hg_report *rep, bool out_of_memor
 	/* else written whole at the end; the rest goes out in chunks (a
 	 * write(2) a report cost the printing thread a system call each) and
 	 * whenever the reader has nothing more queued (print_all). */
-	if (!flame_format_single(run->format) && run->out.len >= OUT_CHUNK)
+	if (!run->format->single && run->out.len >= OUT_CHUNK)
 		flush_out(run);
 	return 0;
 }
@@ -312,7 +309,7 @@ static int print_report(struct stack_run *run, hg_report *rep, bool out_of_memor
 static void input_failed(struct stack_run *run, const char *path)
 {
 	struct stack_item item = {.failed_input = true};
-	if (run->format == FORMAT_JSON || run->format == FORMAT_MATRIX) {
+	if (run->format->id == HG_OUT_JSON || run->format->id == HG_OUT_MATRIX) {
 		hg_buf_puts(&item.text, "{\"source\":");
 		hg_buf_json_string(&item.text, path, strlen(path));
 		hg_buf_puts(&item.text, ",\"report\":0,\"error\":");
@@ -408,12 +405,12 @@ static void print_all(struct stack_run *run)
 		}
 		/* Nothing more to print now: what is held goes out before the
 		 * wait, so that a report read is shown without waiting for more. */
-		if (!hg_pipe_ready(run->pipe) && !flame_format_single(run->format)) {
+		if (!hg_pipe_ready(run->pipe) && !run->format->single) {
 			flush_out(run);
 			fflush(stdout);
 		}
 	}
-	if (!flame_format_single(run->format))
+	if (!run->format->single)
 		flush_out(run);
 }
 

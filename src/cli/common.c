@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "hangar/render.h"
 #include "hangar/beat.h"
 
 void cli_format_diag(hg_buf *out, struct cli_diag_sink *sink, const hg_diag *d)
@@ -74,6 +75,17 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 	fprintf(stderr, "\nTry 'hangar %s --help'.\n", cmd);
 	va_end(ap);
 	return EXIT_USAGE;
+}
+
+int cli_format_error(const char *cmd, const char *name, unsigned renders)
+{
+	hg_buf names;
+	hg_buf_init(&names);
+	hg_output_format_names(&names, renders);
+	int rc = cli_usage_error(cmd, "unknown format '%s' (%s)", name,
+				 names.failed ? "see --help" : names.data);
+	hg_buf_release(&names);
+	return rc;
 }
 
 static int need(const char *cmd, const char *option, const char *path, bool folder)

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "figures_cli.h"
-#include "render.h"
+#include "hangar/render.h"
 #include "show_text.h"
 #include "store_cli.h"
 
@@ -43,7 +43,7 @@ static void say_field(int width, const char *key, const char *value, size_t len)
 	snprintf(first, sizeof first, "%-11s ", key);
 	hg_buf line;
 	hg_buf_init(&line);
-	render_wrap(&line, first, "            ", value, len, width);
+	hg_render_wrap(&line, first, "            ", value, len, width);
 	put_line(&line);
 }
 
@@ -100,11 +100,11 @@ static void fit_name(hg_buf *out, const char *name, int avail)
 	hg_buf b;
 	hg_buf_init(&b);
 	if (!strchr(name, ' ') || strchr(name, '(')) /* a class or a method, with its arguments */
-		render_fit_symbol(&b, "", name, avail, "…");
+		hg_render_fit_symbol(&b, "", name, avail, "…");
 	for (int level = 1;
 	     level <= 3 && !b.failed && hg_visible_cols(b.data, b.len) > (size_t)avail; level++) {
 		hg_buf_reset(&b);
-		render_native_name(&b, name, level, "…");
+		hg_render_native_name(&b, name, level, "…");
 	}
 	if (b.failed || !b.len)
 		cli_fit_text(out, name, len, avail, false);
@@ -114,13 +114,13 @@ static void fit_name(hg_buf *out, const char *name, int avail)
 }
 
 /* Levels of indent before names stop moving right: 40, fewer when the
- * width is narrow (a third of it at most, and RENDER_MIN_ROOM columns
+ * width is narrow (a third of it at most, and HG_RENDER_MIN_ROOM columns
  * left for the name). */
 static int guide_levels(int width)
 {
 	if (width <= 0)
 		return 40;
-	int most = width / 6, room = (width - TREE_COLUMNS - RENDER_MIN_ROOM) / 2;
+	int most = width / 6, room = (width - TREE_COLUMNS - HG_RENDER_MIN_ROOM) / 2;
 	most = room < most ? room : most;
 	return most < 40 ? (most < 1 ? 1 : most) : 40;
 }
@@ -192,7 +192,7 @@ void show_text_wrap(const char *text, int width)
 {
 	hg_buf line;
 	hg_buf_init(&line);
-	render_wrap(&line, "", " ", text, strlen(text), width);
+	hg_render_wrap(&line, "", " ", text, strlen(text), width);
 	put_line(&line);
 }
 

@@ -73,6 +73,7 @@ void stack_opts_init(struct stack_opts *o)
 	char why[160];
 	hg_timezone_init(&o->zone, "UTC", why, sizeof why);
 	o->render.max_depth = -1;
+	o->format = hg_output_format_find("tree", HG_RENDERS_REPORT);
 	o->raw_opts.strict = true;
 }
 
@@ -115,12 +116,8 @@ static int output_option(struct stack_opts *o, int c, const char *arg)
 	int64_t v;
 	switch (c) {
 	case 'f':
-		if (!strcmp(arg, "tree")) o->format = FORMAT_TREE;
-		else if (!strcmp(arg, "json")) o->format = FORMAT_JSON;
-		else if (!strcmp(arg, "matrix")) o->format = FORMAT_MATRIX;
-		else if (!flame_format_from_name(arg, &o->format))
-			return cli_usage_error("stack", "unknown format '%s' (tree, json, matrix, "
-					       "folded, speedscope, chrome, svg)", arg);
+		if (!(o->format = hg_output_format_find(arg, HG_RENDERS_REPORT)))
+			return cli_format_error("stack", arg, HG_RENDERS_REPORT);
 		break;
 	case 'T': o->render.no_trim = true; break;
 	case 'a': o->render.all_threads = true; break;
@@ -136,7 +133,7 @@ static int output_option(struct stack_opts *o, int c, const char *arg)
 		break;
 	case 'A': o->render.ascii = true; break;
 	case 'w':
-		if (!render_parse_width(arg, &o->render.width))
+		if (!cli_parse_width(arg, &o->render.width))
 			return cli_usage_error("stack", "--width wants columns >= 0 (0: no limit), "
 					       "not '%s'", arg);
 		o->width_set = true;
@@ -230,13 +227,13 @@ int stack_opts_finish(struct stack_opts *o)
 	if (o->raw_only_used && !o->raw)
 		return cli_usage_error("stack", "--end-time, --cost and --no-strict go with --raw; "
 				       "a JSON report carries its own end_time, cost and strict");
-	o->render.color = cli_use_color(o->color, stdout) && o->format == FORMAT_TREE;
+	o->render.color = cli_use_color(o->color, stdout) && o->format->text;
 	cli_text_colour(o->render.color);
 	if (!o->width_set)
-		o->render.width = render_default_width(STDOUT_FILENO);
+		o->render.width = cli_default_width(STDOUT_FILENO);
 	o->zone.who = "hangar stack";
 	o->ctx.zone = &o->zone;
-	o->ctx.want_times = flame_format_timed(o->format);
+	o->ctx.want_times = o->format->timed;
 	o->ctx.defer_rebuild = 1; /* to the main thread, which names the reports */
 	return EXIT_FINE;
 }

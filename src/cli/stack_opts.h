@@ -12,15 +12,15 @@
 
 #include "cli.h"
 #include "hangar/namer.h"
+#include "hangar/render.h"
 #include "hangar/report.h"
 #include "hangar/timezone.h"
-#include "render.h"
 
 struct stack_opts {
 	hg_ctx ctx;                  /* reading: limits, --stack-dir, --timezone (diag unset) */
 	hg_timezone zone;            /* --timezone (ctx.zone, once finished) */
-	enum output_format format;
-	struct render_opts render;
+	const hg_output_format *format; /* -f: a row of hg_output_formats */
+	hg_render_opts render;
 	enum color_mode color;
 	bool width_set;
 	/* naming, as ingest names (hg_namer) */

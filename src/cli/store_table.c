@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "render.h"
+#include "hangar/render.h"
 #include "store_cli.h"
 
 #define CUT_FLOOR 20     /* columns a cut column keeps before times shorten */
@@ -50,10 +50,10 @@ static size_t cols_of(const char *s)
 bool cli_text_width(const char *cmd, const char *arg, int *width)
 {
 	if (!arg) {
-		*width = render_default_width(STDOUT_FILENO);
+		*width = cli_default_width(STDOUT_FILENO);
 		return true;
 	}
-	if (render_parse_width(arg, width))
+	if (cli_parse_width(arg, width))
 		return true;
 	cli_usage_error(cmd, "--width wants columns >= 0 (0: no limit), not '%s'", arg);
 	return false;

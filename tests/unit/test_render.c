@@ -1,22 +1,20 @@
 /* Fitting thread dumps to a width and folding repeated recursion
- * (src/cli/render_width.c and render_fold.c, compiled in here: the CLI has
- * no library of its own): names shortened by their packages and never
+ * (src/lib/render/render_width.c and render_fold.c): names shortened by their packages and never
  * their class or method, words wrapped under a hanging indent at any width
  * (1, 0, huge), cycles of 1..12 frames found with the right counts on the
  * real ANR dump with a 30-level View recursion, on a 100,000-frame
  * recursion, and never over a frame that a lock line follows.
  * argv[1] is the testdata/ folder. */
-#include "../../src/cli/render_fold.c"
-#include "../../src/cli/render_width.c"
-
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
 
 #include <cmocka.h>
 
 #include "hangar/input.h"
+#include "render/render_internal.h"
 
 static const char *testdata = "testdata";
 
@@ -66,11 +64,11 @@ static void test_names_lose_packages_first(void **state)
 	/* a method stack's symbol: the class ends before the last dot */
 	hg_buf b;
 	hg_buf_init(&b);
-	render_fit_symbol(&b, "", "sample.tencent.matrix.trace.TestTraceMainActivity.A()", 36, "…");
+	hg_render_fit_symbol(&b, "", "sample.tencent.matrix.trace.TestTraceMainActivity.A()", 36, "…");
 	hg_buf_putc(&b, '\0');
 	assert_string_equal(b.data, "s.t.m.t.TestTraceMainActivity.A()");
 	hg_buf_reset(&b);
-	render_fit_symbol(&b, "", "native_symbol_without_dots(int)", 5, "…");
+	hg_render_fit_symbol(&b, "", "native_symbol_without_dots(int)", 5, "…");
 	hg_buf_putc(&b, '\0');
 	assert_string_equal(b.data, "native_symbol_without_dots(int)");
 	hg_buf_release(&b);
@@ -81,8 +79,8 @@ static void test_names_lose_packages_first(void **state)
  * starting with cont. */
 static void check_wrapped(const char *out, const char *cont, int width)
 {
-	size_t most = (size_t)width > strlen(cont) + RENDER_MIN_ROOM ? (size_t)width
-								      : strlen(cont) + RENDER_MIN_ROOM;
+	size_t most = (size_t)width > strlen(cont) + HG_RENDER_MIN_ROOM ? (size_t)width
+								      : strlen(cont) + HG_RENDER_MIN_ROOM;
 	bool line1 = true;
 	for (const char *p = out; *p;) {
 		const char *nl = strchr(p, '\n');
@@ -104,7 +102,7 @@ static void test_wrap_at_any_width(void **state)
 			      "5000ms for MotionEvent)";
 	hg_buf b;
 	hg_buf_init(&b);
-	render_wrap(&b, "subject     ", "            ", subject, strlen(subject), 80);
+	hg_render_wrap(&b, "subject     ", "            ", subject, strlen(subject), 80);
 	hg_buf_putc(&b, '\0');
 	assert_string_equal(b.data,
 			    "subject     Input dispatching timed out (f130cca\n"
@@ -120,7 +118,7 @@ static void test_wrap_at_any_width(void **state)
 		big[10000] = '\0';
 		for (size_t w = 0; w < sizeof widths / sizeof *widths; w++) {
 			hg_buf_reset(&b);
-			render_wrap(&b, "subject     ", "            ", big, 10000, widths[w]);
+			hg_render_wrap(&b, "subject     ", "            ", big, 10000, widths[w]);
 			hg_buf_putc(&b, '\0');
 			assert_false(b.failed);
 			check_wrapped(b.data, "            ", widths[w]);
@@ -138,29 +136,10 @@ static void test_wrap_at_any_width(void **state)
 	free(big);
 	/* UTF-8 counts by characters, and a break never splits one */
 	hg_buf_reset(&b);
-	render_wrap(&b, "", "", "ééééé ééééé", strlen("ééééé ééééé"), 5 + RENDER_MIN_ROOM);
+	hg_render_wrap(&b, "", "", "ééééé ééééé", strlen("ééééé ééééé"), 5 + HG_RENDER_MIN_ROOM);
 	hg_buf_putc(&b, '\0');
 	assert_string_equal(b.data, "ééééé ééééé\n");
 	hg_buf_release(&b);
-}
-
-static void test_parse_width(void **state)
-{
-	(void)state;
-	int w = -5;
-	assert_true(render_parse_width("80", &w));
-	assert_int_equal(w, 80);
-	assert_true(render_parse_width("0", &w));
-	assert_int_equal(w, 0);
-	assert_true(render_parse_width("1", &w));
-	assert_int_equal(w, 1);
-	assert_true(render_parse_width("99999999999", &w));
-	assert_int_equal(w, 0); /* wider than any screen: no limit */
-	assert_false(render_parse_width("-1", &w));
-	assert_false(render_parse_width("abc", &w));
-	assert_false(render_parse_width("80x", &w));
-	assert_false(render_parse_width("", &w));
-	assert_false(render_parse_width("999999999999999999999999", &w));
 }
 
 /* ---- folds ---- */
@@ -297,7 +276,7 @@ static char *native(const char *name, int level)
 {
 	hg_buf b;
 	hg_buf_init(&b);
-	render_native_name(&b, name, level, "…");
+	hg_render_native_name(&b, name, level, "…");
 	hg_buf_putc(&b, '\0');
 	assert_false(b.failed);
 	return b.data;
@@ -373,7 +352,6 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_native_names_shorten),
 		cmocka_unit_test(test_wrap_at_any_width),
 		cmocka_unit_test(test_buf_int_as_printf),
-		cmocka_unit_test(test_parse_width),
 		cmocka_unit_test(test_fold_view_recursion),
 		cmocka_unit_test(test_fold_100k_recursion_and_locks),
 		cmocka_unit_test(test_fold_periods_and_non_repeats),

@@ -2,14 +2,14 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "render.h"
+#include "render_internal.h"
 
-const hg_method_stack *shown_stack(const hg_report *rep, const struct render_opts *opts)
+const hg_method_stack *shown_stack(const hg_report *rep, const hg_render_opts *opts)
 {
 	return opts->no_trim ? &rep->full : &rep->trimmed;
 }
 
-long shown_key(const hg_report *rep, const struct render_opts *opts)
+long shown_key(const hg_report *rep, const hg_render_opts *opts)
 {
 	if (rep->key_index < 0)
 		return -1;
@@ -18,9 +18,9 @@ long shown_key(const hg_report *rep, const struct render_opts *opts)
 	return opts->no_trim ? (long)rep->trimmed.items[rep->key_index].origin : rep->key_index;
 }
 
-void render_flush_point(hg_buf *out, const struct render_opts *opts)
+void render_flush_point(hg_buf *out, const hg_render_opts *opts)
 {
-	if (opts->flush && out->len >= RENDER_FLUSH_BYTES && !out->failed)
+	if (opts->flush && out->len >= HG_RENDER_FLUSH_BYTES && !out->failed)
 		opts->flush(out, opts->flush_user);
 }
 
@@ -54,7 +54,7 @@ static const struct style plain_unicode = {"", "", "", "", "", "├─ ", "└�
 static const struct style plain_ascii = {"", "", "", "", "", "|- ", "`- ", "|  ", "   ",
 					 "  <= StackKey", "x", 0, "..."};
 
-struct style render_style(const struct render_opts *opts)
+struct style render_style(const hg_render_opts *opts)
 {
 	struct style s = opts->ascii ? plain_ascii : plain_unicode;
 	s.width = opts->width;
@@ -88,8 +88,8 @@ void render_meta_line(hg_buf *out, const char *key, const char *value, const str
 	size_t len = strcspn(value, "\r\n");
 	if (st->width > 0 && !strcmp(key, "scene") && !strchr(value, ' ') && value[len] == '\0') {
 		hg_buf_printf(out, "%-11s ", key); /* a class: shortened by its package */
-		render_fit_symbol(out, "", value,
-				  st->width > 12 + RENDER_MIN_ROOM ? st->width - 12 : RENDER_MIN_ROOM,
+		hg_render_fit_symbol(out, "", value,
+				  st->width > 12 + HG_RENDER_MIN_ROOM ? st->width - 12 : HG_RENDER_MIN_ROOM,
 				  st->ellipsis);
 		hg_buf_putc(out, '\n');
 		return;
@@ -97,13 +97,13 @@ void render_meta_line(hg_buf *out, const char *key, const char *value, const str
 	if (whole_value(key) && value[len] == '\0') {
 		char first[32];
 		snprintf(first, sizeof first, "%-11s ", key);
-		render_wrap(out, first, "            ", value, len, st->width);
+		hg_render_wrap(out, first, "            ", value, len, st->width);
 		return;
 	}
 	size_t most = META_WIDTH, key_cols = strlen(key) < 11 ? 12 : strlen(key) + 1;
 	if (st->width > 0) /* the key's columns and " ..." */
-		most = (size_t)st->width > key_cols + 4 + RENDER_MIN_ROOM ? (size_t)st->width - key_cols - 4
-									  : RENDER_MIN_ROOM;
+		most = (size_t)st->width > key_cols + 4 + HG_RENDER_MIN_ROOM ? (size_t)st->width - key_cols - 4
+									  : HG_RENDER_MIN_ROOM;
 	most = most < META_WIDTH ? most : META_WIDTH;
 	bool cut = render_cols(value, len) > most || value[len] != '\0';
 	if (render_cols(value, len) > most)
@@ -198,7 +198,7 @@ void render_header_rest(hg_buf *out, const hg_report *rep, const struct style *s
 	for (size_t i = 0; i < rep->warnings.len; i++) {
 		const char *w = rep->warnings.items[i];
 		hg_buf_puts(out, st->warn);
-		render_wrap(out, "warning     ", "            ", w, strlen(w), st->width);
+		hg_render_wrap(out, "warning     ", "            ", w, strlen(w), st->width);
 		if (*st->reset) { /* the colour ends before the newline, as ever */
 			out->len--;
 			hg_buf_printf(out, "%s\n", st->reset);

@@ -1,9 +1,9 @@
 /* --format matrix: exactly the fields Matrix uploads, for comparing. */
 #include <string.h>
 
-#include "render.h"
+#include "render_internal.h"
 
-void render_matrix(hg_buf *out, const hg_report *rep, const struct render_opts *opts)
+void render_matrix(hg_buf *out, const hg_report *rep, const hg_render_opts *opts)
 {
 	if (rep->error) {
 		render_error_json(out, rep);

@@ -1,66 +1,37 @@
-/* Renderers: each turns one report into text in an hg_buf; none parses
- * input.  The caller writes the buffer where it wants: at the end, and
- * (with render_opts.flush) on the way, so that a big report's text is
- * never held whole. */
-#ifndef HANGAR_RENDER_H
-#define HANGAR_RENDER_H
+/* What the renderers of src/lib/render/ share (hangar/render.h is what
+ * the rest of the world sees): each turns one report into text in an
+ * hg_buf; none parses input.  The caller writes the buffer where it
+ * wants: at the end, and (with opts.flush) on the way, so that a big
+ * report's text is never held whole. */
+#ifndef HANGAR_RENDER_INTERNAL_H
+#define HANGAR_RENDER_INTERNAL_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "hangar/render.h"
 #include "hangar/report.h"
 #include "hangar/text.h"
 
-enum output_format { FORMAT_TREE, FORMAT_JSON, FORMAT_MATRIX, FORMAT_FOLDED, FORMAT_SPEEDSCOPE,
-		     FORMAT_CHROME, FORMAT_SVG };
-
-struct render_opts {
-	bool no_trim;      /* show the whole rebuilt stack */
-	bool all_threads;  /* show every thread, not only the blamed one and its blockers */
-	bool ascii;        /* plain ASCII tree guides */
-	bool color;        /* ANSI colour */
-	int width;         /* columns of the text output (--width); 0 = no limit */
-	long max_depth;    /* fold frames deeper than this; -1 = no limit */
-	int64_t min_cost;  /* fold frames cheaper than this (ms) */
-	/* Called by render_flush_point with the output so far; it writes out
-	 * what the buffer holds and empties it.  NULL: the buffer only grows. */
-	void (*flush)(hg_buf *out, void *user);
-	void *flush_user;
-};
-
-/* The output a renderer holds before it hands it to opts->flush. */
-#define RENDER_FLUSH_BYTES ((size_t)1 << 20)
-
 /* A point between two frames or threads, where what the buffer holds is
- * complete text: hands it to opts->flush when it passed RENDER_FLUSH_BYTES
+ * complete text: hands it to opts->flush when it passed HG_RENDER_FLUSH_BYTES
  * (not after a failed append: the caller reports that instead). */
-void render_flush_point(hg_buf *out, const struct render_opts *opts);
+void render_flush_point(hg_buf *out, const hg_render_opts *opts);
 
-void render_tree(hg_buf *out, const hg_report *rep, const struct render_opts *opts);
-void render_json(hg_buf *out, const hg_report *rep, const struct render_opts *opts);
-void render_matrix(hg_buf *out, const hg_report *rep, const struct render_opts *opts);
+void render_tree(hg_buf *out, const hg_report *rep, const hg_render_opts *opts);
+void render_json(hg_buf *out, const hg_report *rep, const hg_render_opts *opts);
+void render_matrix(hg_buf *out, const hg_report *rep, const hg_render_opts *opts);
 
-/* Flame graph exports (render_flame.c), the same for a report (stack) and
- * a cluster (show).  The format named name, when it is one: *out set. */
-bool flame_format_from_name(const char *name, enum output_format *out);
-/* Whether a format's file holds one flame only (speedscope, chrome), so
- * that stack refuses a second report rather than write two documents. */
-bool flame_format_single(enum output_format format);
-/* Whether a format wants the items' begin times (hg_ctx.want_times). */
-bool flame_format_timed(enum output_format format);
-/* Writes flame f as format (one of the flame formats) to out. */
-struct hg_flame;
-void flame_write(hg_buf *out, const struct hg_flame *f, enum output_format format);
-/* Builds the report's flame in a scratch arena and writes it as format:
- * 0, HG_EINVAL when the report has nothing to draw (no stack, no threads),
- * HG_ELIMIT when the output would be over max_bytes, or HG_ENOMEM. */
-int render_flame(hg_buf *out, const hg_report *rep, const struct render_opts *opts,
-		 enum output_format format, size_t max_bytes);
+/* A report's flame graph, built in a scratch arena, as format f: 0,
+ * HG_EINVAL when the report has nothing to draw, HG_ELIMIT when folded
+ * output would be over max_bytes, or HG_ENOMEM (render.c). */
+int render_flame(hg_buf *out, const hg_report *rep, const hg_render_opts *opts,
+		 const hg_output_format *f, size_t max_bytes);
 
 /* The stack a renderer shows (trimmed, or whole with --no-trim) and the
  * index of the StackKey within it (-1 when none). */
-const hg_method_stack *shown_stack(const hg_report *rep, const struct render_opts *opts);
-long shown_key(const hg_report *rep, const struct render_opts *opts);
+const hg_method_stack *shown_stack(const hg_report *rep, const hg_render_opts *opts);
+long shown_key(const hg_report *rep, const hg_render_opts *opts);
 /* The symbol of an item of the shown stack, or NULL when unknown. */
 const char *item_symbol(const hg_report *rep, const hg_method_item *item);
 
@@ -73,7 +44,7 @@ struct style {
 	const char *ellipsis; /* what stands for text left out: "…", "..." with --ascii */
 };
 
-struct style render_style(const struct render_opts *opts);
+struct style render_style(const hg_render_opts *opts);
 
 /* The tree output's header: identity, kind and the report's fields, then
  * (after what the evidence adds) warnings and metadata. */
@@ -92,13 +63,13 @@ extern const char *const render_flag_names[RENDER_N_FLAGS];
 
 /* Thread stacks and figures, for a person (render_threads.c) and as JSON
  * (render_threads_json.c). */
-void render_threads_tree(hg_buf *out, const hg_report *rep, const struct render_opts *opts,
+void render_threads_tree(hg_buf *out, const hg_report *rep, const hg_render_opts *opts,
 			 const struct style *st);
 void render_stats_tree(hg_buf *out, const hg_report *rep, const struct style *st);
 /* A crash's header lines: "reason", then "exception", "caused by", "root
  * cause" (with the root cause's top frame), wrapped to st->width. */
 void render_crash_lines(hg_buf *out, const hg_report *rep, const struct style *st);
-void render_threads_json(hg_buf *out, const hg_report *rep, const struct render_opts *opts);
+void render_threads_json(hg_buf *out, const hg_report *rep, const hg_render_opts *opts);
 
 /* ---- one frame as text (render_frame.c) ---- */
 
@@ -121,21 +92,13 @@ void render_image_text(hg_buf *out, const char *image, bool short_form, const ch
  * the blamed thread's path marked '*' (*marked: it was); false (nothing
  * written) when the samples hold no frames.  As JSON: the "samples" object
  * (hangar-formats(5)). */
-bool render_samples_tree(hg_buf *out, const hg_report *rep, const struct render_opts *opts,
+bool render_samples_tree(hg_buf *out, const hg_report *rep, const hg_render_opts *opts,
 			 const struct style *st, bool *marked);
-void render_samples_json(hg_buf *out, const hg_report *rep, const struct render_opts *opts);
+void render_samples_json(hg_buf *out, const hg_report *rep, const hg_render_opts *opts);
 
 /* ---- fitting text to the width (render_width.c) ---- */
 
-#define RENDER_MAX_WIDTH 100000 /* wider is no limit */
-#define RENDER_MIN_ROOM 20      /* text columns a wrapped line keeps, however narrow */
 
-/* The width for fd: a terminal's (TIOCGWINSZ, else $COLUMNS, else 80);
- * 0 (no limit) when fd is no terminal, so that grep sees whole lines. */
-int render_default_width(int fd);
-/* --width's value: columns >= 0 into *out (0, or RENDER_MAX_WIDTH and
- * more: no limit); false when s is no such number. */
-bool render_parse_width(const char *s, int *out);
 /* Columns of UTF-8 text s[0..len) (one per character). */
 size_t render_cols(const char *s, size_t len);
 /* lead + cls[0..cls_len) + tail, in avail columns if it can be done by
@@ -144,18 +107,6 @@ size_t render_cols(const char *s, size_t len);
  * name (avail <= 0: no limit). */
 void render_fit_name(hg_buf *out, const char *lead, const char *cls, size_t cls_len,
 		     const char *tail, int avail, const char *ellipsis);
-/* The same for a symbol "a.b.C.m(args)" (a method stack's frame). */
-void render_fit_symbol(hg_buf *out, const char *lead, const char *sym, int avail,
-		       const char *ellipsis);
-/* A native function's name (C++ or Swift, demangled) shortened by level:
- * 0 whole; 1 its argument lists as "(…)"; 2 its template arguments as
- * "<…>" too; 3 its qualifiers too ("…Execute(…)").  Never the function's
- * own name. */
-void render_native_name(hg_buf *out, const char *name, int level, const char *ellipsis);
-/* first + s[0..len) wrapped at blanks to width columns (0: one line), the
- * lines after the first starting with cont; each line ends with '\n'. */
-void render_wrap(hg_buf *out, const char *first, const char *cont, const char *s, size_t len,
-		 int width);
 
 /* ---- repeated recursion (render_fold.c) ---- */
 
@@ -179,7 +130,7 @@ struct frame_fold *render_find_folds(const hg_thread *t, size_t *n);
  * lie in; a native frame's "image_index", "function", "file", "line",
  * "inlined"; the report's "images" array. */
 void render_native_source(hg_buf *out, const hg_frame *f);
-void render_images_tree(hg_buf *out, const hg_report *rep, const struct render_opts *opts,
+void render_images_tree(hg_buf *out, const hg_report *rep, const hg_render_opts *opts,
 			const struct style *st);
 void render_native_frame_json(hg_buf *out, const hg_frame *f);
 void render_images_json(hg_buf *out, const hg_report *rep);

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "render.h"
+#include "render_internal.h"
 #include "render_crash.h"
 
 static void json_str(hg_buf *out, const char *key, const char *value, bool comma)
@@ -105,7 +105,7 @@ static void folds_json(hg_buf *out, const hg_thread *t)
 	free(folds);
 }
 
-static void thread_json(hg_buf *out, const hg_thread *t, const struct render_opts *opts)
+static void thread_json(hg_buf *out, const hg_thread *t, const hg_render_opts *opts)
 {
 	hg_buf_putc(out, '{');
 	json_str(out, "name", t->name, false);
@@ -148,7 +148,7 @@ static void thread_json(hg_buf *out, const hg_thread *t, const struct render_opt
 	hg_buf_putc(out, '}');
 }
 
-void render_threads_json(hg_buf *out, const hg_report *rep, const struct render_opts *opts)
+void render_threads_json(hg_buf *out, const hg_report *rep, const hg_render_opts *opts)
 {
 	const hg_threads *ts = &rep->threads;
 	hg_buf_puts(out, ",\"threads\":[");

@@ -1,37 +1,11 @@
-/* Fitting text to --width: the terminal's width, columns of UTF-8 text,
+/* Fitting text to a width: columns of UTF-8 text,
  * names shortened by their packages (never the class or the method), and
  * words wrapped under a hanging indent. */
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
-#include <unistd.h>
 
 #include "hangar/beat.h"
-#include "render.h"
-
-int render_default_width(int fd)
-{
-	if (!isatty(fd))
-		return 0; /* piped: whole lines, for grep */
-	struct winsize ws;
-	if (ioctl(fd, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
-		return ws.ws_col;
-	const char *cols = getenv("COLUMNS");
-	char *end;
-	long v = cols && *cols ? strtol(cols, &end, 10) : 0;
-	if (cols && *cols && !*end && v > 0 && v < RENDER_MAX_WIDTH)
-		return (int)v;
-	return 80;
-}
-
-bool render_parse_width(const char *s, int *out)
-{
-	int64_t v;
-	if (!s || hg_parse_int64(s, strlen(s), &v) != 0 || v < 0)
-		return false;
-	*out = v >= RENDER_MAX_WIDTH ? 0 : (int)v; /* wider than any screen: no limit */
-	return true;
-}
+#include "render_internal.h"
 
 size_t render_cols(const char *s, size_t len)
 {
@@ -96,8 +70,8 @@ void render_fit_name(hg_buf *out, const char *lead, const char *cls, size_t cls_
 	hg_buf_release(&b);
 }
 
-void render_fit_symbol(hg_buf *out, const char *lead, const char *sym, int avail,
-		       const char *ellipsis)
+void hg_render_fit_symbol(hg_buf *out, const char *lead, const char *sym, int avail,
+			  const char *ellipsis)
 {
 	/* "a.b.C.m(args)": the class ends at the last dot before the
 	 * arguments; a symbol with no dot there is shown whole. */
@@ -136,7 +110,7 @@ static void elide_groups(hg_buf *out, const char *name, char open, char close,
 	}
 }
 
-void render_native_name(hg_buf *out, const char *name, int level, const char *ellipsis)
+void hg_render_native_name(hg_buf *out, const char *name, int level, const char *ellipsis)
 {
 	if (level <= 0) {
 		hg_buf_visible(out, name, strlen(name));
@@ -187,8 +161,8 @@ static size_t break_at(const char *s, size_t len, size_t cols, bool *blank)
 	return fit ? fit : first ? first : 1;
 }
 
-void render_wrap(hg_buf *out, const char *first, const char *cont, const char *s, size_t len,
-		 int width)
+void hg_render_wrap(hg_buf *out, const char *first, const char *cont, const char *s, size_t len,
+		    int width)
 {
 	hg_buf_puts(out, first);
 	size_t indent = render_cols(cont, strlen(cont));
@@ -198,10 +172,10 @@ void render_wrap(hg_buf *out, const char *first, const char *cont, const char *s
 		return;
 	}
 	/* Too narrow for the indent: lines of at least a few characters. */
-	size_t room = (size_t)width > indent + RENDER_MIN_ROOM ? (size_t)width - indent
-							       : RENDER_MIN_ROOM;
+	size_t room = (size_t)width > indent + HG_RENDER_MIN_ROOM ? (size_t)width - indent
+							       : HG_RENDER_MIN_ROOM;
 	size_t room1 = render_cols(first, strlen(first));
-	room1 = (size_t)width > room1 + RENDER_MIN_ROOM ? (size_t)width - room1 : RENDER_MIN_ROOM;
+	room1 = (size_t)width > room1 + HG_RENDER_MIN_ROOM ? (size_t)width - room1 : HG_RENDER_MIN_ROOM;
 	bool line1 = true;
 	while (len > 0) {
 		bool blank;

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "render.h"
+#include "render_internal.h"
 
 #define NONE ((size_t)-1)
 #define MAX_GUIDE_LEVELS 40 /* guides stop indenting deeper than this */
@@ -35,7 +35,7 @@ struct view {
 
 #define NAME_ROOM 40 /* columns a frame's name should keep before the columns shrink */
 
-static bool build_view(struct view *v, const hg_report *rep, const struct render_opts *opts)
+static bool build_view(struct view *v, const hg_report *rep, const hg_render_opts *opts)
 {
 	v->s = shown_stack(rep, opts);
 	v->n = v->s->len;
@@ -105,7 +105,7 @@ static bool build_view(struct view *v, const hg_report *rep, const struct render
 }
 
 /* How the columns and guides fit opts->width (0: as ever). */
-static void fit_layout(struct view *v, const struct render_opts *opts, const struct style *st)
+static void fit_layout(struct view *v, const hg_render_opts *opts, const struct style *st)
 {
 	v->tee = st->tee, v->elbow = st->elbow, v->pipe = st->pipe, v->blank = st->blank;
 	v->max_guides = MAX_GUIDE_LEVELS;
@@ -158,7 +158,7 @@ static void compact_columns(hg_buf *out, const hg_report *rep, const hg_method_i
 
 static void frame_line(hg_buf *out, const hg_report *rep, const struct view *v, size_t i,
 		       const char *prefix, size_t prefix_len, const char *connector,
-		       const struct render_opts *opts, const struct style *st)
+		       const hg_render_opts *opts, const struct style *st)
 {
 	const hg_method_item *it = &v->s->items[i];
 	if (v->compact)
@@ -176,14 +176,14 @@ static void frame_line(hg_buf *out, const hg_report *rep, const struct view *v, 
 		avail = opts->width - (int)(columns_cols(v) + render_cols(prefix, prefix_len) +
 					    render_cols(connector, strlen(connector)) +
 					    (is_key ? render_cols(st->key_tag, strlen(st->key_tag)) : 0));
-		avail = avail > RENDER_MIN_ROOM ? avail : RENDER_MIN_ROOM;
+		avail = avail > HG_RENDER_MIN_ROOM ? avail : HG_RENDER_MIN_ROOM;
 	}
 	char calls[24] = ""; /* narrow, the calls come after the name */
 	if (v->compact && it->count > 1)
 		snprintf(calls, sizeof calls, " %s%d", st->times, it->count);
 	avail -= avail ? (int)render_cols(calls, strlen(calls)) : 0;
 	if (sym)
-		render_fit_symbol(out, "", sym, avail > RENDER_MIN_ROOM || !avail ? avail : RENDER_MIN_ROOM,
+		hg_render_fit_symbol(out, "", sym, avail > HG_RENDER_MIN_ROOM || !avail ? avail : HG_RENDER_MIN_ROOM,
 				  st->ellipsis);
 	else
 		hg_buf_printf(out, "#%d", it->id);
@@ -211,7 +211,7 @@ static void fold_line(hg_buf *out, size_t count, int64_t cost, const struct view
 
 /* Walks the visible tree without recursion (stacks can be very deep). */
 static void draw(hg_buf *out, const hg_report *rep, const struct view *v,
-		 const struct render_opts *opts, const struct style *st)
+		 const hg_render_opts *opts, const struct style *st)
 {
 	struct level {
 		size_t parent, next, prefix_len;
@@ -271,9 +271,9 @@ static void stack_header(hg_buf *out, const hg_report *rep, const struct view *v
 		const char *sym = item_symbol(rep, k);
 		hg_buf b;
 		hg_buf_init(&b);
-		int avail = st->width > 12 + RENDER_MIN_ROOM ? st->width - 12 : st->width ? RENDER_MIN_ROOM : 0;
+		int avail = st->width > 12 + HG_RENDER_MIN_ROOM ? st->width - 12 : st->width ? HG_RENDER_MIN_ROOM : 0;
 		if (sym) {
-			render_fit_symbol(&b, "", sym, avail, st->ellipsis);
+			hg_render_fit_symbol(&b, "", sym, avail, st->ellipsis);
 			hg_buf_printf(&b, "  (#%d)", k->id);
 		} else {
 			hg_buf_printf(&b, "#%d", k->id);
@@ -282,7 +282,7 @@ static void stack_header(hg_buf *out, const hg_report *rep, const struct view *v
 		hg_buf_printf(&b, "  %d ms at depth %d", k->cost, k->depth);
 		hg_buf line;
 		hg_buf_init(&line);
-		render_wrap(&line, "StackKey    ", "            ", b.data, b.len, st->width);
+		hg_render_wrap(&line, "StackKey    ", "            ", b.data, b.len, st->width);
 		/* the key's colour over its name, as ever */
 		if (!line.failed && !b.failed && line.len > 12 + name_len) {
 			hg_buf_printf(out, "StackKey    %s%.*s%s%.*s", st->key, (int)name_len, line.data + 12,
@@ -304,7 +304,7 @@ static void stack_header(hg_buf *out, const hg_report *rep, const struct view *v
 		hg_buf_printf(out, "%-11s none: frames show method ids (see -m)\n", "mapping");
 }
 
-void render_tree(hg_buf *out, const hg_report *rep, const struct render_opts *opts)
+void render_tree(hg_buf *out, const hg_report *rep, const hg_render_opts *opts)
 {
 	struct style st = render_style(opts);
 	if (rep->error)

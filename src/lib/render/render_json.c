@@ -2,7 +2,7 @@
  * hangar-formats(5)).  Numbers are printed from int64, never doubles. */
 #include <string.h>
 
-#include "render.h"
+#include "render_internal.h"
 
 /* ,"key": then the value; keys are plain names (no escaping), and not
  * printf: a report has about twenty of them. */
@@ -28,7 +28,7 @@ static void key_string(hg_buf *out, const char *name, const char *value)
 		hg_buf_puts(out, "null");
 }
 
-static void frames(hg_buf *out, const hg_report *rep, const struct render_opts *opts)
+static void frames(hg_buf *out, const hg_report *rep, const hg_render_opts *opts)
 {
 	const hg_method_stack *s = shown_stack(rep, opts);
 	long key = shown_key(rep, opts);
@@ -62,7 +62,7 @@ static void frames(hg_buf *out, const hg_report *rep, const struct render_opts *
 	hg_buf_putc(out, ']');
 }
 
-void render_json(hg_buf *out, const hg_report *rep, const struct render_opts *opts)
+void render_json(hg_buf *out, const hg_report *rep, const hg_render_opts *opts)
 {
 	if (rep->error) {
 		render_error_json(out, rep);

@@ -18,13 +18,13 @@ static void lines(hg_buf *out, const char *key, const char *value, int width)
 	snprintf(first, sizeof first, "%-11s ", key);
 	for (const char *s = value, *lead = first; *s; lead = KEY) {
 		size_t len = strcspn(s, "\r\n");
-		render_wrap(out, lead, KEY, s, len, width);
+		hg_render_wrap(out, lead, KEY, s, len, width);
 		s += len;
 		s += strspn(s, "\r\n");
 	}
 }
 
-void render_recrash_tree(hg_buf *out, const hg_report *rep, const struct render_opts *opts,
+void render_recrash_tree(hg_buf *out, const hg_report *rep, const hg_render_opts *opts,
 			 const struct style *st)
 {
 	const hg_recrash *rc = rep->recrash;
@@ -46,14 +46,14 @@ void render_recrash_tree(hg_buf *out, const hg_report *rep, const struct render_
 	if (t->state)
 		hg_buf_printf(&title, " %s", t->state);
 	hg_buf_puts(&title, "  [crashed while reporting]");
-	render_wrap(out, "", "  ", title.data ? title.data : "", title.len, opts->width);
+	hg_render_wrap(out, "", "  ", title.data ? title.data : "", title.len, opts->width);
 	out->failed |= title.failed;
 	hg_buf_release(&title);
 	bool narrow = opts->width > 0 && opts->width < 60;
 	const char *indent = narrow ? "  " : "    ";
 	int avail = opts->width > 0 ? opts->width - (int)strlen(indent) : 0;
-	if (opts->width > 0 && avail < RENDER_MIN_ROOM)
-		avail = RENDER_MIN_ROOM;
+	if (opts->width > 0 && avail < HG_RENDER_MIN_ROOM)
+		avail = HG_RENDER_MIN_ROOM;
 	for (size_t i = 0; i < t->n_frames; i++) {
 		hg_buf_puts(out, indent);
 		render_thread_frame(out, &t->frames[i], avail, st->ellipsis);
@@ -73,7 +73,7 @@ static void json_str(hg_buf *out, const char *key, const char *value)
 		hg_buf_puts(out, "null");
 }
 
-void render_recrash_json(hg_buf *out, const hg_report *rep, const struct render_opts *opts,
+void render_recrash_json(hg_buf *out, const hg_report *rep, const hg_render_opts *opts,
 			 render_thread_json_fn *thread_json)
 {
 	const hg_recrash *rc = rep->recrash;

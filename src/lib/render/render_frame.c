@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "hangar/samples.h"
-#include "render.h"
+#include "render_internal.h"
 
 #define NATIVE_FULL_WIDTH 116 /* frame columns (a 120-column line) that show 16-digit pcs */
 
@@ -40,7 +40,7 @@ static void function_text(hg_buf *out, const char *name, const char *rest, int l
 			  const char *ellipsis)
 {
 	hg_buf_puts(out, bare ? "" : " (");
-	render_native_name(out, name, level, ellipsis);
+	hg_render_native_name(out, name, level, ellipsis);
 	hg_buf_puts(out, rest);
 	hg_buf_puts(out, bare ? "" : ")");
 }
@@ -129,7 +129,7 @@ static void native_fit(hg_buf *tail, const hg_frame *f, int avail, const char *e
 		native_text(tail, &bare, &nf, ellipsis);
 		hg_buf_puts(tail, " (");
 		int rest = avail - (int)render_cols(tail->data, tail->len) - 1;
-		render_fit_symbol(tail, "", f->symbol, rest > RENDER_MIN_ROOM ? rest : RENDER_MIN_ROOM,
+		hg_render_fit_symbol(tail, "", f->symbol, rest > HG_RENDER_MIN_ROOM ? rest : HG_RENDER_MIN_ROOM,
 				  ellipsis);
 		hg_buf_putc(tail, ')');
 	}
@@ -190,7 +190,7 @@ void render_frame_text(hg_buf *out, const hg_frame *f, int avail, const char *el
 		if (!fits && form == 2 && fn == f->symbol && !f->mangled && !f->symbolicated &&
 		    !cxx_symbol(fn)) { /* a JIT'd Java method, by its package */
 			hg_buf_reset(&b);
-			render_fit_symbol(&b, "", fn, avail, ellipsis);
+			hg_render_fit_symbol(&b, "", fn, avail, ellipsis);
 			fits = b.failed || render_cols(b.data, b.len) <= (size_t)avail;
 		}
 	}

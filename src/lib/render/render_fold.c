@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "render.h"
+#include "render_internal.h"
 
 static bool same_str(const char *a, const char *b)
 {

@@ -28,7 +28,7 @@ void render_native_source(hg_buf *out, const hg_frame *f)
 
 /* Whether thread i's images belong in the table: the threads shown without
  * --all-threads are the blamed one and those that block it. */
-static bool thread_listed(const hg_threads *ts, size_t i, const struct render_opts *opts)
+static bool thread_listed(const hg_threads *ts, size_t i, const hg_render_opts *opts)
 {
 	if (opts->all_threads || (long)i == ts->blamed || ts->blamed < 0)
 		return true;
@@ -50,7 +50,7 @@ static void mark_used(bool *used, const hg_threads *ts, const hg_thread *t)
 	}
 }
 
-static bool *images_used(const hg_report *rep, const struct render_opts *opts)
+static bool *images_used(const hg_report *rep, const hg_render_opts *opts)
 {
 	const hg_threads *ts = &rep->threads;
 	bool *used = ts->n_images ? calloc(ts->n_images, sizeof *used) : NULL;
@@ -64,7 +64,7 @@ static bool *images_used(const hg_report *rep, const struct render_opts *opts)
 
 /* As Apple's crash reports list them: "0x1d96c4000 - 0x1dae2bfff  SwiftUI
  * <UUID>  path"; Android's images have no load address, only a Build ID. */
-void render_images_tree(hg_buf *out, const hg_report *rep, const struct render_opts *opts,
+void render_images_tree(hg_buf *out, const hg_report *rep, const hg_render_opts *opts,
 			const struct style *st)
 {
 	const hg_threads *ts = &rep->threads;

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "render.h"
+#include "render_internal.h"
 
 const char *const render_flag_names[RENDER_N_FLAGS] = {"main", "blamed", "blocks main",
 						       "deadlocked", "idle", "reporter", "cause",
@@ -18,7 +18,7 @@ const char *const render_flag_names[RENDER_N_FLAGS] = {"main", "blamed", "blocks
 struct draw {
 	hg_buf *out;
 	const hg_report *rep;
-	const struct render_opts *opts;
+	const hg_render_opts *opts;
 	const struct style *st;
 	int width;
 	const char *indent, *or_open, *or_more, *cont; /* guide columns, narrower when narrow */
@@ -48,7 +48,7 @@ static void wrapped(const struct draw *d, const char *first, const char *text, s
 {
 	hg_buf b;
 	hg_buf_init(&b);
-	render_wrap(&b, first, d->cont, text, len, d->width);
+	hg_render_wrap(&b, first, d->cont, text, len, d->width);
 	if (b.len && *colour) {
 		hg_buf_puts(d->out, colour);
 		hg_buf_add(d->out, b.data, b.len - 1); /* the reset before the last newline */
@@ -137,7 +137,7 @@ static void frame_line(const struct draw *d, const hg_thread *t, size_t i)
 	if (d->width > 0) {
 		avail = d->width - (int)render_cols(lead, strlen(lead)) -
 			(int)render_cols(times, strlen(times));
-		avail = avail > RENDER_MIN_ROOM ? avail : RENDER_MIN_ROOM;
+		avail = avail > HG_RENDER_MIN_ROOM ? avail : HG_RENDER_MIN_ROOM;
 	}
 	render_thread_frame(d->out, f, avail, d->st->ellipsis);
 	hg_buf_puts(d->out, times);
@@ -271,7 +271,7 @@ static void thread_section(const struct draw *d, size_t ti, bool blank_before)
 	causes(d, ti);
 }
 
-static struct draw draw_init(hg_buf *out, const hg_report *rep, const struct render_opts *opts,
+static struct draw draw_init(hg_buf *out, const hg_report *rep, const hg_render_opts *opts,
 			     const struct style *st)
 {
 	/* Below 60 columns the guides take two columns, not four. */
@@ -290,7 +290,7 @@ static bool listed_first(const hg_threads *ts, size_t i)
 	return listed;
 }
 
-void render_threads_tree(hg_buf *out, const hg_report *rep, const struct render_opts *opts,
+void render_threads_tree(hg_buf *out, const hg_report *rep, const hg_render_opts *opts,
 			 const struct style *st)
 {
 	const hg_threads *ts = &rep->threads;
@@ -354,7 +354,7 @@ void render_threads_tree(hg_buf *out, const hg_report *rep, const struct render_
 
 void render_crash_lines(hg_buf *out, const hg_report *rep, const struct style *st)
 {
-	struct render_opts opts = {.width = st->width};
+	hg_render_opts opts = {.width = st->width};
 	struct draw d = draw_init(out, rep, &opts, st);
 	d.cont = "            "; /* under the values of the header */
 	if (rep->reason)
@@ -371,7 +371,7 @@ void render_crash_lines(hg_buf *out, const hg_report *rep, const struct style *s
 			hg_buf_reset(&b);
 			int avail = st->width > 0 ? st->width - 14 : 0;
 			render_thread_frame(&b, &rep->threads.items[ti].frames[0],
-				   avail > 0 && avail < RENDER_MIN_ROOM ? RENDER_MIN_ROOM : avail, st->ellipsis);
+				   avail > 0 && avail < HG_RENDER_MIN_ROOM ? HG_RENDER_MIN_ROOM : avail, st->ellipsis);
 			hg_buf_printf(out, "              %.*s\n", (int)b.len, b.data ? b.data : "");
 		}
 		out->failed |= b.failed;
@@ -433,7 +433,7 @@ void render_stats_tree(hg_buf *out, const hg_report *rep, const struct style *st
 			hg_buf first;
 			hg_buf_init(&first);
 			hg_buf_printf(&first, "  %s  ", s->name);
-			render_wrap(out, first.data ? first.data : "", "    ", s->value, strlen(s->value),
+			hg_render_wrap(out, first.data ? first.data : "", "    ", s->value, strlen(s->value),
 				    st->width);
 			out->failed |= first.failed;
 			hg_buf_release(&first);

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "hangar/samples.h"
-#include "render.h"
+#include "render_internal.h"
 
 #define NONE HG_SAMPLE_NONE
 #define MAX_GUIDE_LEVELS 40 /* guides stop indenting deeper than this */
@@ -24,7 +24,7 @@ struct view {
 	const char *tee, *elbow, *pipe, *blank;
 };
 
-static void fit_layout(struct view *v, const struct render_opts *opts, const struct style *st)
+static void fit_layout(struct view *v, const hg_render_opts *opts, const struct style *st)
 {
 	char digits[24];
 	int w = snprintf(digits, sizeof digits, "%" PRId64, v->t->total);
@@ -55,7 +55,7 @@ static size_t columns_cols(const struct view *v)
 }
 
 static void node_line(hg_buf *out, const struct view *v, size_t i, const char *prefix,
-		      size_t prefix_len, const char *connector, const struct render_opts *opts,
+		      size_t prefix_len, const char *connector, const hg_render_opts *opts,
 		      const struct style *st)
 {
 	const hg_sample_node *nd = &v->t->nodes[i];
@@ -74,7 +74,7 @@ static void node_line(hg_buf *out, const struct view *v, size_t i, const char *p
 	if (opts->width > 0) {
 		avail = opts->width - (int)(columns_cols(v) + render_cols(prefix, prefix_len) +
 					    render_cols(connector, strlen(connector)));
-		avail = avail > RENDER_MIN_ROOM ? avail : RENDER_MIN_ROOM;
+		avail = avail > HG_RENDER_MIN_ROOM ? avail : HG_RENDER_MIN_ROOM;
 	}
 	hg_buf_puts(out, marked ? st->bold : "");
 	render_frame_text(out, nd->frame, avail, st->ellipsis);
@@ -84,7 +84,7 @@ static void node_line(hg_buf *out, const struct view *v, size_t i, const char *p
 
 /* The nodes in their (pre-)order; a node's guides are its ancestors': a
  * pipe under one that has a next sibling, else blank. */
-static void draw(hg_buf *out, const struct view *v, const struct render_opts *opts,
+static void draw(hg_buf *out, const struct view *v, const hg_render_opts *opts,
 		 const struct style *st)
 {
 	const hg_sample_tree *t = v->t;
@@ -167,7 +167,7 @@ static void summary(hg_buf *out, const hg_report *rep, const hg_sample_tree *t,
 	hg_buf_release(&b);
 }
 
-bool render_samples_tree(hg_buf *out, const hg_report *rep, const struct render_opts *opts,
+bool render_samples_tree(hg_buf *out, const hg_report *rep, const hg_render_opts *opts,
 			 const struct style *st, bool *marked)
 {
 	*marked = false;
@@ -208,7 +208,7 @@ static void json_at(hg_buf *out, const char *key, int64_t at)
 		hg_buf_puts(out, "null");
 }
 
-static void items_json(hg_buf *out, const hg_report *rep, const struct render_opts *opts)
+static void items_json(hg_buf *out, const hg_report *rep, const hg_render_opts *opts)
 {
 	hg_buf_puts(out, ",\"items\":[");
 	for (size_t i = 0; i < rep->n_samples; i++) {
@@ -230,7 +230,7 @@ static void items_json(hg_buf *out, const hg_report *rep, const struct render_op
 }
 
 static void tree_json(hg_buf *out, const hg_report *rep, const hg_sample_tree *t,
-		      const struct render_opts *opts)
+		      const hg_render_opts *opts)
 {
 	bool *blamed = blamed_path(rep, t);
 	hg_buf label;
@@ -267,7 +267,7 @@ static void tree_json(hg_buf *out, const hg_report *rep, const hg_sample_tree *t
 	free(blamed);
 }
 
-void render_samples_json(hg_buf *out, const hg_report *rep, const struct render_opts *opts)
+void render_samples_json(hg_buf *out, const hg_report *rep, const hg_render_opts *opts)
 {
 	hg_buf_puts(out, ",\"samples\":");
 	if (rep->n_samples == 0) {
