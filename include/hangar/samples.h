@@ -82,6 +82,20 @@ uint64_t hg_frame_hash(const hg_frame *f);
  * from f. */
 const char *hg_frame_function(const hg_frame *f, const char **rest);
 
+/* A frame as one string, the same in flame graphs and the store's merged
+ * trees, which key frames by it (report_frame_label.c): a Java frame's
+ * "cls.method"; a native frame's function (hg_frame_function, with its
+ * "+offset"), else its image's name and the pc's offset in it
+ * ("SwiftUI+0x546f34", "<anonymous>+0x4456"), else "???".  Never an
+ * absolute address: each launch loads images elsewhere, and two reports
+ * of one stack would not merge.  In arena (or borrowed from f); NULL on
+ * ENOMEM. */
+const char *hg_frame_label(const hg_report *rep, const hg_frame *f, hg_arena *arena);
+/* An image path's name as stable across devices as it can be: the file's
+ * name; "<anonymous>" for an anonymous mapping (it says where it was
+ * mapped); a bracketed one's file without the bracket.  *len: its bytes. */
+const char *hg_frame_image_base(const char *image, int *len);
+
 /* The heaviest path of rep's sample tree as a new thread named name, with
  * flags (e.g. HG_THREAD_MAIN), flagged HG_THREAD_BLAMED and blamed: its
  * frames innermost first, each a copy of the node's frame with repeat = the

@@ -87,38 +87,15 @@ static const char *thread_name(const hg_thread *t, size_t index, hg_arena *arena
 	return hg_arena_printf(arena, "thread #%zu", index + 1);
 }
 
-/* A frame as the tree view names it: "cls.method" for Java; a native
- * frame's function (hg_frame_function: demangled, or as symbol files name
- * it) with the "+offset" its symbol was written with, else image+offset,
- * else the pc. */
-static const char *frame_name(const hg_frame *fr, hg_arena *arena)
-{
-	if (fr->kind == HG_FRAME_JAVA)
-		return hg_arena_printf(arena, "%s.%s", fr->cls ? fr->cls : "?",
-				       fr->method ? fr->method : "?");
-	const char *rest, *fn = hg_frame_function(fr, &rest);
-	if (fn)
-		return *rest ? hg_arena_printf(arena, "%s%s", fn, rest) : fn;
-	if (fr->image) {
-		const char *base = image_name(fr->image);
-		if (fr->has_offset)
-			return hg_arena_printf(arena, "%s+0x%" PRIx64, base, fr->offset);
-		if (fr->has_pc)
-			return hg_arena_printf(arena, "%s 0x%" PRIx64, base, fr->pc);
-		return base;
-	}
-	if (fr->has_pc)
-		return hg_arena_printf(arena, "0x%" PRIx64, fr->pc);
-	return fr->text && *fr->text ? fr->text : "?";
-}
-
 /* The node of frame fr, its tooltip's facts with it: the source file and
  * line the report gave (a Java frame's, a native frame's source_file), the
  * image, and the symbol as written when the name reads otherwise (a
  * mangled one).  name NULL on ENOMEM. */
-static hg_flame_node frame_node(const hg_frame *fr, size_t parent, hg_arena *arena)
+static hg_flame_node frame_node(const hg_report *rep, const hg_frame *fr, size_t parent,
+				hg_arena *arena)
 {
-	hg_flame_node nd = {.name = frame_name(fr, arena), .parent = parent, .reports = 1,
+	/* named as the store's merged trees name it, so a flame and show agree */
+	hg_flame_node nd = {.name = hg_frame_label(rep, fr, arena), .parent = parent, .reports = 1,
 			    .begin = -1, .file = fr->file, .line = fr->line > 0 ? fr->line : -1};
 	if (fr->kind == HG_FRAME_JAVA) {
 		nd.line = fr->line >= 0 ? fr->line : -1;
@@ -135,8 +112,8 @@ static hg_flame_node frame_node(const hg_frame *fr, size_t parent, hg_arena *are
  * in.  Each node's own weight: the samples that held it (BlockCanary, a
  * sampled profile's heaviest path), or
  * 1 on the innermost (a dump). */
-static int add_thread(struct flame_nodes *b, const hg_thread *t, const char *root_name,
-		      bool samples)
+static int add_thread(struct flame_nodes *b, const hg_report *rep, const hg_thread *t,
+		      const char *root_name, bool samples)
 {
 	size_t parent = flame_push(b, &(hg_flame_node){.name = root_name,
 						       .parent = HG_FLAME_NO_PARENT,
@@ -148,7 +125,7 @@ static int add_thread(struct flame_nodes *b, const hg_thread *t, const char *roo
 		const hg_frame *fr = &t->frames[i];
 		if (fr->candidate > 1)
 			continue; /* the other readings of an ambiguous retrace */
-		hg_flame_node nd = frame_node(fr, parent, b->arena);
+		hg_flame_node nd = frame_node(rep, fr, parent, b->arena);
 		if (!nd.name)
 			return HG_ENOMEM;
 		nd.total = nd.calls = samples ? fr->repeat : 0;
@@ -175,8 +152,9 @@ static int from_samples(const hg_report *rep, hg_arena *arena, hg_flame *out)
 		return HG_ENOMEM;
 	for (size_t i = 0; i < t.n; i++) {
 		const hg_sample_node *sn = &t.nodes[i];
-		nodes[i] = frame_node(sn->frame,
-				      sn->parent == HG_SAMPLE_NONE ? HG_FLAME_NO_PARENT : sn->parent, arena);
+		nodes[i] = frame_node(rep, sn->frame,
+				      sn->parent == HG_SAMPLE_NONE ? HG_FLAME_NO_PARENT : sn->parent,
+				      arena);
 		if (!nodes[i].name)
 			return HG_ENOMEM;
 		nodes[i].total = nodes[i].calls = sn->total;
@@ -197,14 +175,14 @@ static int from_threads(const hg_report *rep, hg_arena *arena, hg_flame *out)
 	/* The blamed thread, or the first one when the dump blames none. */
 	size_t blamed = ts->blamed >= 0 && (size_t)ts->blamed < ts->n ? (size_t)ts->blamed : 0;
 	const char *blamed_name = thread_name(&ts->items[blamed], blamed, arena);
-	int rc = blamed_name ? add_thread(&b, &ts->items[blamed], blamed_name, samples) : HG_ENOMEM;
+	int rc = blamed_name ? add_thread(&b, rep, &ts->items[blamed], blamed_name, samples) : HG_ENOMEM;
 	for (size_t k = 0; k < ts->n_chain && rc == 0; k++) {
 		size_t c = ts->chain[k];
 		if (c == blamed || c >= ts->n)
 			continue;
 		const char *name = thread_name(&ts->items[c], c, arena);
 		name = name ? hg_arena_printf(arena, "%s (blocks %s)", name, blamed_name) : NULL;
-		rc = name ? add_thread(&b, &ts->items[c], name, samples) : HG_ENOMEM;
+		rc = name ? add_thread(&b, rep, &ts->items[c], name, samples) : HG_ENOMEM;
 	}
 	if (rc != 0)
 		return rc;

@@ -177,97 +177,6 @@ static int from_method_stack(const hg_report *rep, hg_arena *arena, hg_arena *sc
 	return err;
 }
 
-/* "Class.method", joined by hand: through printf it cost a microsecond a
- * frame, 3 % of a big ingest's reading thread. */
-static const char *join_class_method(const char *cls, const char *method, hg_arena *arena)
-{
-	size_t c = strlen(cls), m = strlen(method);
-	char *out = hg_arena_alloc(arena, c + m + 2);
-	if (!out)
-		return NULL;
-	memcpy(out, cls, c);
-	out[c] = '.';
-	memcpy(out + c + 1, method, m + 1);
-	return out;
-}
-
-/* Where pc lies in f's image: the offset the report gave, else pc less the
- * image's load address; an Android pc is an offset already ("#00 pc
- * 00004456  <anonymous:ee137000>").  False when neither is known. */
-static bool image_offset(const hg_report *rep, const hg_frame *f, uint64_t *off)
-{
-	const hg_threads *ts = &rep->threads;
-	if (f->has_offset) {
-		*off = f->offset;
-		return true;
-	}
-	if (!f->has_pc)
-		return false;
-	if (f->image_ref && f->image_ref <= ts->n_images) {
-		uint64_t load = ts->images[f->image_ref - 1].load_addr;
-		*off = f->pc - load;
-		return f->pc >= load;
-	}
-	*off = f->pc;
-	return rep->platform && strcmp(rep->platform, "android") == 0;
-}
-
-/* The image's file name, as stable across devices and launches as it
- * can be: an anonymous mapping's name says where it was mapped
- * ("<anonymous:ee137000>": JIT code), so "<anonymous>"; a bracketed one
- * names the file it came from in a folder that differs by install ("[anon:
- * dalvik-classes21.dex extracted in memory from /data/app/~~izn1x.../
- * base.apk!classes21.dex]"), so that file's name ("base.apk!classes21.dex").
- * len: the bytes of the name at the pointer returned. */
-static const char *image_base(const char *image, int *len)
-{
-	const char *base = strrchr(image, '/');
-	base = base && base[1] ? base + 1 : image;
-	*len = (int)strlen(base);
-	if (strncmp(base, "<anonymous:", 11) == 0) {
-		*len = 11;
-		return "<anonymous>";
-	}
-	if (image[0] == '[' && base != image && base[*len - 1] == ']')
-		--*len;
-	return base;
-}
-
-/* A native frame as the merged tree keys (and so labels) it: its function
- * as every output names it (hg_frame_function, with the "+offset" its
- * symbol was written with), else its image and the pc's offset in it
- * ("SwiftUI+0x546f34"), else "???".  Never an absolute address: each launch
- * loads the images (and dyld's image-less frames) elsewhere, and two
- * reports of one stack would draw two trees. */
-static const char *native_symbol(const hg_report *rep, const hg_frame *f, hg_arena *arena)
-{
-	const char *rest, *fn = hg_frame_function(f, &rest);
-	if (fn && *fn)
-		return *rest ? hg_arena_printf(arena, "%s%s", fn, rest) : fn;
-	uint64_t off;
-	if (f->image && *f->image) {
-		int n;
-		const char *base = image_base(f->image, &n);
-		return image_offset(rep, f, &off)
-			       ? hg_arena_printf(arena, "%.*s+0x%" PRIx64, n, base, off)
-			       : hg_arena_printf(arena, "%.*s", n, base);
-	}
-	if (!f->has_pc && f->text && *f->text)
-		return f->text; /* no address in it to key by */
-	return "???";
-}
-
-static const char *frame_symbol(const hg_report *rep, const hg_frame *f, hg_arena *arena)
-{
-	if (f->kind == HG_FRAME_NATIVE)
-		return native_symbol(rep, f, arena);
-	if (f->cls && f->method)
-		return join_class_method(f->cls, f->method, arena);
-	if (f->method)
-		return f->method;
-	return f->text ? f->text : "?";
-}
-
 /* The blamed thread from its outermost frame (root) to its innermost, each
  * node costing the report's cost; the whole path leads to the top frame. */
 static int from_thread(const hg_report *rep, int64_t cost, hg_arena *arena, hg_arena *scratch,
@@ -278,7 +187,7 @@ static int from_thread(const hg_report *rep, int64_t cost, hg_arena *arena, hg_a
 		return HG_ENOMEM;
 	for (size_t i = 0; i < th->n_frames; i++) {
 		size_t k = th->n_frames - 1 - i; /* outermost first */
-		if (!(f->symbol[i] = frame_symbol(rep, &th->frames[k], arena)))
+		if (!(f->symbol[i] = hg_frame_label(rep, &th->frames[k], arena)))
 			return HG_ENOMEM;
 		f->parent[i] = (long)i - 1;
 		f->cost[i] = cost;
