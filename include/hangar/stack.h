@@ -104,6 +104,15 @@ typedef struct hg_calltree {
 } hg_calltree;
 
 /* Builds the call tree of stack (arrays owned by the arena). */
+/* One line s[0..n) of text, for a filter: whether it is a whole
+ * "depth,id,count,cost" line (blanks around), with its method id in *id
+ * (stack_text_line.c). */
+bool hg_stack_line_id(const char *s, size_t n, int32_t *id);
+/* Where a StackKey "<id>|<id>|..." starts in s[0..n): the whole trimmed
+ * line, or after a "stackKey" / "stack_key" label; its end in *end.
+ * Returns n when there is none. */
+size_t hg_stack_key_span(const char *s, size_t n, size_t *end);
+
 int hg_calltree_build(const hg_method_stack *stack, hg_arena *arena, hg_calltree *tree);
 
 #endif

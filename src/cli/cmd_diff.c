@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "diff_flame.h"
-#include "figures_cli.h"
 #include "regress_opts.h"
 #include "store_cli.h"
 
@@ -57,8 +56,8 @@ static void diff_usage(FILE *out)
 }
 
 struct diff_out {
-	enum row_format format;
-	struct table *table;
+	hg_rows format;
+	hg_table *table;
 	long limit;                /* rows of each status; <= 0: all */
 	size_t rows, new_clusters;
 	char status[12];           /* the status of the rows being counted */
@@ -72,7 +71,7 @@ static void say_left_out(const struct diff_out *d)
 {
 	if (!d->left_out)
 		return;
-	if (d->format != ROWS_TABLE) {
+	if (d->format != HG_ROWS_TABLE) {
 		cli_fprintf(stderr, "hangar diff: … %" PRId64 " more %s (--limit 0 lists all)\n",
 			    d->left_out, d->status);
 		return;
@@ -80,7 +79,7 @@ static void say_left_out(const struct diff_out *d)
 	char note[96];
 	snprintf(note, sizeof note, "… %" PRId64 " more %s (--limit 0 lists all)\n", d->left_out,
 		 d->status);
-	table_note(d->table, note);
+	hg_table_note(d->table, note);
 }
 
 static int on_row(void *user, const hg_diff_row *r)
@@ -98,20 +97,10 @@ static int on_row(void *user, const hg_diff_row *r)
 		return 0;
 	}
 	d->rows++;
-	if (d->format == ROWS_JSON) {
-		/* A cluster's identity as top names it, and its two sets */
+	if (d->format == HG_ROWS_JSON) {
 		hg_buf row;
 		hg_buf_init(&row);
-		hg_buf_puts(&row, "{\"status\":");
-		hg_buf_json_string(&row, r->status, strlen(r->status));
-		hg_buf_puts(&row, ",\"hash\":");
-		hg_buf_json_string(&row, r->hash, strlen(r->hash));
-		hg_buf_puts(&row, ",\"kind\":");
-		hg_buf_json_string(&row, r->kind, strlen(r->kind));
-		hg_buf_puts(&row, ",\"title\":");
-		hg_buf_json_string(&row, r->title, strlen(r->title));
-		hg_diff_sides_json(&row, r);
-		hg_buf_puts(&row, "}\n");
+		hg_render_diff_row_json(&row, r);
 		if (!row.failed)
 			fwrite(row.data, 1, row.len, stdout);
 		hg_buf_release(&row);
@@ -120,10 +109,10 @@ static int on_row(void *user, const hg_diff_row *r)
 	char oc[24], nc[24], ob[24], nb[24];
 	snprintf(oc, sizeof oc, "%" PRId64, r->old_count);
 	snprintf(nc, sizeof nc, "%" PRId64, r->new_count);
-	bool table = d->format == ROWS_TABLE;
-	/* An FPS cluster's cost was never measured: its p90s are unknown. */
-	const char *op = figures_cost_cell(ob, r->old_p90, !r->cost_unknown, table);
-	const char *np = figures_cost_cell(nb, r->new_p90, !r->cost_unknown, table);
+	bool table = d->format == HG_ROWS_TABLE;
+	/* unknown: an FPS cluster's cost was never measured; an empty set has none */
+	const char *op = hg_render_cost_cell(ob, r->old_p90, !r->cost_unknown && r->old_count, table);
+	const char *np = hg_render_cost_cell(nb, r->new_p90, !r->cost_unknown && r->new_count, table);
 	bool fps = r->old_fps_reports || r->new_fps_reports;
 	hg_buf title;
 	hg_buf_init(&title);
@@ -131,27 +120,27 @@ static int on_row(void *user, const hg_diff_row *r)
 	if (table && fps) { /* the frame rates after the title */
 		hg_buf_puts(&title, "  (");
 		if (r->old_fps_reports)
-			figures_fps_text(&title, r->old_fps, r->old_share);
+			hg_render_fps_text(&title, r->old_fps, r->old_share);
 		else
 			hg_buf_puts(&title, "—");
 		hg_buf_puts(&title, " → ");
 		if (r->new_fps_reports)
-			figures_fps_text(&title, r->new_fps, r->new_share);
+			hg_render_fps_text(&title, r->new_fps, r->new_share);
 		else
 			hg_buf_puts(&title, "—");
 		hg_buf_putc(&title, ')');
 	}
-	struct table_cell cells[] = {
-		{"status", r->status, CELL_FIXED, false},
-		{"hash", r->hash, CELL_HASH, false},
-		{"kind", r->kind, CELL_FIXED, false},
-		{table ? "old" : "old_count", oc, CELL_NUMBER, false},
-		{table ? "new" : "new_count", nc, CELL_NUMBER, false},
-		{table ? "old_p90" : "old_cost_p90", op, CELL_NUMBER, false},
-		{table ? "new_p90" : "new_cost_p90", np, CELL_NUMBER, false},
-		{"title", title.failed ? r->title : title.data, CELL_CUT, false},
+	hg_table_cell cells[] = {
+		{"status", r->status, HG_CELL_FIXED, false},
+		{"hash", r->hash, HG_CELL_HASH, false},
+		{"kind", r->kind, HG_CELL_FIXED, false},
+		{table ? "old" : "old_count", oc, HG_CELL_NUMBER, false},
+		{table ? "new" : "new_count", nc, HG_CELL_NUMBER, false},
+		{table ? "old_p90" : "old_cost_p90", op, HG_CELL_NUMBER, false},
+		{table ? "new_p90" : "new_cost_p90", np, HG_CELL_NUMBER, false},
+		{"title", title.failed ? r->title : title.data, HG_CELL_CUT, false},
 	};
-	table_row(d->table, cells, sizeof cells / sizeof *cells);
+	hg_table_row(d->table, cells, sizeof cells / sizeof *cells);
 	hg_buf_release(&title);
 	return 0;
 }
@@ -160,13 +149,13 @@ static int on_row(void *user, const hg_diff_row *r)
  * (the columns of on_row's cells without the JSON-only ones). */
 static void print_csv_header(void)
 {
-	static const struct cell cells[] = {
+	static const hg_row_cell cells[] = {
 		{"status", "", 0, false},    {"hash", "", 0, false},
 		{"kind", "", 0, false},      {"old_count", "", 0, false},
 		{"new_count", "", 0, false}, {"old_cost_p90", "", 0, false},
 		{"new_cost_p90", "", 0, false}, {"title", "", 0, false},
 	};
-	print_header(stdout, ROWS_CSV, cells, sizeof cells / sizeof *cells);
+	print_header(stdout, HG_ROWS_CSV, cells, sizeof cells / sizeof *cells);
 }
 
 /* After the rows: what was left out, a baseline said as one, and an empty
@@ -174,11 +163,11 @@ static void print_csv_header(void)
 static void say_totals(const struct diff_out *d, const hg_diff_totals *t)
 {
 	say_left_out(d);
-	table_flush(d->table);
-	if (d->rows == 0 && d->format == ROWS_CSV)
+	hg_table_flush(d->table);
+	if (d->rows == 0 && d->format == HG_ROWS_CSV)
 		print_csv_header();
-	FILE *out = d->format == ROWS_TABLE ? stdout : stderr;
-	const char *who = d->format == ROWS_TABLE ? "" : "hangar diff: ";
+	FILE *out = d->format == HG_ROWS_TABLE ? stdout : stderr;
+	const char *who = d->format == HG_ROWS_TABLE ? "" : "hangar diff: ";
 	if (t->baseline) {
 		fprintf(out, "%s%" PRId64 " cluster%s, baseline: the old set has no reports, so "
 			"nothing is new, regressed or gone\n", who, t->new_set_clusters,
@@ -264,7 +253,7 @@ static int run_flame(struct diff_flame_opts *fl, const hg_diff_query *q, const s
 	if (!q->version && !q->since)
 		return cli_usage_error("diff", "--flame needs the two sets: --baseline-version A "
 				       "--version B, or --since T");
-	if (sc->format != ROWS_TABLE)
+	if (sc->format != HG_ROWS_TABLE)
 		return cli_usage_error("diff", "--flame writes an SVG; -f does not go with it");
 	fl->db = sc->db;
 	fl->baseline_version = q->baseline_version;
@@ -278,8 +267,8 @@ static int run_diff(int argc, char **argv)
 {
 	hg_diff_query q = {0};
 	struct regress_opts rules = REGRESS_OPTS_DEFAULT;
-	struct diff_out d = {.format = ROWS_TABLE, .table = NULL, .limit = -1};
-	struct store_cmd sc = {"diff", diff_usage, long_options, NULL, ROWS_TABLE};
+	struct diff_out d = {.format = HG_ROWS_TABLE, .table = NULL, .limit = -1};
+	struct store_cmd sc = {"diff", diff_usage, long_options, NULL, HG_ROWS_TABLE};
 	bool fail_on_new = false;
 	int c, bad, columns = 0;
 	int64_t v;
@@ -337,7 +326,7 @@ static int run_diff(int argc, char **argv)
 	if (fl.output || fl.mapping || fl.mapping_dir || fl.n_proguard)
 		return cli_usage_error("diff", "-o and the mapping options go with --flame");
 	if (d.limit < 0) /* a person reads the table; scripts get every row */
-		d.limit = d.format == ROWS_TABLE ? TABLE_LIMIT : 0;
+		d.limit = d.format == HG_ROWS_TABLE ? TABLE_LIMIT : 0;
 	q.min_count = rules.min_count;
 	q.min_rise = rules.min_rise;
 	q.threshold = rules.threshold;
@@ -351,13 +340,13 @@ static int run_diff(int argc, char **argv)
 		return bad;
 	}
 	hg_diff_totals totals;
-	d.table = table_create(stdout, d.format, columns, store);
+	d.table = cli_table_create(stdout, d.format, columns, store);
 	int rc = d.table ? hg_store_diff(store, &q, on_row, &d, &totals) : HG_ENOMEM;
 	if (rc == 0 && !q.version)
 		cli_note_untimed(store, "diff", q.since, q.until);
 	if (rc == 0)
 		say_totals(&d, &totals);
-	table_destroy(d.table);
+	hg_table_destroy(d.table);
 	hg_store_close(store);
 	if (rc != 0)
 		return cli_store_failed("diff", rc);

@@ -52,7 +52,7 @@ static int run_ingest(int argc, char **argv)
 		case 'h': ingest_usage(stdout); return EXIT_FINE;
 		case 'f':
 		case OPT_SUMMARY_FORMAT: {
-			enum row_format f;
+			hg_rows f;
 			if (!parse_row_format("ingest", optarg, &f))
 				return EXIT_USAGE;
 			in.summary_format = (int)f;

@@ -50,7 +50,7 @@ static const struct option long_options[] = {
 	{NULL, 0, NULL, 0},
 };
 
-static void print_stats(enum row_format f, const char *shard, const hg_merge_stats *s, bool first)
+static void print_stats(hg_rows f, const char *shard, const hg_merge_stats *s, bool first)
 {
 	char v[7][24];
 	const int64_t n[7] = {s->reports_added,    s->reports_present, s->clusters_created,
@@ -58,16 +58,16 @@ static void print_stats(enum row_format f, const char *shard, const hg_merge_sta
 			      s->objects_added};
 	for (int i = 0; i < 7; i++)
 		snprintf(v[i], sizeof v[i], "%" PRId64, n[i]);
-	struct cell cells[] = {
+	hg_row_cell cells[] = {
 		{"reports_added", v[0], 13, true},    {"reports_present", v[1], 15, true},
 		{"clusters_created", v[2], 16, true}, {"clusters_touched", v[3], 16, true},
 		{"trees_rebuilt", v[4], 13, true},    {"rejected_added", v[5], 14, true},
 		{"objects_added", v[6], 13, true},    {"shard", shard, 0, false},
 	};
 	size_t nc = sizeof cells / sizeof *cells;
-	if (f == ROWS_JSON) {
+	if (f == HG_ROWS_JSON) {
 		/* The shard first, as documented. */
-		struct cell ordered[8];
+		hg_row_cell ordered[8];
 		ordered[0] = cells[7];
 		memcpy(ordered + 1, cells, 7 * sizeof *cells);
 		print_row(stdout, f, ordered, nc);
@@ -82,7 +82,7 @@ struct merge_opts {
 	const char *into, *rules, *mapping;
 	const char *proguard[MAX_PROGUARD];
 	int n_pg;
-	enum row_format format;
+	hg_rows format;
 };
 
 static int parse(int argc, char **argv, struct merge_opts *o, const char **mapping_dir,
@@ -147,7 +147,7 @@ static int run_merge(int argc, char **argv)
 	memset(&diag, 0, sizeof diag);
 	hg_namer *names = NULL;
 	const char *mapping_dir = NULL;
-	struct merge_opts o = {.format = ROWS_TABLE};
+	struct merge_opts o = {.format = HG_ROWS_TABLE};
 	hg_reread reread = {&ctx, NULL, NULL, NULL, HG_FORMAT_AUTO, 0, NULL, NULL};
 	int status = parse(argc, argv, &o, &mapping_dir, &reread.app_version);
 	if (status != EXIT_FINE)

@@ -24,8 +24,8 @@ static void rejected_usage(FILE *out)
 }
 
 struct list {
-	enum row_format format;
-	struct table *table;
+	hg_rows format;
+	hg_table *table;
 };
 
 static int on_rejected(void *user, const hg_rejected_row *r)
@@ -36,25 +36,25 @@ static int on_rejected(void *user, const hg_rejected_row *r)
 	snprintf(line, sizeof line, "%ld", r->line);
 	snprintf(size, sizeof size, "%zu", r->size);
 	snprintf(kept, sizeof kept, "%zu", r->stored);
-	bool j = l->format == ROWS_JSON;
+	bool j = l->format == HG_ROWS_JSON;
 	/* The hash (to find the original of a cut input) is too wide for the
 	 * table: json and csv only, with the flag. */
-	bool wide = l->format != ROWS_TABLE;
-	struct table_cell cells[9];
+	bool wide = l->format != HG_ROWS_TABLE;
+	hg_table_cell cells[9];
 	size_t n = 0;
-	cells[n++] = (struct table_cell){"id", id, CELL_NUMBER, j};
-	cells[n++] = (struct table_cell){"when", r->when, CELL_TIME, false};
-	cells[n++] = (struct table_cell){"line", line, CELL_NUMBER, j};
-	cells[n++] = (struct table_cell){"bytes", size, CELL_NUMBER, j};
-	cells[n++] = (struct table_cell){"kept", kept, CELL_NUMBER, j};
+	cells[n++] = (hg_table_cell){"id", id, HG_CELL_NUMBER, j};
+	cells[n++] = (hg_table_cell){"when", r->when, HG_CELL_TIME, false};
+	cells[n++] = (hg_table_cell){"line", line, HG_CELL_NUMBER, j};
+	cells[n++] = (hg_table_cell){"bytes", size, HG_CELL_NUMBER, j};
+	cells[n++] = (hg_table_cell){"kept", kept, HG_CELL_NUMBER, j};
 	if (wide) {
 		const char *cut = r->truncated ? "true" : "false";
-		cells[n++] = (struct table_cell){"truncated", cut, CELL_FIXED, j};
-		cells[n++] = (struct table_cell){"sha256", r->sha256, CELL_FIXED, false};
+		cells[n++] = (hg_table_cell){"truncated", cut, HG_CELL_FIXED, j};
+		cells[n++] = (hg_table_cell){"sha256", r->sha256, HG_CELL_FIXED, false};
 	}
-	cells[n++] = (struct table_cell){"source", r->source, CELL_PATH, false};
-	cells[n++] = (struct table_cell){"reason", r->reason, CELL_CUT, false};
-	table_row(l->table, cells, n);
+	cells[n++] = (hg_table_cell){"source", r->source, HG_CELL_PATH, false};
+	cells[n++] = (hg_table_cell){"reason", r->reason, HG_CELL_CUT, false};
+	hg_table_row(l->table, cells, n);
 	return 0;
 }
 
@@ -69,7 +69,7 @@ static const struct option long_options[] = {
 static int run_rejected(int argc, char **argv)
 {
 	struct list l = {0};
-	struct store_cmd sc = {"rejected", rejected_usage, long_options, NULL, ROWS_TABLE};
+	struct store_cmd sc = {"rejected", rejected_usage, long_options, NULL, HG_ROWS_TABLE};
 	const char *width_arg = NULL;
 	int c, width = 0;
 	optind = 1;
@@ -103,11 +103,11 @@ static int run_rejected(int argc, char **argv)
 		else
 			fprintf(stderr, "hangar rejected: no rejected input %" PRId64 "\n", id);
 		free(text);
-	} else if (!(l.table = table_create(stdout, l.format, width, NULL))) {
+	} else if (!(l.table = cli_table_create(stdout, l.format, width, NULL))) {
 		rc = HG_ENOMEM;
 	} else {
 		rc = hg_store_rejected(store, on_rejected, &l);
-		table_destroy(l.table);
+		hg_table_destroy(l.table);
 	}
 	hg_store_close(store);
 	return rc != 0 ? EXIT_SOME_FAILED : EXIT_FINE;

@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "figures_cli.h"
 #include "store_cli.h"
 
 static void reports_usage(FILE *out)
@@ -29,8 +28,8 @@ static void reports_usage(FILE *out)
 
 struct list {
 	hg_store *store;
-	enum row_format format;
-	struct table *table;
+	hg_rows format;
+	hg_table *table;
 	bool text;
 	int failed;
 };
@@ -53,20 +52,20 @@ static int on_report(void *user, const hg_report_row *r)
 	}
 	char line[24], buf[24];
 	snprintf(line, sizeof line, "%ld", r->line);
-	bool j = l->format == ROWS_JSON;
+	bool j = l->format == HG_ROWS_JSON;
 	/* a cost nobody measured: null, "—", never 0 */
-	const char *cost = figures_cost_cell(buf, r->cost, r->cost_known, l->format == ROWS_TABLE);
-	struct table_cell cells[] = {
-		{"time", r->time ? r->time : l->format == ROWS_TABLE ? "unknown" : NULL, CELL_TIME,
+	const char *cost = hg_render_cost_cell(buf, r->cost, r->cost_known, l->format == HG_ROWS_TABLE);
+	hg_table_cell cells[] = {
+		{"time", r->time ? r->time : l->format == HG_ROWS_TABLE ? "unknown" : NULL, HG_CELL_TIME,
 		 false},
-		{"version", r->version, CELL_FIXED, false},
-		{"device", r->device, CELL_CUT, false},
-		{"cost", cost, CELL_NUMBER, j},
-		{"line", line, CELL_NUMBER, j},
-		{"content_hash", r->content_hash, CELL_DIGEST, false},
-		{"source", r->source, CELL_PATH, false},
+		{"version", r->version, HG_CELL_FIXED, false},
+		{"device", r->device, HG_CELL_CUT, false},
+		{"cost", cost, HG_CELL_NUMBER, j},
+		{"line", line, HG_CELL_NUMBER, j},
+		{"content_hash", r->content_hash, HG_CELL_DIGEST, false},
+		{"source", r->source, HG_CELL_PATH, false},
 	};
-	table_row(l->table, cells, sizeof cells / sizeof *cells);
+	hg_table_row(l->table, cells, sizeof cells / sizeof *cells);
 	return 0;
 }
 
@@ -117,11 +116,11 @@ static int run_reports(int argc, char **argv)
 	if (rc != 0)
 		fprintf(stderr, "hangar reports: %s cluster '%s'\n", rc == HG_EPARSE ? "more than one" : "no",
 			argv[optind]);
-	else if (!l.text && !(l.table = table_create(stdout, l.format, width, l.store)))
+	else if (!l.text && !(l.table = cli_table_create(stdout, l.format, width, l.store)))
 		rc = HG_ENOMEM;
 	else
 		rc = hg_store_reports(l.store, hash, limit, on_report, &l);
-	table_destroy(l.table);
+	hg_table_destroy(l.table);
 	hg_store_close(l.store);
 	return rc != 0 || l.failed ? EXIT_SOME_FAILED : EXIT_FINE;
 }

@@ -7,9 +7,6 @@
 
 #include "hangar/flame.h"
 #include "hangar/render.h"
-#include "figures_cli.h"
-#include "show_text.h"
-#include "show_tree.h"
 #include "store_cli.h"
 
 #define SAMPLES 5
@@ -57,13 +54,14 @@ static void show_usage(FILE *out)
 }
 
 struct show {
-	enum row_format format;
+	hg_rows format;
 	const hg_output_format *output; /* -f, a row of hg_output_formats */
 	hg_buf json;            /* the JSON object being built */
+	hg_buf text;            /* the table: lines for a person, written as made */
 	bool first;
 	int64_t no_device;      /* reports that name no device */
-	struct show_tree tree;
-	struct show_tree_opts opts;
+	hg_cluster_tree tree;
+	hg_cluster_tree_opts opts;
 	unsigned read_why;      /* why the reading left nodes out: HG_TREE_LEFT_* */
 	int width;              /* --width: 0 = no limit */
 	bool width_set;
@@ -72,19 +70,29 @@ struct show {
 				 * costs are unknown (null, "—"), not 0 */
 };
 
+/* Writes what a renderer appended to s->text (escaped for a terminal)
+ * and empties it. */
+static void put_text(struct show *s)
+{
+	if (!s->text.failed && s->text.len)
+		cli_write_text(stdout, s->text.data, s->text.len);
+	hg_buf_release(&s->text);
+}
+
 static int on_cluster(void *user, const hg_cluster_row *c)
 {
 	struct show *s = user;
 	s->figures = c->figures != NULL;
 	s->cost_known = c->cost_reports > 0;
-	if (s->format == ROWS_JSON) {
+	if (s->format == HG_ROWS_JSON) {
 		/* The keys of a top row, then what only show has */
 		hg_buf *b = &s->json;
 		hg_buf_putc(b, '{');
 		hg_cluster_json_members(b, c);
 		hg_buf_printf(b, ",\"signature\":%s", c->frames);
-	} else if (s->format == ROWS_TABLE) {
-		show_text_cluster(c, s->no_device, s->width);
+	} else if (s->format == HG_ROWS_TABLE) {
+		hg_render_cluster_header(&s->text, c, s->no_device, s->width);
+		put_text(s);
 	}
 	return 0;
 }
@@ -92,122 +100,65 @@ static int on_cluster(void *user, const hg_cluster_row *c)
 static int on_count(void *user, const char *value, int64_t count)
 {
 	struct show *s = user;
-	if (s->format == ROWS_JSON) {
-		/* {"value":..,"count":..} as by_version's rows; null: unknown */
-		hg_buf_puts(&s->json, s->first ? "{\"value\":" : ",{\"value\":");
-		if (value)
-			hg_buf_json_string(&s->json, value, strlen(value));
-		else
-			hg_buf_puts(&s->json, "null");
-		hg_buf_printf(&s->json, ",\"count\":%" PRId64 "}", count);
-	} else if (s->format == ROWS_TABLE) {
-		show_text_count(value, count, s->width);
+	if (s->format == HG_ROWS_JSON) {
+		hg_render_cluster_count_json(&s->json, value, count, s->first);
+	} else if (s->format == HG_ROWS_TABLE) {
+		hg_render_cluster_count(&s->text, value, count, s->width);
+		put_text(s);
 	}
 	s->first = false;
 	return 0;
 }
 
-/* {"nodes":N,"total_cost":C,"why":["cost","limit","depth","max_nodes"]}
- * after key. */
-static void json_pruned(hg_buf *b, const char *key, int64_t nodes, int64_t cost, unsigned why)
-{
-	hg_buf_printf(b, "%s{\"nodes\":%" PRId64 ",\"total_cost\":%" PRId64 ",\"why\":[", key, nodes,
-		      cost);
-	static const char *const names[] = {"cost", "limit", "depth", "max_nodes"};
-	bool first = true;
-	for (unsigned i = 0; i < 4; i++)
-		if (why & (1u << i)) {
-			hg_buf_printf(b, "%s\"%s\"", first ? "" : ",", names[i]);
-			first = false;
-		}
-	hg_buf_puts(b, "]}");
-}
-
-static void on_node(void *user, const struct show_node *n)
+static void on_node(void *user, const hg_cluster_node *n)
 {
 	struct show *s = user;
-	char reports[24], total[24], max[24], self[24], id[24], parent[24], depth[24];
-	snprintf(reports, sizeof reports, "%" PRId64, n->reports);
-	snprintf(total, sizeof total, "%" PRId64, n->total);
-	snprintf(max, sizeof max, "%" PRId64, n->max);
-	snprintf(self, sizeof self, "%" PRId64, n->self);
-	if (!s->cost_known) { /* JSON null, CSV empty: nobody measured them */
-		const char *none = s->format == ROWS_JSON ? "null" : "";
-		snprintf(total, sizeof total, "%s", none);
-		snprintf(max, sizeof max, "%s", none);
-		snprintf(self, sizeof self, "%s", none);
-	}
-	snprintf(id, sizeof id, "%" PRId64, n->id);
-	snprintf(parent, sizeof parent, "%" PRId64, n->parent);
-	snprintf(depth, sizeof depth, "%ld", n->depth);
-	if (s->format == ROWS_JSON) {
-		hg_buf *b = &s->json;
-		if (!s->first)
-			hg_buf_putc(b, ',');
-		hg_buf_printf(b, "{\"id\":%s,\"parent\":%s,\"depth\":%s,\"symbol\":", id, parent,
-			      depth);
-		hg_buf_json_string(b, n->symbol, strlen(n->symbol));
-		hg_buf_printf(b, ",\"reports\":%s,\"total_cost\":%s,\"max_cost\":%s,\"self_cost\":%s,"
-			      "\"key_path\":%s", reports, total, max, self, n->key ? "true" : "false");
-		if (n->hidden_nodes)
-			json_pruned(b, ",\"pruned\":", n->hidden_nodes, n->hidden_cost, n->hidden_why);
-		hg_buf_putc(b, '}');
-	} else if (s->format == ROWS_CSV) {
-		char pruned[24];
-		snprintf(pruned, sizeof pruned, "%" PRId64, n->hidden_nodes);
-		struct cell cells[] = {{"id", id, 0, false},         {"parent", parent, 0, false},
-				       {"symbol", n->symbol, 0, false}, {"reports", reports, 0, false},
-				       {"total_cost", total, 0, false}, {"max_cost", max, 0, false},
-				       {"self_cost", self, 0, false},
-				       {"key_path", n->key ? "1" : "0", 0, false},
-				       {"depth", depth, 0, false},      {"pruned", pruned, 0, false}};
-		if (s->first)
-			print_header(stdout, s->format, cells, 10);
-		print_row(stdout, s->format, cells, 10);
+	if (s->format == HG_ROWS_JSON) {
+		hg_render_cluster_node_row(&s->json, HG_ROWS_JSON, n, s->cost_known, s->first);
+	} else if (s->format == HG_ROWS_CSV) {
+		hg_buf row;
+		hg_buf_init(&row);
+		hg_render_cluster_node_row(&row, HG_ROWS_CSV, n, s->cost_known, s->first);
+		if (!row.failed && row.len)
+			fwrite(row.data, 1, row.len, stdout);
+		hg_buf_release(&row);
 	} else {
-		show_text_node(n, s->width, s->cost_known);
+		hg_render_cluster_node(&s->text, n, s->width, s->cost_known);
+		put_text(s);
 	}
 	s->first = false;
 }
 
 /* What was left out under a node: one line where its children would be
  * (the table; JSON and CSV give the counts with the node). */
-static void on_hidden(void *user, const struct show_node *parent, long depth, int64_t nodes,
+static void on_hidden(void *user, const hg_cluster_node *parent, long depth, int64_t nodes,
 		      int64_t cost, unsigned why)
 {
 	struct show *s = user;
 	(void)parent;
-	if (s->format != ROWS_TABLE)
+	if (s->format != HG_ROWS_TABLE)
 		return;
 	char reason[160];
-	show_tree_why(&s->opts, s->tree.min_cost, why, reason, sizeof reason);
-	show_text_hidden(depth, nodes, s->cost_known ? cost : -1, reason, s->width);
+	hg_cluster_tree_why(&s->opts, s->tree.min_cost, why, reason, sizeof reason);
+	hg_render_cluster_hidden(&s->text, depth, nodes, s->cost_known ? cost : -1, reason, s->width);
+	put_text(s);
 }
 
 /* The tree, pruned, in cost order; then (table, JSON) how much was shown. */
 static int print_tree(struct show *s)
 {
-	int rc = show_tree_prune(&s->tree, &s->opts);
-	struct show_visitor v = {on_node, on_hidden, s};
+	int rc = hg_cluster_tree_prune(&s->tree, &s->opts);
+	hg_cluster_visitor v = {on_node, on_hidden, s};
 	s->first = true;
 	if (!rc)
-		rc = show_tree_walk(&s->tree, &v);
+		rc = hg_cluster_tree_walk(&s->tree, &v);
 	if (rc)
 		return rc;
-	const struct show_tree *t = &s->tree;
+	const hg_cluster_tree *t = &s->tree;
 	size_t total = t->stored > t->n ? t->stored : t->n;
-	if (s->format == ROWS_JSON) {
-		hg_buf_printf(&s->json, "],\"tree_pruned\":{\"shown\":%zu,\"total\":%zu,"
-			      "\"min_cost\":%" PRId64 ",\"max_depth\":%ld,\"limit\":%ld",
-			      t->shown, total, t->min_cost, s->opts.max_depth > 0 ? s->opts.max_depth : 0,
-			      s->opts.limit > 0 ? s->opts.limit : 0);
-		json_pruned(&s->json, ",\"roots\":", t->roots_hidden_nodes, t->roots_hidden_cost,
-			    t->roots_hidden_why);
-		if (s->read_why & HG_TREE_LEFT_CAP)
-			hg_buf_printf(&s->json, ",\"max_nodes\":%zu,\"read\":%zu", s->opts.max_nodes,
-				      t->n);
-		hg_buf_putc(&s->json, '}');
-	} else if (s->format == ROWS_TABLE && t->shown < total) {
+	if (s->format == HG_ROWS_JSON) {
+		hg_render_cluster_pruned_json(&s->json, t, &s->opts, s->read_why);
+	} else if (s->format == HG_ROWS_TABLE && t->shown < total) {
 		char line[160];
 		if (s->read_why & HG_TREE_LEFT_CAP) /* --all would not show them */
 			snprintf(line, sizeof line, "(%zu of %zu nodes shown, of %zu read: --max-nodes 0 "
@@ -215,7 +166,8 @@ static int print_tree(struct show *s)
 		else
 			snprintf(line, sizeof line, "(%zu of %zu nodes shown; --all shows every one)",
 				 t->shown, total);
-		show_text_wrap(line, s->width);
+		hg_render_wrap(&s->text, "", " ", line, strlen(line), s->width);
+		put_text(s);
 	}
 	return 0;
 }
@@ -223,22 +175,11 @@ static int print_tree(struct show *s)
 static int on_sample(void *user, const hg_report_row *r)
 {
 	struct show *s = user;
-	if (s->format == ROWS_JSON) {
-		hg_buf *b = &s->json;
-		if (!s->first)
-			hg_buf_putc(b, ',');
-		hg_buf_puts(b, "{\"source\":");
-		hg_buf_json_string(b, r->source, strlen(r->source));
-		hg_buf_printf(b, ",\"line\":%ld,\"cost\":", r->line);
-		if (r->cost_known)
-			hg_buf_printf(b, "%" PRId64, r->cost);
-		else
-			hg_buf_puts(b, "null"); /* nobody measured it (FPS) */
-		hg_buf_puts(b, ",\"content_hash\":");
-		hg_buf_json_string(b, r->content_hash, strlen(r->content_hash));
-		hg_buf_putc(b, '}');
-	} else if (s->format == ROWS_TABLE) {
-		show_text_sample(r, s->width);
+	if (s->format == HG_ROWS_JSON) {
+		hg_render_cluster_sample_json(&s->json, r, s->first);
+	} else if (s->format == HG_ROWS_TABLE) {
+		hg_render_cluster_sample(&s->text, r, s->width);
+		put_text(s);
 	}
 	s->first = false;
 	return 0;
@@ -258,7 +199,7 @@ static const struct option long_options[] = {
 };
 
 /* --min-cost: ms ("50") or a share of the tree's cost ("2%", "0.5%"). */
-static bool parse_min_cost(const char *arg, struct show_tree_opts *o)
+static bool parse_min_cost(const char *arg, hg_cluster_tree_opts *o)
 {
 	size_t len = strlen(arg);
 	if (len > 1 && arg[len - 1] == '%') {
@@ -431,10 +372,10 @@ static int show_flame(hg_store *store, const char *hash, const hg_output_format 
  * leave out is left out here the same way), and at most --max-nodes. */
 static int read_tree(hg_store *store, const char *hash, struct show *s)
 {
-	const struct show_tree_opts *o = &s->opts;
+	const hg_cluster_tree_opts *o = &s->opts;
 	hg_tree_prune prune = {o->min_cost, o->min_share, o->max_depth, o->max_nodes};
 	hg_tree_read read;
-	int rc = hg_store_cluster_tree_pruned(store, hash, &prune, show_tree_add, show_tree_left,
+	int rc = hg_store_cluster_tree_pruned(store, hash, &prune, hg_cluster_tree_add, hg_cluster_tree_left,
 					      &s->tree, &read);
 	if (rc == 0) {
 		s->tree.stored = (size_t)read.nodes;
@@ -447,7 +388,7 @@ static int run_show(int argc, char **argv)
 {
 	struct show s;
 	memset(&s, 0, sizeof s);
-	s.opts = (struct show_tree_opts){-1, DEFAULT_MIN_SHARE, DEFAULT_MAX_DEPTH, DEFAULT_LIMIT,
+	s.opts = (hg_cluster_tree_opts){-1, DEFAULT_MIN_SHARE, DEFAULT_MAX_DEPTH, DEFAULT_LIMIT,
 					 DEFAULT_MAX_NODES};
 	const char *db = NULL;
 	int status = parse_options(argc, argv, &s, &db);
@@ -470,49 +411,53 @@ static int run_show(int argc, char **argv)
 		return rc ? cli_store_failed("show", rc) : EXIT_FINE;
 	}
 	hg_buf_init(&s.json);
-	show_tree_init(&s.tree);
+	hg_buf_init(&s.text);
+	hg_cluster_tree_init(&s.tree);
 	rc = hg_store_cluster_counts(store, hash, "device", count_no_device, &s);
 	if (rc == 0)
 		rc = hg_store_cluster(store, hash, on_cluster, &s);
 	static const char *const by[] = {"version", "device", "scene"};
 	for (size_t i = 0; i < 3 && rc == 0; i++) {
 		/* JSON: by_version came with the cluster's keys */
-		if (s.format == ROWS_JSON && i == 0)
+		if (s.format == HG_ROWS_JSON && i == 0)
 			continue;
-		if (s.format == ROWS_JSON)
+		if (s.format == HG_ROWS_JSON)
 			hg_buf_printf(&s.json, ",\"by_%s\":[", by[i]);
-		else if (s.format == ROWS_TABLE)
+		else if (s.format == HG_ROWS_TABLE)
 			cli_printf("\nby %s\n", by[i]);
 		s.first = true;
 		rc = hg_store_cluster_counts(store, hash, by[i], on_count, &s);
-		if (s.format == ROWS_JSON)
+		if (s.format == HG_ROWS_JSON)
 			hg_buf_putc(&s.json, ']');
 	}
 	if (rc == 0 && s.figures)
-		rc = figures_show(store, hash, s.format, &s.json);
+		rc = hg_render_cluster_figures(s.format == HG_ROWS_JSON ? &s.json : &s.text, store, hash,
+					       s.format);
+	put_text(&s);
 	if (rc == 0)
 		rc = read_tree(store, hash, &s);
 	if (rc == 0) {
-		if (s.format == ROWS_JSON)
+		if (s.format == HG_ROWS_JSON)
 			hg_buf_puts(&s.json, ",\"tree\":[");
-		else if (s.format == ROWS_TABLE)
+		else if (s.format == HG_ROWS_TABLE)
 			cli_printf("\nmerged call tree\n%8s %10s %8s   %s\n", "reports", "total ms", "max ms", "frame");
 		rc = print_tree(&s);
 	}
-	if (rc == 0 && s.format != ROWS_CSV) {
-		if (s.format == ROWS_JSON)
+	if (rc == 0 && s.format != HG_ROWS_CSV) {
+		if (s.format == HG_ROWS_JSON)
 			hg_buf_puts(&s.json, ",\"samples\":[");
 		else
 			cli_printf("\nsample reports\n");
 		s.first = true;
 		rc = hg_store_reports(store, hash, SAMPLES, on_sample, &s);
-		if (s.format == ROWS_JSON)
+		if (s.format == HG_ROWS_JSON)
 			hg_buf_puts(&s.json, "]}\n");
 	}
-	if (rc == 0 && s.format == ROWS_JSON && !s.json.failed)
+	if (rc == 0 && s.format == HG_ROWS_JSON && !s.json.failed)
 		fwrite(s.json.data, 1, s.json.len, stdout);
 	hg_buf_release(&s.json);
-	show_tree_release(&s.tree);
+	hg_buf_release(&s.text);
+	hg_cluster_tree_release(&s.tree);
 	hg_store_close(store);
 	if (rc != 0)
 		return cli_store_failed("show", rc);

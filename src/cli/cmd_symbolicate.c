@@ -5,13 +5,13 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "hangar/demangle.h"
 #include "hangar/mapping.h"
 #include "hangar/proguard.h"
+#include "hangar/stack.h"
 #include "hangar/symbols.h"
 #include "hangar/text.h"
 
@@ -84,85 +84,6 @@ static const struct option long_options[] = {
 
 /* ---- Matrix ids (methodMapping.txt) ---- */
 
-static bool is_digit(char c)
-{
-	return c >= '0' && c <= '9';
-}
-
-/* A method id of at most 7 digits at s[*i..n), stopping at stop. */
-static bool read_id(const char *s, size_t n, size_t *i, char stop, int32_t *id)
-{
-	size_t start = *i;
-	int64_t v = 0;
-	while (*i < n && is_digit(s[*i]) && *i - start < 7)
-		v = v * 10 + (s[(*i)++] - '0');
-	if (*i == start || *i >= n || s[*i] != stop)
-		return false;
-	*id = (int32_t)v;
-	return true;
-}
-
-/* "depth,id,count,cost": the id. */
-static bool stack_line(const char *s, size_t n, int32_t *id)
-{
-	size_t i = 0;
-	int32_t v;
-	while (i < n && (s[i] == ' ' || s[i] == '\t'))
-		i++;
-	if (!read_id(s, n, &i, ',', &v))
-		return false;
-	i++;
-	if (!read_id(s, n, &i, ',', id))
-		return false;
-	i++;
-	if (!read_id(s, n, &i, ',', &v))
-		return false;
-	i++;
-	size_t d = i;
-	while (i < n && is_digit(s[i]))
-		i++;
-	if (i == d)
-		return false;
-	while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r'))
-		i++;
-	return i == n;
-}
-
-/* Where a StackKey "<id>|<id>|..." starts in s[0..n): the whole trimmed
- * line, or after a stackKey label; its end in *end.  Returns n if none. */
-static size_t stack_key(const char *s, size_t n, size_t *end)
-{
-	size_t i = 0;
-	while (i < n && (s[i] == ' ' || s[i] == '\t'))
-		i++;
-	size_t key = i;
-	for (size_t k = 0; key == i && k + 8 <= n; k++)
-		if (strncasecmp(s + k, "stackkey", 8) == 0 ||
-		    (k + 9 <= n && strncasecmp(s + k, "stack_key", 9) == 0)) {
-			size_t j = k + (s[k + 5] == '_' ? 9 : 8);
-			while (j < n && (s[j] == '"' || s[j] == ' ' || s[j] == ':' || s[j] == '='))
-				j++;
-			key = j;
-		}
-	size_t j = key;
-	int32_t id;
-	while (j < n && read_id(s, n, &j, '|', &id))
-		j++;
-	if (j == key)
-		return n;
-	size_t t = j;
-	if (key == i) { /* alone on its line */
-		while (t < n && (s[t] == ' ' || s[t] == '\t' || s[t] == '\r'))
-			t++;
-		if (t != n)
-			return n;
-	} else if (j < n && s[j] != '"' && s[j] != ' ' && s[j] != ',' && s[j] != '\r' && s[j] != '}') {
-		return n;
-	}
-	*end = j;
-	return key;
-}
-
 /* Names the Matrix ids of one line s[0..n) (with its terminator). */
 static void name_ids(struct sym_run *run, const char *s, size_t n)
 {
@@ -171,9 +92,9 @@ static void name_ids(struct sym_run *run, const char *s, size_t n)
 		body--;
 	int32_t id = 0;
 	size_t key_end = 0, key = body;
-	bool stack = stack_line(s, body, &id);
+	bool stack = hg_stack_line_id(s, body, &id);
 	if (!stack)
-		key = stack_key(s, body, &key_end);
+		key = hg_stack_key_span(s, body, &key_end);
 	if (!stack && key == body) {
 		hg_buf_add(&run->out, s, n);
 		return;
@@ -193,7 +114,9 @@ static void name_ids(struct sym_run *run, const char *s, size_t n)
 		hg_buf_add(&run->out, s, key);
 		for (size_t j = key; j < key_end;) {
 			size_t start = j;
-			read_id(s, key_end, &j, '|', &id);
+			while (j < key_end && s[j] != '|') /* digits: hg_stack_key_span checked */
+				j++;
+			id = (int32_t)strtol(s + start, NULL, 10);
 			const char *sym = hg_mapping_symbol(run->ids, id, arena);
 			if (sym)
 				hg_buf_puts(&run->out, sym);

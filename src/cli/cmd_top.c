@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "figures_cli.h"
 #include "store_cli.h"
 
 static void top_usage(FILE *out)
@@ -31,8 +30,8 @@ static void top_usage(FILE *out)
 }
 
 struct top_out {
-	enum row_format format;
-	struct table *table;    /* table and csv */
+	hg_rows format;
+	hg_table *table;    /* table and csv */
 };
 
 static int on_cluster(void *user, const hg_cluster_row *c)
@@ -41,16 +40,13 @@ static int on_cluster(void *user, const hg_cluster_row *c)
 	char count[24], b50[24], b90[24];
 	snprintf(count, sizeof count, "%" PRId64, c->count);
 	/* A cluster whose costs nobody measured (FPS) has none: not 0. */
-	bool known = c->cost_reports > 0, table = t->format == ROWS_TABLE;
-	const char *p50 = figures_cost_cell(b50, c->cost_p50, known, table);
-	const char *p90 = figures_cost_cell(b90, c->cost_p90, known, table);
-	if (t->format == ROWS_JSON) {
-		/* The cluster's keys as show and the digest write them */
+	bool known = c->cost_reports > 0, table = t->format == HG_ROWS_TABLE;
+	const char *p50 = hg_render_cost_cell(b50, c->cost_p50, known, table);
+	const char *p90 = hg_render_cost_cell(b90, c->cost_p90, known, table);
+	if (t->format == HG_ROWS_JSON) {
 		hg_buf row;
 		hg_buf_init(&row);
-		hg_buf_putc(&row, '{');
-		hg_cluster_json_members(&row, c);
-		hg_buf_puts(&row, "}\n");
+		hg_render_cluster_row_json(&row, c);
 		if (!row.failed)
 			fwrite(row.data, 1, row.len, stdout);
 		hg_buf_release(&row);
@@ -62,24 +58,24 @@ static int on_cluster(void *user, const hg_cluster_row *c)
 		hg_buf_puts(&title, c->title);
 		if (table && c->figures && c->figures->fps_reports) {
 			hg_buf_puts(&title, "  (");
-			figures_fps_text(&title, c->figures->fps_mean, c->figures->frozen_high_share);
+			hg_render_fps_text(&title, c->figures->fps_mean, c->figures->frozen_high_share);
 			hg_buf_putc(&title, ')');
 		}
 		const char *seen = c->last_seen ? c->last_seen : table ? "unknown" : "";
 		/* CSV names its costs as JSON does; the table says p90 only */
-		struct table_cell cells[7] = {
-			{"hash", c->hash, CELL_HASH, false},
-			{"kind", c->kind, CELL_FIXED, false},
-			{"count", count, CELL_NUMBER, false},
+		hg_table_cell cells[7] = {
+			{"hash", c->hash, HG_CELL_HASH, false},
+			{"kind", c->kind, HG_CELL_FIXED, false},
+			{"count", count, HG_CELL_NUMBER, false},
 		};
 		size_t n = 3;
 		if (!table)
-			cells[n++] = (struct table_cell){"cost_p50", p50, CELL_NUMBER, false};
-		cells[n++] = (struct table_cell){table ? "p90ms" : "cost_p90", p90, CELL_NUMBER, false};
-		cells[n++] = (struct table_cell){"last_seen", seen, CELL_TIME, false};
-		cells[n++] = (struct table_cell){"title", title.failed ? c->title : title.data, CELL_CUT,
+			cells[n++] = (hg_table_cell){"cost_p50", p50, HG_CELL_NUMBER, false};
+		cells[n++] = (hg_table_cell){table ? "p90ms" : "cost_p90", p90, HG_CELL_NUMBER, false};
+		cells[n++] = (hg_table_cell){"last_seen", seen, HG_CELL_TIME, false};
+		cells[n++] = (hg_table_cell){"title", title.failed ? c->title : title.data, HG_CELL_CUT,
 						 false};
-		table_row(t->table, cells, n);
+		hg_table_row(t->table, cells, n);
 		hg_buf_release(&title);
 	}
 	return 0;
@@ -97,10 +93,10 @@ static const struct option long_options[] = {
 static int run_top(int argc, char **argv)
 {
 	hg_top_query q = {.sort = "count", .limit = 20};
-	struct top_out t = {ROWS_TABLE, NULL};
+	struct top_out t = {HG_ROWS_TABLE, NULL};
 	const char *width_arg = NULL;
 	int width = 0;
-	struct store_cmd sc = {"top", top_usage, long_options, NULL, ROWS_TABLE};
+	struct store_cmd sc = {"top", top_usage, long_options, NULL, HG_ROWS_TABLE};
 	int64_t v;
 	int c;
 	optind = 1;
@@ -153,11 +149,11 @@ static int run_top(int argc, char **argv)
 		hg_store_close(store);
 		return bad;
 	}
-	t.table = t.format == ROWS_JSON ? NULL : table_create(stdout, t.format, width, store);
+	t.table = t.format == HG_ROWS_JSON ? NULL : cli_table_create(stdout, t.format, width, store);
 	int rc = HG_ENOMEM;
-	if (t.format == ROWS_JSON || t.table)
+	if (t.format == HG_ROWS_JSON || t.table)
 		rc = hg_store_top(store, &q, on_cluster, &t);
-	table_destroy(t.table); /* its rows before the note on stderr */
+	hg_table_destroy(t.table); /* its rows before the note on stderr */
 	if (rc == 0)
 		cli_note_untimed(store, "top", q.since, q.until);
 	hg_store_close(store);

@@ -174,7 +174,7 @@ static void print_summary(const struct ingest_cli *in)
 	const hg_ingest_summary *s = &in->sum;
 	double rate = s->seconds > 0 ? (double)s->reports / s->seconds : 0.0;
 	cli_progress_end();
-	if (in->summary_format == ROWS_JSON) {
+	if (in->summary_format == HG_ROWS_JSON) {
 		printf("{\"new\":%zu,\"duplicate\":%zu,\"rejected\":%zu,\"skipped\":%zu,"
 		       "\"clusters_touched\":%zu,"
 		       "\"reports_per_second\":%.0f,\"objects\":{\"listed\":%zu,\"fetched\":%zu,"
@@ -187,7 +187,7 @@ static void print_summary(const struct ingest_cli *in)
 		       s->rejected_before, s->links_followed, s->links_skipped);
 		return;
 	}
-	if (in->summary_format == ROWS_CSV) {
+	if (in->summary_format == HG_ROWS_CSV) {
 		printf("new,duplicate,rejected,skipped,clusters_touched,reports_per_second,"
 		       "objects_listed,objects_fetched,objects_skipped,objects_failed,bytes\n"
 		       "%zu,%zu,%zu,%zu,%zu,%.0f,%zu,%zu,%zu,%zu,%lld\n",

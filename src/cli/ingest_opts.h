@@ -19,7 +19,7 @@ struct ingest_cli {
 	const char *db_option;
 	const char *proguard[HG_INGEST_MAX_PROGUARD];
 	const char *symbol_dirs[HG_INGEST_MAX_SYMBOLS];
-	int summary_format;                  /* enum row_format: table on stderr, json/csv on stdout */
+	int summary_format;                  /* hg_rows: table on stderr, json/csv on stdout */
 	bool tty;                            /* stderr is a terminal: progress lines */
 	hg_ingest_summary sum;               /* after ingest_cli_run */
 };

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "hangar/cluster.h"
 #include "store_cli.h"
@@ -69,14 +70,14 @@ hg_store *open_store(const char *option)
 	return open_store_in(&ctx, store_path(option), HG_STORE_READ_ONLY);
 }
 
-bool parse_row_format(const char *cmd, const char *value, enum row_format *out)
+bool parse_row_format(const char *cmd, const char *value, hg_rows *out)
 {
 	if (!strcmp(value, "table"))
-		*out = ROWS_TABLE;
+		*out = HG_ROWS_TABLE;
 	else if (!strcmp(value, "json"))
-		*out = ROWS_JSON;
+		*out = HG_ROWS_JSON;
 	else if (!strcmp(value, "csv"))
-		*out = ROWS_CSV;
+		*out = HG_ROWS_CSV;
 	else {
 		cli_usage_error(cmd, "unknown format '%s' (table, json, csv)", value);
 		return false;
@@ -143,88 +144,57 @@ bool parse_kind(const char *cmd, const char *value)
 	return false;
 }
 
-static void csv_field(FILE *out, const char *v)
+/* Bytes of a table for a person (escaped for a terminal), or of CSV and
+ * JSON (exactly). */
+static void write_text(void *user, const char *s, size_t len)
 {
-	if (!v)
-		return;
-	if (!strpbrk(v, ",\"\n\r")) {
-		fputs(v, out);
-		return;
-	}
-	fputc('"', out);
-	for (const char *p = v; *p; p++) {
-		if (*p == '"')
-			fputc('"', out);
-		fputc(*p, out);
-	}
-	fputc('"', out);
+	cli_write_text(user, s, len);
 }
 
-void print_header(FILE *out, enum row_format f, const struct cell *cells, size_t n)
+static void write_data(void *user, const char *s, size_t len)
 {
-	if (f == ROWS_JSON)
-		return;
-	for (size_t i = 0; i < n; i++) {
-		if (f == ROWS_CSV) {
-			fputs(i ? "," : "", out);
-			csv_field(out, cells[i].column);
-		} else {
-			fprintf(out, i ? " %-*s" : "%-*s", cells[i].width, cells[i].column);
-		}
-	}
-	fputc('\n', out);
+	fwrite(s, 1, len, user);
 }
 
-void print_row(FILE *out, enum row_format f, const struct cell *cells, size_t n)
+static void put_cells(FILE *out, hg_rows f, const hg_row_cell *cells, size_t n, bool header)
 {
-	if (f == ROWS_JSON) {
-		hg_buf b;
-		hg_buf_init(&b);
-		hg_buf_putc(&b, '{');
-		for (size_t i = 0; i < n; i++) {
-			if (i)
-				hg_buf_putc(&b, ',');
-			hg_buf_json_string(&b, cells[i].column, strlen(cells[i].column));
-			hg_buf_putc(&b, ':');
-			if (!cells[i].value)
-				hg_buf_puts(&b, "null");
-			else if (cells[i].json)
-				hg_buf_puts(&b, cells[i].value);
-			else
-				hg_buf_json_string(&b, cells[i].value, strlen(cells[i].value));
-		}
-		hg_buf_puts(&b, "}\n");
-		if (!b.failed)
-			fwrite(b.data, 1, b.len, out);
-		hg_buf_release(&b);
-		return;
+	hg_buf b;
+	hg_buf_init(&b);
+	if (header)
+		hg_render_row_header(&b, f, cells, n);
+	else
+		hg_render_row(&b, f, cells, n);
+	if (!b.failed && b.len)
+		(f == HG_ROWS_TABLE ? write_text : write_data)(out, b.data, b.len);
+	hg_buf_release(&b);
+}
+
+void print_header(FILE *out, hg_rows f, const hg_row_cell *cells, size_t n)
+{
+	put_cells(out, f, cells, n, true);
+}
+
+void print_row(FILE *out, hg_rows f, const hg_row_cell *cells, size_t n)
+{
+	put_cells(out, f, cells, n, false);
+}
+
+hg_table *cli_table_create(FILE *out, hg_rows f, int width, hg_store *store)
+{
+	return hg_table_create(f, width, store, f == HG_ROWS_TABLE ? write_text : write_data,
+			       out);
+}
+
+bool cli_text_width(const char *cmd, const char *arg, int *width)
+{
+	if (!arg) {
+		*width = cli_default_width(STDOUT_FILENO);
+		return true;
 	}
-	if (f == ROWS_CSV) {
-		for (size_t i = 0; i < n; i++) {
-			fputs(i ? "," : "", out);
-			csv_field(out, cells[i].value ? cells[i].value : "");
-		}
-		fputc('\n', out);
-		return;
-	}
-	hg_buf line;
-	hg_buf_init(&line);
-	for (size_t i = 0; i < n; i++) {
-		const char *v = cells[i].value ? cells[i].value : "";
-		/* One line per row: a newline inside a value would break it;
-		 * control bytes are shown as escapes, padded by what they take. */
-		size_t len = strcspn(v, "\r\n");
-		size_t cols = hg_visible_cols(v, len);
-		if (i)
-			hg_buf_putc(&line, ' ');
-		hg_buf_visible(&line, v, len);
-		for (; cols < (size_t)(cells[i].width > 0 ? cells[i].width : 0); cols++)
-			hg_buf_putc(&line, ' ');
-	}
-	hg_buf_putc(&line, '\n');
-	if (!line.failed)
-		cli_write_text(out, line.data, line.len);
-	hg_buf_release(&line);
+	if (cli_parse_width(arg, width))
+		return true;
+	cli_usage_error(cmd, "--width wants columns >= 0 (0: no limit), not '%s'", arg);
+	return false;
 }
 
 /* --since/--until: a relative age ("90m", "24h", "7d", "2w": that long

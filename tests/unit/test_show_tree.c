@@ -1,5 +1,5 @@
-/* hangar show's tree pruning (src/cli/show_tree.c, compiled in here: the
- * CLI has no library of its own) on the merged trees of a store of the 581
+/* hangar show's tree pruning (hg_cluster_tree, src/lib/render/cluster_tree.c)
+ * on the merged trees of a store of the 581
  * real Matrix reports of testdata/matrix-mangatoon: whatever the options,
  * the StackKey path is shown whole, every shown node's parent is shown,
  * the limits hold, what is left out is counted exactly once, and the walk
@@ -7,10 +7,35 @@
  * (hg_store_cluster_tree_pruned) shows exactly what the whole tree shows;
  * read with a --max-nodes below its size, it reads that many, the
  * costliest, and counts the rest.  argv[1] is the testdata/ folder. */
-#include "../../src/cli/show_tree.c"
+#include <stdlib.h>
+#include <string.h>
 
 #include "hangar/input.h"
+#include "hangar/render.h"
 #include "store_fixture.h"
+
+#define NO_PARENT ((size_t)-1) /* hg_cluster_node.parent_at of a root */
+
+/* The order the tree promises (hangar/render.h): costlier, then more
+ * reports, then by frame text and id. */
+static bool before(const hg_cluster_node *a, const hg_cluster_node *b)
+{
+	if (a->total != b->total)
+		return a->total > b->total;
+	if (a->reports != b->reports)
+		return a->reports > b->reports;
+	int c = strcmp(a->symbol, b->symbol);
+	return c ? c < 0 : a->id < b->id;
+}
+
+/* The index of t's node with this id (NO_PARENT: none). */
+static size_t find_id(const hg_cluster_tree *t, int64_t id)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (t->nodes[i].id == id)
+			return i;
+	return NO_PARENT;
+}
 
 static const char *testdata = "testdata";
 
@@ -113,16 +138,16 @@ static int teardown(void **state)
 /* ---- what must hold ---- */
 
 struct walked {
-	const struct show_tree *t;
+	const hg_cluster_tree *t;
 	size_t visits;
 	size_t last_at_depth[4096]; /* the node visited last at each depth, + 1 */
 	int64_t hidden;
 };
 
-static void visit(void *user, const struct show_node *n)
+static void visit(void *user, const hg_cluster_node *n)
 {
 	struct walked *w = user;
-	const struct show_tree *t = w->t;
+	const hg_cluster_tree *t = w->t;
 	size_t at = (size_t)(n - t->nodes);
 	assert_true(n->shown);
 	assert_true(n->depth < 4096);
@@ -139,7 +164,7 @@ static void visit(void *user, const struct show_node *n)
 	w->visits++;
 }
 
-static void hidden(void *user, const struct show_node *parent, long depth, int64_t nodes,
+static void hidden(void *user, const hg_cluster_node *parent, long depth, int64_t nodes,
 		   int64_t cost, unsigned why)
 {
 	struct walked *w = user;
@@ -153,13 +178,13 @@ static void hidden(void *user, const struct show_node *parent, long depth, int64
 
 /* The StackKey path as hangar show documents it: from the roots, the
  * key-path child most reports pass through, as long as there is one. */
-static size_t key_path(const struct show_tree *t, size_t *path, size_t max)
+static size_t key_path(const hg_cluster_tree *t, size_t *path, size_t max)
 {
 	size_t n = 0, parent = NO_PARENT;
 	for (;;) {
 		size_t best = NO_PARENT;
 		for (size_t i = 0; i < t->n; i++) {
-			const struct show_node *c = &t->nodes[i];
+			const hg_cluster_node *c = &t->nodes[i];
 			if (c->parent_at != parent || !c->key)
 				continue;
 			if (best == NO_PARENT || c->reports > t->nodes[best].reports ||
@@ -174,22 +199,22 @@ static size_t key_path(const struct show_tree *t, size_t *path, size_t max)
 }
 
 /* The tree as hangar show reads it: pruned as it is read by o. */
-static void read_pruned(struct fx *f, const char *hash, const struct show_tree_opts *o,
-			struct show_tree *t)
+static void read_pruned(struct fx *f, const char *hash, const hg_cluster_tree_opts *o,
+			hg_cluster_tree *t)
 {
-	show_tree_init(t);
+	hg_cluster_tree_init(t);
 	hg_tree_prune p = {o->min_cost, o->min_share, o->max_depth, o->max_nodes};
 	hg_tree_read r;
-	assert_int_equal(hg_store_cluster_tree_pruned(f->store, hash, &p, show_tree_add,
-						      show_tree_left, t, &r), 0);
+	assert_int_equal(hg_store_cluster_tree_pruned(f->store, hash, &p, hg_cluster_tree_add,
+						      hg_cluster_tree_left, t, &r), 0);
 	assert_true(r.read == (int64_t)t->n);
 	t->stored = (size_t)r.nodes;
 }
 
-static void read_whole(struct fx *f, const char *hash, struct show_tree *t)
+static void read_whole(struct fx *f, const char *hash, hg_cluster_tree *t)
 {
-	show_tree_init(t);
-	assert_int_equal(hg_store_cluster_tree(f->store, hash, show_tree_add, t), 0);
+	hg_cluster_tree_init(t);
+	assert_int_equal(hg_store_cluster_tree(f->store, hash, hg_cluster_tree_add, t), 0);
 }
 
 /* What a walk shows, as text: a line per node and per line of what was
@@ -212,14 +237,14 @@ static void trace_put(struct trace *tr, const char *line)
 	tr->len += n;
 }
 
-static void trace_node(void *user, const struct show_node *n)
+static void trace_node(void *user, const hg_cluster_node *n)
 {
 	char line[128];
 	snprintf(line, sizeof line, "%lld@%ld\n", (long long)n->id, n->depth);
 	trace_put(user, line);
 }
 
-static void trace_hidden(void *user, const struct show_node *parent, long depth, int64_t nodes,
+static void trace_hidden(void *user, const hg_cluster_node *parent, long depth, int64_t nodes,
 			 int64_t cost, unsigned why)
 {
 	struct trace *tr = user;
@@ -231,18 +256,18 @@ static void trace_hidden(void *user, const struct show_node *parent, long depth,
 }
 
 /* Prunes t by o and walks it: the trace (caller frees .s). */
-static struct trace walk_trace(struct show_tree *t, const struct show_tree_opts *o)
+static struct trace walk_trace(hg_cluster_tree *t, const hg_cluster_tree_opts *o)
 {
 	struct trace tr = {NULL, 0, 0, 0};
 	trace_put(&tr, "");
-	assert_int_equal(show_tree_prune(t, o), 0);
-	struct show_visitor v = {trace_node, trace_hidden, &tr};
-	assert_int_equal(show_tree_walk(t, &v), 0);
+	assert_int_equal(hg_cluster_tree_prune(t, o), 0);
+	hg_cluster_visitor v = {trace_node, trace_hidden, &tr};
+	assert_int_equal(hg_cluster_tree_walk(t, &v), 0);
 	return tr;
 }
 
 /* The invariants of a pruned tree t (read whole, or pruned as read). */
-static void check_tree(const char *hash, struct show_tree *t, struct show_tree_opts o)
+static void check_tree(const char *hash, hg_cluster_tree *t, hg_cluster_tree_opts o)
 {
 	assert_true(t->n > 0);
 	size_t path[4096];
@@ -255,7 +280,7 @@ static void check_tree(const char *hash, struct show_tree *t, struct show_tree_o
 				 o.max_depth, (long long)t->min_cost);
 	size_t shown = 0;
 	for (size_t i = 0; i < t->n; i++) {
-		const struct show_node *c = &t->nodes[i];
+		const hg_cluster_node *c = &t->nodes[i];
 		if (!c->shown)
 			continue;
 		shown++;
@@ -275,8 +300,8 @@ static void check_tree(const char *hash, struct show_tree *t, struct show_tree_o
 	struct walked *w = calloc(1, sizeof *w);
 	assert_non_null(w);
 	w->t = t;
-	struct show_visitor v = {visit, hidden, w};
-	assert_int_equal(show_tree_walk(t, &v), 0);
+	hg_cluster_visitor v = {visit, hidden, w};
+	assert_int_equal(hg_cluster_tree_walk(t, &v), 0);
 	assert_int_equal(w->visits, shown);
 	/* each node of the stored tree once, shown or counted */
 	assert_int_equal((size_t)w->hidden + shown, t->stored ? t->stored : t->n);
@@ -285,9 +310,9 @@ static void check_tree(const char *hash, struct show_tree *t, struct show_tree_o
 
 /* Read whole, then pruned; read pruned, then pruned: the same tree shown,
  * the same lines of what was left out. */
-static void check(struct fx *f, const char *hash, struct show_tree_opts o)
+static void check(struct fx *f, const char *hash, hg_cluster_tree_opts o)
 {
-	struct show_tree whole, read;
+	hg_cluster_tree whole, read;
 	read_whole(f, hash, &whole);
 	size_t n = whole.n;
 	struct trace a = walk_trace(&whole, &o);
@@ -300,11 +325,11 @@ static void check(struct fx *f, const char *hash, struct show_tree_opts o)
 	assert_string_equal(a.s, b.s);
 	free(a.s);
 	free(b.s);
-	show_tree_release(&whole);
-	show_tree_release(&read);
+	hg_cluster_tree_release(&whole);
+	hg_cluster_tree_release(&read);
 }
 
-static const struct show_tree_opts every[] = {
+static const hg_cluster_tree_opts every[] = {
 	{-1, 0.001, 0, 30, 50000}, /* hangar show's defaults */
 	{0, 0, 0, 0, 50000},       /* --all */
 	{0, 0, 0, 1, 50000},       /* --limit 1 */
@@ -331,25 +356,25 @@ static void test_key_path_survives(void **state)
 static void test_defaults_fit_a_screen(void **state)
 {
 	struct fx *f = *state;
-	struct show_tree t;
-	struct show_tree_opts o = every[0];
+	hg_cluster_tree t;
+	hg_cluster_tree_opts o = every[0];
 	read_pruned(f, f->wide, &o, &t);
 	assert_true(t.stored > 200);
-	assert_int_equal(show_tree_prune(&t, &o), 0);
+	assert_int_equal(hg_cluster_tree_prune(&t, &o), 0);
 	assert_true(t.shown <= 30);
 	assert_true(t.shown >= 10);
 	/* The roots come costliest first. */
 	for (size_t i = 1; i < t.n_roots; i++)
 		assert_true(t.nodes[t.roots[i - 1]].total >= t.nodes[t.roots[i]].total);
 	char why[160];
-	show_tree_why(&o, t.min_cost, PRUNED_COST | PRUNED_LIMIT, why, sizeof why);
+	hg_cluster_tree_why(&o, t.min_cost, HG_PRUNED_COST | HG_PRUNED_LIMIT, why, sizeof why);
 	char want[160];
 	snprintf(want, sizeof want, "below 0.1%% of the cost (%lld ms), past the 30 costliest",
 		 (long long)t.min_cost);
 	assert_string_equal(why, want);
-	show_tree_why(&o, t.min_cost, PRUNED_CAP, why, sizeof why);
+	hg_cluster_tree_why(&o, t.min_cost, HG_PRUNED_CAP, why, sizeof why);
 	assert_string_equal(why, "not among the 50000 read (--max-nodes)");
-	show_tree_release(&t);
+	hg_cluster_tree_release(&t);
 }
 
 /* Read with --max-nodes below the tree's size: at most that many nodes,
@@ -357,17 +382,17 @@ static void test_defaults_fit_a_screen(void **state)
  * the cheapest off the key path from its root down to it: those left out
  * whose parent was read count no more than any read), the rest counted
  * once where it hangs, and the tree's cost whole. */
-static void check_capped(struct fx *f, const char *hash, size_t cap, struct show_tree_opts o)
+static void check_capped(struct fx *f, const char *hash, size_t cap, hg_cluster_tree_opts o)
 {
-	struct show_tree whole, t;
+	hg_cluster_tree whole, t;
 	read_whole(f, hash, &whole);
-	struct show_tree_opts none = {0, 0, 0, 0, 0};
-	assert_int_equal(show_tree_prune(&whole, &none), 0);
+	hg_cluster_tree_opts none = {0, 0, 0, 0, 0};
+	assert_int_equal(hg_cluster_tree_prune(&whole, &none), 0);
 	o.max_nodes = cap;
 	read_pruned(f, hash, &o, &t);
 	assert_true(t.n <= cap);
 	assert_int_equal(t.stored, whole.n);
-	/* the floor the reading applied: o's, as show_tree_prune makes it */
+	/* the floor the reading applied: o's, as hg_cluster_tree_prune makes it */
 	double share = o.min_share * (double)whole.total_cost;
 	int64_t floor = o.min_cost >= 0 ? o.min_cost
 					: (int64_t)share + ((double)(int64_t)share < share);
@@ -375,7 +400,7 @@ static void check_capped(struct fx *f, const char *hash, size_t cap, struct show
 	assert_non_null(eff);
 	size_t n_key = 0, read_key = 0;
 	for (size_t i = 0; i < whole.n; i++) { /* in id order: parents first */
-		const struct show_node *c = &whole.nodes[i];
+		const hg_cluster_node *c = &whole.nodes[i];
 		int64_t up = c->parent_at == NO_PARENT ? INT64_MAX : eff[c->parent_at];
 		eff[i] = c->key ? INT64_MAX : c->total < floor ? -1 : c->total < up ? c->total : up;
 		n_key += c->key;
@@ -398,18 +423,18 @@ static void check_capped(struct fx *f, const char *hash, size_t cap, struct show
 	struct trace tr = walk_trace(&t, &o);
 	assert_int_equal(t.total_cost, whole.total_cost);
 	if (t.n < whole.n && o.min_cost == 0)
-		assert_true(tr.whys & PRUNED_CAP);
+		assert_true(tr.whys & HG_PRUNED_CAP);
 	free(tr.s);
 	check_tree(hash, &t, o);
-	show_tree_release(&whole);
-	show_tree_release(&t);
+	hg_cluster_tree_release(&whole);
+	hg_cluster_tree_release(&t);
 }
 
 static void test_capped_read(void **state)
 {
 	struct fx *f = *state;
 	static const size_t caps[] = {1, 2, 5, 17, 60, 150};
-	struct show_tree_opts all = {0, 0, 0, 0, 0}, defaults = every[0];
+	hg_cluster_tree_opts all = {0, 0, 0, 0, 0}, defaults = every[0];
 	for (size_t i = 0; i < sizeof caps / sizeof *caps; i++) {
 		check_capped(f, f->wide, caps[i], all);
 		check_capped(f, f->big, caps[i], all);

@@ -1,12 +1,13 @@
 /* The store commands' tables for a person: columns measured from their
- * values, fitted to --width (short hashes, titles and paths cut with "…",
- * times to the minute when nothing else fits); CSV and JSON rows whole. */
+ * values, fitted to a width (short hashes, titles and paths cut with "…",
+ * times to the minute when nothing else fits); CSV and JSON rows whole.
+ * Each line goes to the caller's write function as it is made: a table
+ * holds its first HG_TABLE_BUFFER_ROWS rows only, whatever the store's
+ * size. */
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "hangar/render.h"
-#include "store_cli.h"
 
 #define CUT_FLOOR 20     /* columns a cut column keeps before times shorten */
 #define STORE_CHECKS 64  /* hashes of a table told apart from the whole store */
@@ -16,15 +17,16 @@
 
 struct column {
 	char *name;
-	enum cell_fit fit;
+	hg_cell_fit fit;
 	size_t width;        /* laid out */
 	char **sorted;       /* HASH, DIGEST: the buffered values, sorted */
 	size_t n_sorted;
 };
 
-struct table {
-	FILE *out;
-	enum row_format format;
+struct hg_table {
+	hg_table_write write;
+	void *user;
+	hg_rows format;
 	int width;
 	hg_store *store;
 	size_t n_cols;
@@ -47,22 +49,28 @@ static size_t cols_of(const char *s)
 	return s ? hg_visible_cols(s, strcspn(s, "\r\n")) : 0;
 }
 
-bool cli_text_width(const char *cmd, const char *arg, int *width)
+/* Hands what line holds to the table's writer. */
+static void emit(const hg_table *t, const hg_buf *line)
 {
-	if (!arg) {
-		*width = cli_default_width(STDOUT_FILENO);
-		return true;
-	}
-	if (cli_parse_width(arg, width))
-		return true;
-	cli_usage_error(cmd, "--width wants columns >= 0 (0: no limit), not '%s'", arg);
-	return false;
+	if (!line->failed && line->len)
+		t->write(t->user, line->data, line->len);
 }
 
-int cli_short_hash(hg_store *store, const char *hash, size_t *len)
+static void emit_text(const hg_table *t, const char *s)
+{
+	t->write(t->user, s, strlen(s));
+}
+
+/* The short form of a cluster's hash: HG_TABLE_HASH_DIGITS digits, more
+ * when another cluster of the store starts with them (the same for a
+ * cluster in every table, and always a prefix `show` and `reports` take).
+ * *len gets the digits; 0, or the store's error code.  Each call reads the
+ * whole clusters table (hg_store_resolve cannot use its index): a table
+ * asks it for its first STORE_CHECKS rows only. */
+static int short_hash(hg_store *store, const char *hash, size_t *len)
 {
 	char prefix[33];
-	size_t n = strlen(hash), k = TABLE_HASH_DIGITS;
+	size_t n = strlen(hash), k = HG_TABLE_HASH_DIGITS;
 	for (; k < n && k < sizeof prefix - 1; k++) {
 		memcpy(prefix, hash, k);
 		prefix[k] = '\0';
@@ -84,7 +92,7 @@ static size_t unit_len(const char *s, size_t len)
 	return u ? u : 1;
 }
 
-void cli_fit_text(hg_buf *out, const char *s, size_t len, int avail, bool keep_end)
+void hg_render_fit_text(hg_buf *out, const char *s, size_t len, int avail, bool keep_end)
 {
 	size_t cols = hg_visible_cols(s, len), e = cols_of(ELLIPSIS);
 	if (avail <= 0 || cols <= (size_t)avail) {
@@ -110,15 +118,16 @@ void cli_fit_text(hg_buf *out, const char *s, size_t len, int avail, bool keep_e
 	hg_buf_visible(out, s + skip, len - skip);
 }
 
-struct table *table_create(FILE *out, enum row_format f, int width, hg_store *store)
+hg_table *hg_table_create(hg_rows f, int width, hg_store *store, hg_table_write write, void *user)
 {
-	struct table *t = calloc(1, sizeof *t);
+	hg_table *t = calloc(1, sizeof *t);
 	if (t)
-		*t = (struct table){.out = out, .format = f, .width = width, .store = store};
+		*t = (hg_table){.write = write, .user = user, .format = f, .width = width,
+				.store = store};
 	return t;
 }
 
-static void free_rows(struct table *t)
+static void free_rows(hg_table *t)
 {
 	for (size_t i = 0; i < t->n_rows * t->n_cols; i++)
 		free(t->cells[i]);
@@ -131,7 +140,7 @@ static void free_rows(struct table *t)
 	t->n_rows = t->cap = 0;
 }
 
-static void free_columns(struct table *t)
+static void free_columns(hg_table *t)
 {
 	for (size_t i = 0; i < t->n_cols; i++) {
 		free(t->cols[i].name);
@@ -163,7 +172,7 @@ static int by_text(const void *a, const void *b)
  * said (0: it was not asked). */
 static size_t hash_digits(const struct column *c, const char *value, size_t store)
 {
-	size_t n = strlen(value), need = TABLE_HASH_DIGITS > store ? TABLE_HASH_DIGITS : store;
+	size_t n = strlen(value), need = HG_TABLE_HASH_DIGITS > store ? HG_TABLE_HASH_DIGITS : store;
 	size_t lo = 0, hi = c->n_sorted;
 	while (lo < hi) { /* the first one not before value */
 		size_t mid = lo + (hi - lo) / 2;
@@ -184,20 +193,20 @@ static size_t hash_digits(const struct column *c, const char *value, size_t stor
 }
 
 /* What the store says of a cluster hash, for the first STORE_CHECKS. */
-static size_t store_digits(struct table *t, const char *value)
+static size_t store_digits(hg_table *t, const char *value)
 {
 	size_t len = 0;
 	if (!t->store || !value || t->checks >= STORE_CHECKS)
 		return 0;
 	t->checks++;
-	return cli_short_hash(t->store, value, &len) == 0 ? len : 0;
+	return short_hash(t->store, value, &len) == 0 ? len : 0;
 }
 
-static bool sort_hashes(struct table *t)
+static bool sort_hashes(hg_table *t)
 {
 	for (size_t c = 0; c < t->n_cols; c++) {
 		struct column *col = &t->cols[c];
-		if (col->fit != CELL_HASH && col->fit != CELL_DIGEST)
+		if (col->fit != HG_CELL_HASH && col->fit != HG_CELL_DIGEST)
 			continue;
 		col->sorted = t->n_rows ? malloc(t->n_rows * sizeof *col->sorted) : NULL;
 		if (t->n_rows && !col->sorted)
@@ -228,14 +237,14 @@ static const char *time_form(const char *v, int level, char *buf)
 /* Value v of column col as the table shows it (whole: fitting it to the
  * column comes after); store: the store's digits for a hash.  buf: 33
  * bytes. */
-static const char *shown(const struct table *t, const struct column *col, const char *v,
+static const char *shown(const hg_table *t, const struct column *col, const char *v,
 			 size_t store, char *buf)
 {
 	if (!v)
 		return "";
-	if (col->fit == CELL_TIME)
+	if (col->fit == HG_CELL_TIME)
 		return time_form(v, t->time_level, buf);
-	if (col->fit == CELL_HASH || col->fit == CELL_DIGEST) {
+	if (col->fit == HG_CELL_HASH || col->fit == HG_CELL_DIGEST) {
 		size_t n = hash_digits(col, v, store);
 		if (n > 32)
 			return v;
@@ -246,13 +255,13 @@ static const char *shown(const struct table *t, const struct column *col, const 
 	return v;
 }
 
-static bool cut(enum cell_fit f)
+static bool cut(hg_cell_fit f)
 {
-	return f == CELL_CUT || f == CELL_PATH;
+	return f == HG_CELL_CUT || f == HG_CELL_PATH;
 }
 
 /* Each column's width from the buffered values (and the header). */
-static void measure(struct table *t)
+static void measure(hg_table *t)
 {
 	for (size_t c = 0; c < t->n_cols; c++) {
 		struct column *col = &t->cols[c];
@@ -271,7 +280,7 @@ static void measure(struct table *t)
 
 /* Shares room among the cut columns of [0, n): the narrowest whole, the
  * rest evenly; at least one column each. */
-static void share(struct table *t, size_t n, size_t room)
+static void share(hg_table *t, size_t n, size_t room)
 {
 	bool done[64] = {false};
 	size_t n_cut = 0;
@@ -294,7 +303,7 @@ static void share(struct table *t, size_t n, size_t room)
 /* Fits columns [0, n) on one line of t->width: the cut columns share what
  * the others leave, times shortened first when that is less than
  * CUT_FLOOR each; false when even then it is. */
-static bool lay_out(struct table *t, size_t n)
+static bool lay_out(hg_table *t, size_t n)
 {
 	for (t->time_level = 0;; t->time_level++) {
 		measure(t);
@@ -302,7 +311,7 @@ static bool lay_out(struct table *t, size_t n)
 		bool times = false;
 		for (size_t c = 0; c < n; c++) {
 			const struct column *col = &t->cols[c];
-			times |= col->fit == CELL_TIME;
+			times |= col->fit == HG_CELL_TIME;
 			if (cut(col->fit))
 				want += col->width < CUT_FLOOR ? col->width : CUT_FLOOR;
 			else
@@ -320,7 +329,7 @@ static bool lay_out(struct table *t, size_t n)
  * when the cut columns keep CUT_FLOOR columns each; else the last column,
  * when it is one to cut (a title, a reason), goes on a line of its own
  * under its row, indented, and the others fit the width. */
-static void fit(struct table *t)
+static void fit(hg_table *t)
 {
 	measure(t);
 	if (t->width <= 0 || lay_out(t, t->n_cols))
@@ -335,16 +344,16 @@ static void fit(struct table *t)
 
 /* Column c's cell of a line: v fitted to its width, padded but for the
  * line's last. */
-static void put_cell(hg_buf *line, const struct table *t, const struct column *col, const char *v,
+static void put_cell(hg_buf *line, const hg_table *t, const struct column *col, const char *v,
 		     bool last)
 {
 	size_t len = strcspn(v, "\r\n"), w = hg_visible_cols(v, len);
 	size_t pad = col->width > w ? col->width - w : 0;
 	if (t->width > 0 && cut(col->fit) && w > col->width) {
-		cli_fit_text(line, v, len, (int)col->width, col->fit == CELL_PATH);
+		hg_render_fit_text(line, v, len, (int)col->width, col->fit == HG_CELL_PATH);
 		return;
 	}
-	for (; col->fit == CELL_NUMBER && pad > 0; pad--) /* right-aligned */
+	for (; col->fit == HG_CELL_NUMBER && pad > 0; pad--) /* right-aligned */
 		hg_buf_putc(line, ' ');
 	hg_buf_visible(line, v, len);
 	for (; pad > 0 && !last; pad--)
@@ -354,7 +363,7 @@ static void put_cell(hg_buf *line, const struct table *t, const struct column *c
 /* One row of the table (values NULL: the header): the cells fitted to
  * their columns, a space between, no blanks at a line's end; the last
  * cell under the others when it goes below. */
-static void print_line(struct table *t, const char *const *values, const size_t *digits)
+static void print_line(hg_table *t, const char *const *values, const size_t *digits)
 {
 	hg_buf line;
 	hg_buf_init(&line);
@@ -375,14 +384,13 @@ static void print_line(struct table *t, const char *const *values, const size_t 
 			line.len--;
 	}
 	hg_buf_putc(&line, '\n');
-	if (!line.failed)
-		cli_write_text(t->out, line.data, line.len);
+	emit(t, &line);
 	hg_buf_release(&line);
 }
 
-void table_flush(struct table *t)
+void hg_table_flush(hg_table *t)
 {
-	if (!t || t->format != ROWS_TABLE || t->laid_out || !t->n_cols)
+	if (!t || t->format != HG_ROWS_TABLE || t->laid_out || !t->n_cols)
 		return;
 	if (!sort_hashes(t)) {
 		t->failed = true;
@@ -392,7 +400,7 @@ void table_flush(struct table *t)
 	bool header = false;
 	for (size_t r = 0; r < t->n_rows; r++) {
 		if (t->note[r]) {
-			cli_fputs(t->cells[r * t->n_cols], t->out);
+			emit_text(t, t->cells[r * t->n_cols]);
 			continue;
 		}
 		if (!header)
@@ -404,7 +412,7 @@ void table_flush(struct table *t)
 	t->laid_out = true;
 }
 
-static bool set_columns(struct table *t, const struct table_cell *cells, size_t n)
+static bool set_columns(hg_table *t, const hg_table_cell *cells, size_t n)
 {
 	t->cols = calloc(n, sizeof *t->cols);
 	if (!t->cols)
@@ -419,7 +427,7 @@ static bool set_columns(struct table *t, const struct table_cell *cells, size_t 
 }
 
 /* Room for one more buffered row. */
-static bool grow(struct table *t)
+static bool grow(hg_table *t)
 {
 	if (t->n_rows < t->cap)
 		return true;
@@ -440,17 +448,21 @@ static bool grow(struct table *t)
 }
 
 /* A CSV or JSON row, as print_row prints it. */
-static void print_data(struct table *t, const struct table_cell *cells, size_t n, bool first)
+static void print_data(hg_table *t, const hg_table_cell *cells, size_t n, bool first)
 {
-	struct cell row[64];
+	hg_row_cell row[64];
 	for (size_t c = 0; c < n; c++)
-		row[c] = (struct cell){cells[c].column, cells[c].value, 0, cells[c].json};
-	if (first && t->format == ROWS_CSV)
-		print_header(t->out, t->format, row, n);
-	print_row(t->out, t->format, row, n);
+		row[c] = (hg_row_cell){cells[c].column, cells[c].value, 0, cells[c].json};
+	hg_buf b;
+	hg_buf_init(&b);
+	if (first && t->format == HG_ROWS_CSV)
+		hg_render_row_header(&b, t->format, row, n);
+	hg_render_row(&b, t->format, row, n);
+	emit(t, &b);
+	hg_buf_release(&b);
 }
 
-void table_row(struct table *t, const struct table_cell *cells, size_t n)
+void hg_table_row(hg_table *t, const hg_table_cell *cells, size_t n)
 {
 	if (!t || t->failed || n > 64)
 		return;
@@ -459,7 +471,7 @@ void table_row(struct table *t, const struct table_cell *cells, size_t n)
 		t->failed = true;
 		return;
 	}
-	if (t->format != ROWS_TABLE) {
+	if (t->format != HG_ROWS_TABLE) {
 		print_data(t, cells, n, first);
 		return;
 	}
@@ -471,7 +483,7 @@ void table_row(struct table *t, const struct table_cell *cells, size_t n)
 	size_t digits[64];
 	for (size_t c = 0; c < n; c++) {
 		values[c] = (char *)cells[c].value;
-		digits[c] = cells[c].fit == CELL_HASH ? store_digits(t, cells[c].value) : 0;
+		digits[c] = cells[c].fit == HG_CELL_HASH ? store_digits(t, cells[c].value) : 0;
 	}
 	if (t->laid_out) {
 		print_line(t, (const char *const *)values, digits);
@@ -488,16 +500,16 @@ void table_row(struct table *t, const struct table_cell *cells, size_t n)
 		t->digits[at + c] = digits[c];
 		t->failed |= values[c] && !t->cells[at + c];
 	}
-	if (t->n_rows == TABLE_BUFFER_ROWS)
-		table_flush(t);
+	if (t->n_rows == HG_TABLE_BUFFER_ROWS)
+		hg_table_flush(t);
 }
 
-void table_note(struct table *t, const char *text)
+void hg_table_note(hg_table *t, const char *text)
 {
-	if (!t || t->failed || t->format != ROWS_TABLE)
+	if (!t || t->failed || t->format != HG_ROWS_TABLE)
 		return;
 	if (t->laid_out || !t->n_cols) {
-		cli_fputs(text, t->out);
+		emit_text(t, text);
 		return;
 	}
 	if (!grow(t)) {
@@ -513,11 +525,11 @@ void table_note(struct table *t, const char *text)
 	t->failed |= !t->cells[at];
 }
 
-void table_destroy(struct table *t)
+void hg_table_destroy(hg_table *t)
 {
 	if (!t)
 		return;
-	table_flush(t);
+	hg_table_flush(t);
 	free_rows(t);
 	free_columns(t);
 	free(t);

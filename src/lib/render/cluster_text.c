@@ -1,24 +1,16 @@
-/* hangar show for a person: its header, counts, merged call tree and
- * samples, each line fitted to --width. */
+/* A cluster for a person (hangar show): its header, counts, merged call
+ * tree and samples, each line fitted to a width (0: no limit) — the
+ * header's values wrapped whole, names shortened as the stack views
+ * shorten them, paths cut at their start.  Lines are appended to the
+ * caller's buffer. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "figures_cli.h"
 #include "hangar/render.h"
-#include "show_text.h"
-#include "store_cli.h"
 
 #define TREE_COLUMNS 31 /* "reports total max *" before a frame's indent */
 #define SAMPLE_PATH 16  /* columns a sample's path keeps, however narrow */
-
-/* Writes a line built in b (and releases it). */
-static void put_line(hg_buf *b)
-{
-	if (!b->failed && b->len)
-		cli_write_text(stdout, b->data, b->len);
-	hg_buf_release(b);
-}
 
 /* "129, device unknown" when no report names one (not "on 0 devices"),
  * else "129 on 12 devices", and how many name none. */
@@ -37,34 +29,31 @@ static void say_devices(hg_buf *b, const hg_cluster_row *c, int64_t no_device)
 
 /* "key         value", the value wrapped to the width under itself: the
  * header says everything whole. */
-static void say_field(int width, const char *key, const char *value, size_t len)
+static void say_field(hg_buf *out, int width, const char *key, const char *value, size_t len)
 {
 	char first[32];
 	snprintf(first, sizeof first, "%-11s ", key);
-	hg_buf line;
-	hg_buf_init(&line);
-	hg_render_wrap(&line, first, "            ", value, len, width);
-	put_line(&line);
+	hg_render_wrap(out, first, "            ", value, len, width);
 }
 
-void show_text_cluster(const hg_cluster_row *c, int64_t no_device, int width)
+void hg_render_cluster_header(hg_buf *out, const hg_cluster_row *c, int64_t no_device, int width)
 {
-	say_field(width, "cluster", c->hash, strlen(c->hash));
-	say_field(width, "kind", c->kind, strlen(c->kind));
-	say_field(width, "title", c->title, strcspn(c->title, "\r\n"));
+	say_field(out, width, "cluster", c->hash, strlen(c->hash));
+	say_field(out, width, "kind", c->kind, strlen(c->kind));
+	say_field(out, width, "title", c->title, strcspn(c->title, "\r\n"));
 	if (c->key_symbol)
-		say_field(width, "StackKey", c->key_symbol, strcspn(c->key_symbol, "\r\n"));
+		say_field(out, width, "StackKey", c->key_symbol, strcspn(c->key_symbol, "\r\n"));
 	hg_buf b;
 	hg_buf_init(&b);
 	say_devices(&b, c, no_device);
 	hg_buf_puts(&b, c->symbolicated ? "" : " (unsymbolicated: grouped by method ids)");
-	say_field(width, "reports", b.data ? b.data : "", b.len);
+	say_field(out, width, "reports", b.data ? b.data : "", b.len);
 	hg_buf_reset(&b);
 	if (c->first_seen && c->last_seen)
 		hg_buf_printf(&b, "%s .. %s", c->first_seen, c->last_seen);
 	else
 		hg_buf_puts(&b, "unknown (no report of this cluster gives its time)");
-	say_field(width, "seen", b.data ? b.data : "", b.len);
+	say_field(out, width, "seen", b.data ? b.data : "", b.len);
 	hg_buf_reset(&b);
 	if (c->cost_reports)
 		hg_buf_printf(&b, "p50 %" PRId64 " ms, p90 %" PRId64 " ms, p99 %" PRId64
@@ -74,15 +63,15 @@ void show_text_cluster(const hg_cluster_row *c, int64_t no_device, int width)
 	else
 		hg_buf_printf(&b, "— (nobody measured it: %s)", !strcmp(c->kind, "fps")
 			      ? "FPS reports count frames" : "no report gives one");
-	say_field(width, "cost", b.data ? b.data : "", b.len);
+	say_field(out, width, "cost", b.data ? b.data : "", b.len);
 	if (c->figures) {
 		hg_buf_reset(&b);
-		figures_text(&b, c->figures);
+		hg_render_figures_text(&b, c->figures);
 		if (b.len && !b.failed)
-			say_field(width, c->figures->fps_reports ? "fps" : "startup", b.data,
+			say_field(out, width, c->figures->fps_reports ? "fps" : "startup", b.data,
 				  b.len);
 	}
-	say_field(width, "signature", c->frames, strlen(c->frames));
+	say_field(out, width, "signature", c->frames, strlen(c->frames));
 	hg_buf_release(&b);
 }
 
@@ -99,7 +88,9 @@ static void fit_name(hg_buf *out, const char *name, int avail)
 	}
 	hg_buf b;
 	hg_buf_init(&b);
-	if (!strchr(name, ' ') || strchr(name, '(')) /* a class or a method, with its arguments */
+	/* a class or a method, with its arguments; not a device's fingerprint
+	 * ("google/sailfish/sailfish:10/…"), whose dots are no packages */
+	if ((!strchr(name, ' ') || strchr(name, '(')) && !strchr(name, '/'))
 		hg_render_fit_symbol(&b, "", name, avail, "…");
 	for (int level = 1;
 	     level <= 3 && !b.failed && hg_visible_cols(b.data, b.len) > (size_t)avail; level++) {
@@ -107,9 +98,9 @@ static void fit_name(hg_buf *out, const char *name, int avail)
 		hg_render_native_name(&b, name, level, "…");
 	}
 	if (b.failed || !b.len)
-		cli_fit_text(out, name, len, avail, false);
+		hg_render_fit_text(out, name, len, avail, false);
 	else /* (b is escaped already: escaping it again changes nothing) */
-		cli_fit_text(out, b.data, b.len, avail, false);
+		hg_render_fit_text(out, b.data, b.len, avail, false);
 	hg_buf_release(&b);
 }
 
@@ -140,35 +131,30 @@ static int name_room(int width, int indent)
 	return avail > 1 ? avail : 1;
 }
 
-void show_text_count(const char *value, int64_t count, int width)
+void hg_render_cluster_count(hg_buf *out, const char *value, int64_t count, int width)
 {
-	hg_buf line;
-	hg_buf_init(&line);
-	hg_buf_printf(&line, "  %8" PRId64 "  ", count);
-	fit_name(&line, value ? value : "(unknown)", width > 0 ? width - 12 : 0);
-	hg_buf_putc(&line, '\n');
-	put_line(&line);
+	hg_buf_printf(out, "  %8" PRId64 "  ", count);
+	fit_name(out, value ? value : "(unknown)", width > 0 ? width - 12 : 0);
+	hg_buf_putc(out, '\n');
 }
 
-void show_text_node(const struct show_node *n, int width, bool cost_known)
+void hg_render_cluster_node(hg_buf *out, const hg_cluster_node *n, int width, bool cost_known)
 {
 	int indent = indent_of(n->depth, width);
-	hg_buf line;
-	hg_buf_init(&line);
 	/* the columns of counts, the indent, then the name as fits; costs
 	 * nobody measured are "—" (a dash is one column, three bytes) */
 	if (cost_known)
-		hg_buf_printf(&line, "%8" PRId64 " %10" PRId64 " %8" PRId64 " %c %*s", n->reports,
+		hg_buf_printf(out, "%8" PRId64 " %10" PRId64 " %8" PRId64 " %c %*s", n->reports,
 			      n->total, n->max, n->key ? '*' : ' ', indent, "");
 	else
-		hg_buf_printf(&line, "%8" PRId64 " %9s— %7s— %c %*s", n->reports, "", "",
+		hg_buf_printf(out, "%8" PRId64 " %9s— %7s— %c %*s", n->reports, "", "",
 			      n->key ? '*' : ' ', indent, "");
-	fit_name(&line, n->symbol, name_room(width, indent));
-	hg_buf_putc(&line, '\n');
-	put_line(&line);
+	fit_name(out, n->symbol, name_room(width, indent));
+	hg_buf_putc(out, '\n');
 }
 
-void show_text_hidden(long depth, int64_t nodes, int64_t cost, const char *why, int width)
+void hg_render_cluster_hidden(hg_buf *out, long depth, int64_t nodes, int64_t cost, const char *why,
+			      int width)
 {
 	int indent = indent_of(depth, width), room = name_room(width, indent);
 	char text[256];
@@ -177,28 +163,17 @@ void show_text_hidden(long depth, int64_t nodes, int64_t cost, const char *why, 
 	/* narrow: the count without the reason (the options say it) */
 	if (room && n > 0 && hg_visible_cols(text, strlen(text)) > (size_t)room)
 		snprintf(text, sizeof text, "… %" PRId64 " more", nodes);
-	hg_buf line;
-	hg_buf_init(&line);
 	if (cost >= 0)
-		hg_buf_printf(&line, "%8s %10" PRId64 " %8s   %*s", "", cost, "", indent, "");
+		hg_buf_printf(out, "%8s %10" PRId64 " %8s   %*s", "", cost, "", indent, "");
 	else /* unknown */
-		hg_buf_printf(&line, "%8s %9s— %8s   %*s", "", "", "", indent, "");
-	cli_fit_text(&line, text, strlen(text), room, false);
-	hg_buf_putc(&line, '\n');
-	put_line(&line);
-}
-
-void show_text_wrap(const char *text, int width)
-{
-	hg_buf line;
-	hg_buf_init(&line);
-	hg_render_wrap(&line, "", " ", text, strlen(text), width);
-	put_line(&line);
+		hg_buf_printf(out, "%8s %9s— %8s   %*s", "", "", "", indent, "");
+	hg_render_fit_text(out, text, strlen(text), room, false);
+	hg_buf_putc(out, '\n');
 }
 
 /* "  path:line  time  version  device  cost": the path cut at its start
  * (its file name and line stay), then the rest at its end, to fit. */
-void show_text_sample(const hg_report_row *r, int width)
+void hg_render_cluster_sample(hg_buf *out, const hg_report_row *r, int width)
 {
 	hg_buf where, rest, line;
 	hg_buf_init(&where);
@@ -217,13 +192,15 @@ void show_text_sample(const hg_report_row *r, int width)
 		room = room > SAMPLE_PATH ? room : SAMPLE_PATH;
 	}
 	hg_buf_puts(&line, "  ");
-	cli_fit_text(&line, where.data ? where.data : "", where.len, room, true);
+	hg_render_fit_text(&line, where.data ? where.data : "", where.len, room, true);
 	/* the rest after the path, in what is left */
 	int left = width > 0 ? width - (int)hg_visible_cols(line.data, line.len) : 0;
-	cli_fit_text(&line, rest.data ? rest.data : "", rest.len, width > 0 && left < 1 ? 1 : left,
+	hg_render_fit_text(&line, rest.data ? rest.data : "", rest.len, width > 0 && left < 1 ? 1 : left,
 		     false);
 	hg_buf_putc(&line, '\n');
-	put_line(&line);
+	hg_buf_add(out, line.data, line.len);
+	out->failed |= line.failed;
+	hg_buf_release(&line);
 	hg_buf_release(&where);
 	hg_buf_release(&rest);
 }

@@ -1,30 +1,31 @@
-/* hangar show's tree: copied, ordered by cost, pruned, walked without
- * recursion (a thread dump's tree can be thousands of frames deep). */
+/* A cluster's merged call tree (hangar show's): copied, ordered by cost,
+ * pruned, walked without recursion (a thread dump's tree can be thousands
+ * of frames deep). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "show_tree.h"
+#include "hangar/render.h"
 
 #define NO_PARENT ((size_t)-1)
 
-void show_tree_init(struct show_tree *t)
+void hg_cluster_tree_init(hg_cluster_tree *t)
 {
 	memset(t, 0, sizeof *t);
 }
 
-void show_tree_release(struct show_tree *t)
+void hg_cluster_tree_release(hg_cluster_tree *t)
 {
 	for (size_t i = 0; i < t->n; i++)
 		free(t->nodes[i].symbol);
 	free(t->nodes);
 	free(t->children);
 	free(t->roots);
-	show_tree_init(t);
+	hg_cluster_tree_init(t);
 }
 
 /* The index of the node with this id: nodes come in id order. */
-static size_t find_id(const struct show_tree *t, int64_t id)
+static size_t find_id(const hg_cluster_tree *t, int64_t id)
 {
 	size_t lo = 0, hi = t->n;
 	while (lo < hi) {
@@ -39,12 +40,12 @@ static size_t find_id(const struct show_tree *t, int64_t id)
 	return NO_PARENT;
 }
 
-int show_tree_add(void *user, const hg_tree_row *row)
+int hg_cluster_tree_add(void *user, const hg_tree_row *row)
 {
-	struct show_tree *t = user;
+	hg_cluster_tree *t = user;
 	if (t->n == t->cap) {
 		size_t cap = t->cap ? 2 * t->cap : 256;
-		struct show_node *v = realloc(t->nodes, cap * sizeof *v);
+		hg_cluster_node *v = realloc(t->nodes, cap * sizeof *v);
 		if (!v)
 			return HG_ENOMEM;
 		t->nodes = v;
@@ -58,7 +59,7 @@ int show_tree_add(void *user, const hg_tree_row *row)
 	char *symbol = strdup(row->symbol ? row->symbol : "");
 	if (!symbol)
 		return HG_ENOMEM;
-	t->nodes[t->n++] = (struct show_node){
+	t->nodes[t->n++] = (hg_cluster_node){
 		.id = row->id, .parent = row->parent, .reports = row->reports,
 		.total = row->total_cost, .max = row->max_cost, .self = row->self_cost,
 		.key = row->on_key_path, .symbol = symbol, .parent_at = parent,
@@ -69,21 +70,21 @@ int show_tree_add(void *user, const hg_tree_row *row)
 /* The reading's reasons as the tree's. */
 static unsigned pruned_bits(unsigned left_why)
 {
-	return ((left_why & HG_TREE_LEFT_COST) ? PRUNED_COST : 0) |
-	       ((left_why & HG_TREE_LEFT_DEPTH) ? PRUNED_DEPTH : 0) |
-	       ((left_why & HG_TREE_LEFT_CAP) ? PRUNED_CAP : 0);
+	return ((left_why & HG_TREE_LEFT_COST) ? HG_PRUNED_COST : 0) |
+	       ((left_why & HG_TREE_LEFT_DEPTH) ? HG_PRUNED_DEPTH : 0) |
+	       ((left_why & HG_TREE_LEFT_CAP) ? HG_PRUNED_CAP : 0);
 }
 
-int show_tree_left(void *user, const hg_tree_left *left)
+int hg_cluster_tree_left(void *user, const hg_tree_left *left)
 {
-	struct show_tree *t = user;
+	hg_cluster_tree *t = user;
 	int64_t *nodes = &t->roots_hidden_nodes, *cost = &t->roots_hidden_cost;
 	unsigned *whys = &t->roots_hidden_why;
 	if (left->parent != 0) {
 		size_t at = find_id(t, left->parent);
 		if (at == NO_PARENT)
 			return HG_EPARSE;
-		struct show_node *p = &t->nodes[at];
+		hg_cluster_node *p = &t->nodes[at];
 		nodes = &p->hidden_nodes;
 		cost = &p->hidden_cost;
 		whys = &p->hidden_why;
@@ -116,7 +117,7 @@ static int by_cost(const void *a, const void *b)
 	return c ? c : (x->id > y->id) - (x->id < y->id);
 }
 
-static int order_children(struct show_tree *t)
+static int order_children(hg_cluster_tree *t)
 {
 	struct order *o = t->n ? malloc(t->n * sizeof *o) : NULL;
 	t->children = t->n ? malloc(t->n * sizeof *t->children) : NULL;
@@ -132,7 +133,7 @@ static int order_children(struct show_tree *t)
 	size_t k = 0;
 	for (; k < t->n && o[k].parent != NO_PARENT; k++) {
 		t->children[k] = o[k].at;
-		struct show_node *p = &t->nodes[o[k].parent];
+		hg_cluster_node *p = &t->nodes[o[k].parent];
 		if (p->n_children++ == 0)
 			p->first = k;
 	}
@@ -153,7 +154,7 @@ static int order_children(struct show_tree *t)
 
 /* Whether node a comes before b: costlier, then more reports, then by
  * frame text and id (the same order on every run). */
-static bool before(const struct show_node *a, const struct show_node *b)
+static bool before(const hg_cluster_node *a, const hg_cluster_node *b)
 {
 	if (a->total != b->total)
 		return a->total > b->total;
@@ -167,14 +168,14 @@ static bool before(const struct show_node *a, const struct show_node *b)
  * reports pass through (then the costliest), as long as there is one.  A
  * thread-stack cluster marks each report's whole stack; this is the path
  * they share most. */
-static void mark_key_path(struct show_tree *t)
+static void mark_key_path(hg_cluster_tree *t)
 {
 	const size_t *group = t->roots;
 	size_t n = t->n_roots;
 	for (;;) {
-		struct show_node *best = NULL;
+		hg_cluster_node *best = NULL;
 		for (size_t i = 0; i < n; i++) {
-			struct show_node *c = &t->nodes[group[i]];
+			hg_cluster_node *c = &t->nodes[group[i]];
 			if (c->key && (!best || c->reports > best->reports ||
 				       (c->reports == best->reports && before(c, best))))
 				best = c;
@@ -190,7 +191,7 @@ static void mark_key_path(struct show_tree *t)
 /* A binary heap of node indexes, the node that comes first on top. */
 struct heap {
 	size_t *at, n;
-	const struct show_node *nodes;
+	const hg_cluster_node *nodes;
 };
 
 static bool heap_less(const struct heap *h, size_t i, size_t j)
@@ -231,27 +232,27 @@ static size_t heap_pop(struct heap *h)
 
 /* Why node c is left out (0: it is shown), when the tree shows `shown`
  * nodes so far. */
-static unsigned reason(const struct show_tree *t, const struct show_tree_opts *o,
-		       const struct show_node *c)
+static unsigned reason(const hg_cluster_tree *t, const hg_cluster_tree_opts *o,
+		       const hg_cluster_node *c)
 {
 	if (c->keep)
 		return 0;
 	if (o->max_depth > 0 && c->depth >= o->max_depth)
-		return PRUNED_DEPTH;
+		return HG_PRUNED_DEPTH;
 	if (c->total < t->min_cost)
-		return PRUNED_COST;
+		return HG_PRUNED_COST;
 	if (o->limit > 0 && t->shown >= (size_t)o->limit)
-		return PRUNED_LIMIT;
+		return HG_PRUNED_LIMIT;
 	return 0;
 }
 
 /* Counts a hidden node (its whole subtree) with its parent. */
-static void hide(struct show_tree *t, const struct show_node *c, unsigned why)
+static void hide(hg_cluster_tree *t, const hg_cluster_node *c, unsigned why)
 {
 	int64_t *nodes = &t->roots_hidden_nodes, *cost = &t->roots_hidden_cost;
 	unsigned *whys = &t->roots_hidden_why;
 	if (c->parent_at != NO_PARENT) {
-		struct show_node *p = &t->nodes[c->parent_at];
+		hg_cluster_node *p = &t->nodes[c->parent_at];
 		nodes = &p->hidden_nodes;
 		cost = &p->hidden_cost;
 		whys = &p->hidden_why;
@@ -261,13 +262,13 @@ static void hide(struct show_tree *t, const struct show_node *c, unsigned why)
 	*whys |= why;
 }
 
-int show_tree_prune(struct show_tree *t, const struct show_tree_opts *o)
+int hg_cluster_tree_prune(hg_cluster_tree *t, const hg_cluster_tree_opts *o)
 {
 	int err = order_children(t);
 	if (err)
 		return err;
 	for (size_t i = t->n; i-- > 0;) { /* children before parents */
-		struct show_node *c = &t->nodes[i];
+		hg_cluster_node *c = &t->nodes[i];
 		if (c->parent_at != NO_PARENT)
 			t->nodes[c->parent_at].subtree += c->subtree;
 	}
@@ -292,7 +293,7 @@ int show_tree_prune(struct show_tree *t, const struct show_tree_opts *o)
 	for (size_t i = 0; i < t->n_roots; i++)
 		heap_push(&h, t->roots[i]);
 	while (h.n) {
-		struct show_node *c = &t->nodes[heap_pop(&h)];
+		hg_cluster_node *c = &t->nodes[heap_pop(&h)];
 		unsigned why = reason(t, o, c);
 		if (why) {
 			hide(t, c, why);
@@ -314,7 +315,7 @@ struct frame {
 	size_t next;     /* the next child to look at */
 };
 
-int show_tree_walk(const struct show_tree *t, const struct show_visitor *v)
+int hg_cluster_tree_walk(const hg_cluster_tree *t, const hg_cluster_visitor *v)
 {
 	size_t cap = 64, top = 0;
 	struct frame *stack = malloc(cap * sizeof *stack);
@@ -323,7 +324,7 @@ int show_tree_walk(const struct show_tree *t, const struct show_visitor *v)
 	stack[top++] = (struct frame){NO_PARENT, 0};
 	while (top) {
 		struct frame *f = &stack[top - 1];
-		const struct show_node *p = f->at == NO_PARENT ? NULL : &t->nodes[f->at];
+		const hg_cluster_node *p = f->at == NO_PARENT ? NULL : &t->nodes[f->at];
 		const size_t *group = p ? t->children + p->first : t->roots;
 		size_t n = p ? p->n_children : t->n_roots;
 		while (f->next < n && !t->nodes[group[f->next]].shown)
@@ -354,12 +355,12 @@ int show_tree_walk(const struct show_tree *t, const struct show_visitor *v)
 	return 0;
 }
 
-void show_tree_why(const struct show_tree_opts *o, int64_t min_cost, unsigned why, char *buf,
+void hg_cluster_tree_why(const hg_cluster_tree_opts *o, int64_t min_cost, unsigned why, char *buf,
 		   size_t size)
 {
 	size_t used = 0;
 	buf[0] = '\0';
-	if (why & PRUNED_COST) {
+	if (why & HG_PRUNED_COST) {
 		if (o->min_cost >= 0)
 			used += (size_t)snprintf(buf + used, size - used, "below %lld ms",
 						 (long long)min_cost);
@@ -368,13 +369,13 @@ void show_tree_why(const struct show_tree_opts *o, int64_t min_cost, unsigned wh
 						 "below %g%% of the cost (%lld ms)", o->min_share * 100,
 						 (long long)min_cost);
 	}
-	if ((why & PRUNED_LIMIT) && used < size)
+	if ((why & HG_PRUNED_LIMIT) && used < size)
 		used += (size_t)snprintf(buf + used, size - used, "%spast the %ld costliest",
 					 used ? ", " : "", o->limit);
-	if ((why & PRUNED_DEPTH) && used < size)
+	if ((why & HG_PRUNED_DEPTH) && used < size)
 		used += (size_t)snprintf(buf + used, size - used, "%sdeeper than %ld level%s",
 					 used ? ", " : "", o->max_depth, o->max_depth == 1 ? "" : "s");
-	if ((why & PRUNED_CAP) && used < size)
+	if ((why & HG_PRUNED_CAP) && used < size)
 		snprintf(buf + used, size - used, "%snot among the %zu read (--max-nodes)",
 			 used ? ", " : "", o->max_nodes);
 }
