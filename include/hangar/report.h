@@ -290,6 +290,10 @@ void hg_report_destroy(hg_report *report);
  * nothing for any other.  0 or HG_ENOMEM. */
 int hg_report_rebuild(hg_report *report);
 int hg_report_symbolicate(hg_report *report, const hg_mapping *mapping);
+/* The name of a method stack's item: its mapping's (hg_report_symbolicate),
+ * else Matrix's own name for the ids it fixes (Handler.dispatchMessage,
+ * HG_BEAT_DISPATCH_ID), else NULL ("#<id>" in every output). */
+const char *hg_report_item_symbol(const hg_report *rep, const hg_method_item *item);
 
 /* Whether the methodMapping that named a report is the app's own.  The
  * app's package is the first two words of the report's process

@@ -57,7 +57,7 @@ function exports(dir) {
 		  type: 'sampled', frames: ['HTHangValidationModel.blockMainThreadForFourSeconds()'],
 		  files: [['HTHangValidationModel.blockMainThreadForFourSeconds()', 'HTHangValidation.swift', 379]] },
 		{ name: 'cluster', args: ['show', '--db', db, hash, '-f', 'speedscope'],
-		  type: 'evented', frames: ['#1048574'], key: true },
+		  type: 'evented', frames: ['android.os.Handler.dispatchMessage(Message)'], key: true },
 	].map(e => ({ ...e, chrome: e.args.map(a => a === 'speedscope' ? 'chrome' : a) }));
 }
 

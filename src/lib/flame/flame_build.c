@@ -43,7 +43,7 @@ static int from_method_stack(const hg_report *rep, bool whole, hg_arena *arena, 
 		return HG_ENOMEM;
 	for (size_t i = 0; i < st->len; i++) {
 		const hg_method_item *it = &st->items[i];
-		const char *sym = rep->symbols ? rep->symbols[it->origin] : NULL;
+		const char *sym = hg_report_item_symbol(rep, it);
 		const char *name = sym ? sym : hg_arena_printf(arena, "#%" PRId32, it->id);
 		if (!name)
 			return HG_ENOMEM;

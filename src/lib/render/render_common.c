@@ -26,7 +26,7 @@ void render_flush_point(hg_buf *out, const hg_render_opts *opts)
 
 const char *item_symbol(const hg_report *rep, const hg_method_item *item)
 {
-	return rep->symbols ? rep->symbols[item->origin] : NULL;
+	return hg_report_item_symbol(rep, item);
 }
 
 void render_source_fields(hg_buf *out, const hg_report *rep)

@@ -399,6 +399,17 @@ static const char **cache_slot(struct symbol_cache *c, int32_t id, bool *found)
 	return &c->symbol[h];
 }
 
+const char *hg_report_item_symbol(const hg_report *rep, const hg_method_item *item)
+{
+	const char *sym = rep->symbols && item->origin < rep->full.len ? rep->symbols[item->origin]
+								     : NULL;
+	/* Matrix gives Handler.dispatchMessage a fixed id and writes it into
+	 * every methodMapping.txt as this: without a mapping it is still known */
+	if (!sym && item->id == HG_BEAT_DISPATCH_ID)
+		sym = "android.os.Handler.dispatchMessage(Message)";
+	return sym;
+}
+
 int hg_report_symbolicate(hg_report *rep, const hg_mapping *mapping)
 {
 	if (rep->error || !mapping || rep->full.len == 0 || rep->symbols)

@@ -158,9 +158,7 @@ static int from_method_stack(const hg_report *rep, hg_arena *arena, hg_arena *sc
 							       : HG_ENOMEM;
 	for (size_t i = 0; !err && i < s->len; i++) {
 		const hg_method_item *it = &s->items[i];
-		const char *sym = NULL;
-		if (rep->symbols && it->origin < rep->full.len)
-			sym = rep->symbols[it->origin];
+		const char *sym = hg_report_item_symbol(rep, it);
 		if (!sym)
 			sym = hg_arena_printf(arena, "#%ld", (long)it->id);
 		if (!sym)
