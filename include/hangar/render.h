@@ -189,9 +189,9 @@ void hg_cluster_tree_why(const hg_cluster_tree_opts *o, int64_t min_cost, unsign
 /* ---- a cluster for a person (cluster_text.c), fitted to width (0: no
  * limit); each appends whole lines to out ---- */
 
-/* The header: cluster, kind, title, StackKey, reports (no_device of them
- * name no device), seen, cost, the figures, signature. */
-void hg_render_cluster_header(hg_buf *out, const hg_cluster_row *c, int64_t no_device, int width);
+/* The header: cluster, kind, title, StackKey, reports (and how many name
+ * no device: c->no_device), seen, cost, the figures, signature. */
+void hg_render_cluster_header(hg_buf *out, const hg_cluster_row *c, int width);
 /* "  COUNT  value" of the by-version, -device and -scene lists. */
 void hg_render_cluster_count(hg_buf *out, const char *value, int64_t count, int width);
 /* A node of the merged call tree: reports, total and max ms ("—" when

@@ -59,7 +59,6 @@ struct show {
 	hg_buf json;            /* the JSON object being built */
 	hg_buf text;            /* the table: lines for a person, written as made */
 	bool first;
-	int64_t no_device;      /* reports that name no device */
 	hg_cluster_tree tree;
 	hg_cluster_tree_opts opts;
 	unsigned read_why;      /* why the reading left nodes out: HG_TREE_LEFT_* */
@@ -91,7 +90,7 @@ static int on_cluster(void *user, const hg_cluster_row *c)
 		hg_cluster_json_members(b, c);
 		hg_buf_printf(b, ",\"signature\":%s", c->frames);
 	} else if (s->format == HG_ROWS_TABLE) {
-		hg_render_cluster_header(&s->text, c, s->no_device, s->width);
+		hg_render_cluster_header(&s->text, c, s->width);
 		put_text(s);
 	}
 	return 0;
@@ -284,14 +283,6 @@ static int parse_options(int argc, char **argv, struct show *s, const char **db)
 	return EXIT_FINE;
 }
 
-static int count_no_device(void *user, const char *value, int64_t count)
-{
-	struct show *s = user;
-	if (!value || !*value)
-		s->no_device += count;
-	return 0;
-}
-
 /* The cluster's report count and title, for the flame. */
 struct flame_info {
 	int64_t count;
@@ -413,9 +404,7 @@ static int run_show(int argc, char **argv)
 	hg_buf_init(&s.json);
 	hg_buf_init(&s.text);
 	hg_cluster_tree_init(&s.tree);
-	rc = hg_store_cluster_counts(store, hash, "device", count_no_device, &s);
-	if (rc == 0)
-		rc = hg_store_cluster(store, hash, on_cluster, &s);
+	rc = hg_store_cluster(store, hash, on_cluster, &s);
 	static const char *const by[] = {"version", "device", "scene"};
 	for (size_t i = 0; i < 3 && rc == 0; i++) {
 		/* JSON: by_version came with the cluster's keys */

@@ -66,9 +66,6 @@ static int on_row(void *user, const hg_cluster_row *r)
 	c->first_seen = dup(a, r->first_seen, &l->err); /* NULL: no report time */
 	c->last_seen = dup(a, r->last_seen, &l->err);
 	c->count = r->count;
-	c->p50 = r->cost_p50;
-	c->p90 = r->cost_p90;
-	c->cost_reports = r->cost_reports;
 	if (r->figures) {
 		hg_figures *f = hg_arena_alloc(a, sizeof *f);
 		if (!f)

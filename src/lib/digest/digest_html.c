@@ -176,9 +176,9 @@ static void table_row(hg_buf *b, size_t i, const struct dg_cluster *c, bool regr
 	hg_buf_puts(b, "<td>");
 	chart_write(b, c, r, false);
 	hg_buf_puts(b, "</td><td class=\"n\">");
-	cost_cell(b, c->cost_reports > 0, c->p50);
+	cost_cell(b, c->row.cost_reports > 0, c->row.cost_p50);
 	hg_buf_puts(b, "</td><td class=\"n\">");
-	cost_cell(b, c->cost_reports > 0, c->p90);
+	cost_cell(b, c->row.cost_reports > 0, c->row.cost_p90);
 	hg_buf_puts(b, "</td><td>");
 	versions(b, c);
 	hg_buf_puts(b, "</td></tr>\n");
@@ -258,8 +258,8 @@ static void cluster_section(hg_buf *b, const struct dg_cluster *c, size_t number
 	html_text(b, c->kind, CELL_MAX);
 	hg_buf_printf(b, "</li><li><b>reports</b> %" PRId64 " (%" PRId64 " this run)</li>"
 		      "<li><b>p50 / p90</b> ", c->count, c->run_count);
-	if (c->cost_reports)
-		hg_buf_printf(b, "%" PRId64 " / %" PRId64 " ms", c->p50, c->p90);
+	if (c->row.cost_reports)
+		hg_buf_printf(b, "%" PRId64 " / %" PRId64 " ms", c->row.cost_p50, c->row.cost_p90);
 	else
 		hg_buf_puts(b, "— (nobody measured it)");
 	hg_buf_puts(b, "</li><li><b>first seen</b> ");

@@ -41,7 +41,7 @@ struct dg_version {
 struct dg_cluster {
 	const char *hash, *kind, *title, *key_symbol; /* key_symbol may be NULL */
 	const char *first_seen, *last_seen;           /* NULL: no report has a time */
-	int64_t count, run_count, p50, p90;
+	int64_t count, run_count;
 	struct dg_version *versions;
 	size_t n_versions;
 	int64_t versions_other;     /* reports in versions not listed */
@@ -49,11 +49,10 @@ struct dg_cluster {
 	size_t n_path;
 	int64_t path_depth;         /* nodes on the whole path */
 	bool key_at_end;            /* the last node is the StackKey symbol */
-	int64_t cost_reports;       /* reports with a measured cost: 0 (FPS), the cost
-	                             * figures are unknown, not 0 */
 	const hg_figures *fig;      /* FPS / startup figures; NULL: none */
 	hg_cluster_row row;         /* as the store gave it (strings in the arena):
-	                             * the JSON's cluster keys, as top's */
+	                             * the JSON's cluster keys, as top's, and its
+	                             * costs (row.cost_reports 0: unknown, not 0) */
 	int64_t old_count, new_count, old_p90, new_p90; /* regressed clusters */
 	bool cost_unknown;          /* regressed: no measured cost, the p90s unknown */
 	int64_t old_fps_reports, new_fps_reports; /* regressed FPS clusters: */

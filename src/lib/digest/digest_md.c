@@ -123,8 +123,8 @@ static void table_row(hg_buf *b, size_t i, const struct dg_cluster *c, bool regr
 	md_text(b, c->first_seen ? c->first_seen : "unknown", CELL_MAX);
 	hg_buf_puts(b, " | ");
 	md_text(b, c->last_seen ? c->last_seen : "unknown", CELL_MAX);
-	if (c->cost_reports)
-		hg_buf_printf(b, " | %" PRId64 " | %" PRId64 " |\n", c->p50, c->p90);
+	if (c->row.cost_reports)
+		hg_buf_printf(b, " | %" PRId64 " | %" PRId64 " |\n", c->row.cost_p50, c->row.cost_p90);
 	else
 		hg_buf_puts(b, " | — | — |\n"); /* nobody measured it: not 0 */
 }

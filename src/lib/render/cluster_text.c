@@ -14,7 +14,7 @@
 
 /* "129, device unknown" when no report names one (not "on 0 devices"),
  * else "129 on 12 devices", and how many name none. */
-static void say_devices(hg_buf *b, const hg_cluster_row *c, int64_t no_device)
+static void say_devices(hg_buf *b, const hg_cluster_row *c)
 {
 	if (c->devices == 0) {
 		hg_buf_printf(b, "%" PRId64 ", device unknown", c->count);
@@ -22,9 +22,9 @@ static void say_devices(hg_buf *b, const hg_cluster_row *c, int64_t no_device)
 	}
 	hg_buf_printf(b, "%" PRId64 " on %" PRId64 " device%s", c->count, c->devices,
 		      c->devices == 1 ? "" : "s");
-	if (no_device > 0)
-		hg_buf_printf(b, " (%" PRId64 " report%s without one)", no_device,
-			      no_device == 1 ? "" : "s");
+	if (c->no_device > 0)
+		hg_buf_printf(b, " (%" PRId64 " report%s without one)", c->no_device,
+			      c->no_device == 1 ? "" : "s");
 }
 
 /* "key         value", the value wrapped to the width under itself: the
@@ -36,7 +36,7 @@ static void say_field(hg_buf *out, int width, const char *key, const char *value
 	hg_render_wrap(out, first, "            ", value, len, width);
 }
 
-void hg_render_cluster_header(hg_buf *out, const hg_cluster_row *c, int64_t no_device, int width)
+void hg_render_cluster_header(hg_buf *out, const hg_cluster_row *c, int width)
 {
 	say_field(out, width, "cluster", c->hash, strlen(c->hash));
 	say_field(out, width, "kind", c->kind, strlen(c->kind));
@@ -45,7 +45,7 @@ void hg_render_cluster_header(hg_buf *out, const hg_cluster_row *c, int64_t no_d
 		say_field(out, width, "StackKey", c->key_symbol, strcspn(c->key_symbol, "\r\n"));
 	hg_buf b;
 	hg_buf_init(&b);
-	say_devices(&b, c, no_device);
+	say_devices(&b, c);
 	hg_buf_puts(&b, c->symbolicated ? "" : " (unsymbolicated: grouped by method ids)");
 	say_field(out, width, "reports", b.data ? b.data : "", b.len);
 	hg_buf_reset(&b);
