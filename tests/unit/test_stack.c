@@ -5,6 +5,9 @@
  * rebuild + trim + key + call tree checking invariants; the warning of
  * hg_stack_parse_checked for depths that jump.  Trimming, StackKey,
  * parsing and the call tree on their own are in test_stack_key.c. */
+#include <stdlib.h>
+#include <string.h>
+
 #include "stack_fixture.h"
 #include "stack/stack_rebuild.h"
 
@@ -548,6 +551,45 @@ static void test_parse_depth_first_line_and_extremes(void **state)
 	assert_int_equal(r->warnings.len, 0);
 }
 
+/* The line recognisers hangar symbolicate filters text with
+ * (stack_text_line.c): whole lines only, ids of at most 7 digits, never a
+ * read past the line's end (the lines are not NUL-terminated here). */
+static void test_stack_text_lines(void **state)
+{
+	(void)state;
+	int32_t id = -1;
+	const char *ok = "  0,1048574,1,5003 \r";
+	assert_true(hg_stack_line_id(ok, strlen(ok), &id));
+	assert_int_equal(id, 1048574);
+	static const char *const bad[] = {"", "0,1,1", "0,1,1,", "0,1,1,5x", "a,1,1,5",
+					  "0,12345678,1,5", "0,1,1,5 trailing", ",1,1,5"};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+		assert_false(hg_stack_line_id(bad[i], strlen(bad[i]), &id));
+	for (size_t n = 0; n < strlen(ok) - 3; n++) { /* truncated: never whole */
+		char *cut = malloc(n ? n : 1); /* exactly n bytes: ASan sees a read past them */
+		memcpy(cut, ok, n);
+		bool whole = hg_stack_line_id(cut, n, &id);
+		assert_true(!whole || n >= 14);
+		free(cut);
+	}
+	size_t end = 0;
+	const char *key = "stackKey: 12|13|";
+	size_t at = hg_stack_key_span(key, strlen(key), &end);
+	assert_int_equal(at, 10);
+	assert_int_equal(end, strlen(key));
+	const char *alone = "12|13|\n";
+	assert_int_equal(hg_stack_key_span(alone, 6, &end), 0);
+	const char *none[] = {"", "stackKey", "stackKey: x|", "12|13| and more", "|"};
+	for (size_t i = 0; i < sizeof none / sizeof *none; i++)
+		assert_int_equal(hg_stack_key_span(none[i], strlen(none[i]), &end), strlen(none[i]));
+	char big[4096]; /* oversized: a long run of ids is read to its end */
+	size_t len = 0;
+	while (len + 8 < sizeof big)
+		len += (size_t)snprintf(big + len, sizeof big - len, "%d|", (int)(len % 9999999));
+	assert_int_equal(hg_stack_key_span(big, len, &end), 0);
+	assert_int_equal(end, len);
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
@@ -577,6 +619,7 @@ int main(void)
 		T(test_parse_depth_jumps_counted),
 		T(test_parse_depth_without_jumps),
 		T(test_parse_depth_first_line_and_extremes),
+		cmocka_unit_test(test_stack_text_lines),
 	};
 #undef T
 	return cmocka_run_group_tests(tests, NULL, NULL);
