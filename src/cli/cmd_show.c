@@ -5,8 +5,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "hangar/flame.h"
 #include "hangar/render.h"
+#include "show_flame.h"
 #include "store_cli.h"
 
 #define SAMPLES 5
@@ -48,6 +48,8 @@ static void show_usage(FILE *out)
 		"                      the merged tree as a flame graph: folded\n"
 		"                      (FlameGraph), speedscope, chrome (Perfetto UI) or svg\n"
 		"                      (an interactive flame graph for a browser)\n"
+		"      --callers       with a flame format: the StackKey's callers merged\n"
+		"                      upward, whatever screen reached it\n"
 		"      --width N       fit the table to N columns (0: no limit; default: the\n"
 		"                      terminal's width, no limit when not a terminal)\n"
 		"  -h, --help          show this help\n");
@@ -67,6 +69,7 @@ struct show {
 	bool figures;           /* the cluster has FPS or startup figures */
 	bool cost_known;        /* some report measured its cost: else the tree's
 				 * costs are unknown (null, "—"), not 0 */
+	bool callers;           /* --callers: the flame of the StackKey's callers */
 };
 
 /* Writes what a renderer appended to s->text (escaped for a terminal)
@@ -193,6 +196,7 @@ static const struct option long_options[] = {
 	{"all", no_argument, NULL, 'a'},
 	{"format", required_argument, NULL, 'f'},
 	{"width", required_argument, NULL, 'w'},
+	{"callers", no_argument, NULL, 'K'},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
@@ -253,6 +257,9 @@ static int parse_options(int argc, char **argv, struct show *s, const char **db)
 			s->opts.max_depth = 0;
 			s->opts.limit = 0;
 			break;
+		case 'K':
+			s->callers = true;
+			break;
 		case 'w':
 			if (!cli_parse_width(optarg, &s->width))
 				return cli_usage_error("show", "--width wants columns >= 0 (0: no limit), "
@@ -278,85 +285,12 @@ static int parse_options(int argc, char **argv, struct show *s, const char **db)
 	*db = sc.db;
 	if (!s->width_set)
 		s->width = cli_default_width(STDOUT_FILENO);
+	if (s->callers && !(s->output && s->output->flame))
+		return cli_usage_error("show", "--callers draws a flame graph: give it with -f svg, "
+				       "speedscope, chrome or folded");
 	if (optind + 1 != argc)
 		return cli_usage_error("show", "give one cluster HASH (or a unique prefix of it)");
 	return EXIT_FINE;
-}
-
-/* The cluster's report count and title, for the flame. */
-struct flame_info {
-	int64_t count;
-	char *title;
-};
-
-static int on_flame_cluster(void *user, const hg_cluster_row *c)
-{
-	struct flame_info *fi = user;
-	fi->count = c->count;
-	free(fi->title);
-	size_t len = strlen(c->kind) + strlen(c->title) + sizeof " cluster 12345678: ";
-	if (!(fi->title = malloc(len)))
-		return HG_ENOMEM;
-	snprintf(fi->title, len, "%s cluster %.8s: %s", c->kind, c->hash, c->title);
-	return 0;
-}
-
-/* What the flame's reading left out under a node: one frame as wide as
- * it, "(N frames left out: --max-nodes M)", so the widths still add up. */
-struct flame_left {
-	hg_flame_tree_builder *b;
-	size_t max_nodes;
-	int64_t next_id;        /* ids past any stored one */
-};
-
-static int on_flame_node(void *user, const hg_tree_row *row)
-{
-	struct flame_left *fl = user;
-	return hg_flame_tree_builder_add(fl->b, row);
-}
-
-static int on_flame_left(void *user, const hg_tree_left *l)
-{
-	struct flame_left *fl = user;
-	char name[96];
-	snprintf(name, sizeof name, "(%" PRId64 " frame%s left out: --max-nodes %zu)", l->nodes,
-		 l->nodes == 1 ? "" : "s", fl->max_nodes);
-	hg_tree_row row = {fl->next_id++, l->parent, name,    l->reports,
-			   l->cost,       0,         l->cost, false};
-	return hg_flame_tree_builder_add(fl->b, &row);
-}
-
-/* -f folded / speedscope / chrome / svg: the merged tree as a flame graph,
- * nothing else: its --max-nodes costliest nodes (every one of a tree that
- * size or smaller), what was left out under each node one frame. */
-static int show_flame(hg_store *store, const char *hash, const hg_output_format *format,
-		      size_t max_nodes)
-{
-	struct flame_info fi = {0, NULL};
-	hg_arena *arena = hg_arena_create();
-	hg_flame_tree_builder *b = arena ? hg_flame_tree_builder_create(arena) : NULL;
-	int rc = b ? hg_store_cluster(store, hash, on_flame_cluster, &fi) : HG_ENOMEM;
-	struct flame_left fl = {b, max_nodes, INT64_C(1) << 62};
-	hg_tree_prune prune = {0, 0, 0, max_nodes};
-	if (rc == 0)
-		rc = hg_store_cluster_tree_pruned(store, hash, &prune, on_flame_node, on_flame_left,
-						  &fl, NULL);
-	hg_flame f;
-	if (rc == 0)
-		rc = hg_flame_tree_builder_finish(b, fi.count, fi.title, &f);
-	if (rc == 0) {
-		hg_buf out;
-		hg_buf_init(&out);
-		hg_render_flame(&out, &f, format);
-		if (out.failed)
-			rc = HG_ENOMEM;
-		else if (out.len)
-			fwrite(out.data, 1, out.len, stdout);
-		hg_buf_release(&out);
-	}
-	free(fi.title);
-	hg_arena_destroy(arena);
-	return rc;
 }
 
 /* The tree, pruned as it is read by the options that prune it (what they
@@ -397,7 +331,7 @@ static int run_show(int argc, char **argv)
 		return EXIT_SOME_FAILED;
 	}
 	if (s.output && s.output->flame) {
-		rc = show_flame(store, hash, s.output, s.opts.max_nodes);
+		rc = show_flame(store, hash, s.output, s.opts.max_nodes, s.callers);
 		hg_store_close(store);
 		return rc ? cli_store_failed("show", rc) : EXIT_FINE;
 	}

@@ -1,0 +1,89 @@
+/* hangar show -f folded|speedscope|chrome|svg: a cluster's merged tree as a
+ * flame graph. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <stdio.h>
+
+#include "hangar/flame.h"
+#include "show_flame.h"
+
+/* The cluster's report count and title, for the flame. */
+struct flame_info {
+	int64_t count;
+	char *title;
+};
+
+static int on_flame_cluster(void *user, const hg_cluster_row *c)
+{
+	struct flame_info *fi = user;
+	fi->count = c->count;
+	free(fi->title);
+	size_t len = strlen(c->kind) + strlen(c->title) + sizeof " cluster 12345678: ";
+	if (!(fi->title = malloc(len)))
+		return HG_ENOMEM;
+	snprintf(fi->title, len, "%s cluster %.8s: %s", c->kind, c->hash, c->title);
+	return 0;
+}
+
+/* What the flame's reading left out under a node: one frame as wide as
+ * it, "(N frames left out: --max-nodes M)", so the widths still add up. */
+struct flame_left {
+	hg_flame_tree_builder *b;
+	size_t max_nodes;
+	int64_t next_id;        /* ids past any stored one */
+};
+
+static int on_flame_node(void *user, const hg_tree_row *row)
+{
+	struct flame_left *fl = user;
+	return hg_flame_tree_builder_add(fl->b, row);
+}
+
+static int on_flame_left(void *user, const hg_tree_left *l)
+{
+	struct flame_left *fl = user;
+	char name[96];
+	snprintf(name, sizeof name, "(%" PRId64 " frame%s left out: --max-nodes %zu)", l->nodes,
+		 l->nodes == 1 ? "" : "s", fl->max_nodes);
+	hg_tree_row row = {fl->next_id++, l->parent, name,    l->reports,
+			   l->cost,       0,         l->cost, false};
+	return hg_flame_tree_builder_add(fl->b, &row);
+}
+
+/* -f folded / speedscope / chrome / svg: the merged tree as a flame graph,
+ * nothing else: its --max-nodes costliest nodes (every one of a tree that
+ * size or smaller), what was left out under each node one frame. */
+int show_flame(hg_store *store, const char *hash, const hg_output_format *format,
+	       size_t max_nodes, bool callers)
+{
+	if (callers) {
+		fprintf(stderr, "hangar show: --callers is not built yet\n");
+		return HG_EINVAL;
+	}
+	struct flame_info fi = {0, NULL};
+	hg_arena *arena = hg_arena_create();
+	hg_flame_tree_builder *b = arena ? hg_flame_tree_builder_create(arena) : NULL;
+	int rc = b ? hg_store_cluster(store, hash, on_flame_cluster, &fi) : HG_ENOMEM;
+	struct flame_left fl = {b, max_nodes, INT64_C(1) << 62};
+	hg_tree_prune prune = {0, 0, 0, max_nodes};
+	if (rc == 0)
+		rc = hg_store_cluster_tree_pruned(store, hash, &prune, on_flame_node, on_flame_left,
+						  &fl, NULL);
+	hg_flame f;
+	if (rc == 0)
+		rc = hg_flame_tree_builder_finish(b, fi.count, fi.title, &f);
+	if (rc == 0) {
+		hg_buf out;
+		hg_buf_init(&out);
+		hg_render_flame(&out, &f, format);
+		if (out.failed)
+			rc = HG_ENOMEM;
+		else if (out.len)
+			fwrite(out.data, 1, out.len, stdout);
+		hg_buf_release(&out);
+	}
+	free(fi.title);
+	hg_arena_destroy(arena);
+	return rc;
+}
+
