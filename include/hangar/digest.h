@@ -7,7 +7,10 @@
  * that the digest fits on a screen or two, saying how many more the JSON
  * holds; the JSON lists are whole (up to HG_DIGEST_JSON_MAX rows each).
  * A run into a store that held no reports before is a baseline: nothing
- * is new or regressed.  The HTML digest holds the Markdown's rows and
+ * is new or regressed.  Every digest lists the escalating clusters of the
+ * store's latest day (hg_store_escalations); with sessions, each app
+ * version's rates (hg_store_version_rates), those whose ANR rate is over
+ * a threshold flagged.  The HTML digest holds the Markdown's rows and
  * pictures of them. */
 #ifndef HANGAR_DIGEST_H
 #define HANGAR_DIGEST_H
@@ -42,7 +45,17 @@ typedef struct hg_digest_run {
 	/* Markdown: the HTML digest written beside it (its name as a link
 	 * relative to the Markdown's folder), said at the top; NULL: none. */
 	const char *html_name;
+	/* Rates by version against these sessions (borrowed; NULL: none), an
+	 * ANR rate over rate_threshold flagged (reports per 1,000 sessions;
+	 * <= 0: HG_DIGEST_RATE_THRESHOLD). */
+	const hg_sessions *sessions;
+	double rate_threshold;
 } hg_digest_run;
+
+/* Play's bad-behaviour threshold for the user-perceived ANR rate, 0.47%
+ * of daily sessions, per 1,000 sessions.  hangar counts ANR reports, not
+ * sessions with an ANR, so its rate is an upper bound of Play's. */
+#define HG_DIGEST_RATE_THRESHOLD 4.7
 
 /* The most rows of each JSON list (its total is said all the same). */
 #define HG_DIGEST_JSON_MAX 10000

@@ -195,4 +195,55 @@ typedef struct hg_flame_svg_opts {
 } hg_flame_svg_opts;
 void hg_flame_write_svg(const hg_flame *f, const hg_flame_svg_opts *opts, hg_buf *out);
 
+/* ---- the StackKey's callers (flame_callers.c, flame_callers_key.c) ---- */
+
+/* A cluster's StackKey with its callers merged upward, from the rows
+ * hg_store_cluster_tree gives (parents before children): one root, the
+ * StackKey frame; under it the frames that called it, under each of them
+ * its callers, up to the tree's roots, as speedscope's Sandwich view draws
+ * a frame's callers; each node weighs what went through that caller path
+ * into the key: total_cost in ms (HG_FLAME_MS), or reports when the tree
+ * has no costs (HG_FLAME_THREADS), and its reports (summed over the key's
+ * nodes, at most the cluster's count).  A key reached from several
+ * screens is one frame with its callers fanning out.
+ * The key: the nodes on the StackKey path (on_key_path) whose symbol is
+ * key_symbol, or is it but for compiler numbering ("$1" / "$2"), else
+ * whose symbol is the frame key_symbol's text names (a thread dump's line
+ * as written: "at a.b.C.m(C.java:12)" names "a.b.C.m", Android's "#00 pc
+ * 0001a2f4  /x/libfoo.so" "libfoo.so+0x1a2f4", Apple's "Foo 0x1040 0x1000
+ * + 64" "Foo+0x40", a mangled name its demangled one; a method without
+ * its arguments); of a path, only the outermost (a recursion's inner calls
+ * are in its total).  The root is named key_symbol when a node has it,
+ * else the matching symbol of the most reports.  Off the StackKey path
+ * a call of the key's method was no report's StackKey: not drawn (the
+ * plain flame's speedscope Sandwich view shows every call).
+ * Only rows on the StackKey path are kept, so its memory is bounded by
+ * what the reading gives (hg_store_cluster_tree_pruned with a max_nodes);
+ * the flame has at most max_nodes nodes (0: no cap) plus, under a node
+ * whose callers went past that, one "(callers past the N-frame limit)"
+ * node that carries them.  Siblings heaviest first.
+ * The builder and everything it makes live in arena (nothing to destroy);
+ * create returns NULL on ENOMEM.  add copies the row's symbol; it returns
+ * HG_EPARSE for an id <= 0 or one given twice, or HG_ENOMEM (and then
+ * keeps failing).  finish borrows key_symbol (NULL: no key); when no node
+ * is the key (thread dumps whose key_symbol names no frame of the tree,
+ * an empty tree) it returns 0 with an empty flame (n 0, key -1).  Else
+ * f->key is 0, the root.  title is NULL: the caller names it (the root's
+ * name is the key's).  0 or HG_ENOMEM. */
+typedef struct hg_flame_callers_builder hg_flame_callers_builder;
+hg_flame_callers_builder *hg_flame_callers_builder_create(hg_arena *arena, size_t max_nodes);
+int hg_flame_callers_builder_add(void *builder, const hg_tree_row *row); /* an hg_tree_fn */
+int hg_flame_callers_builder_finish(hg_flame_callers_builder *b, const char *key_symbol,
+				    int64_t reports, hg_flame *out);
+
+/* The callers' flame of cluster hash (resolved) in store: its StackKey
+ * path read alone (hg_store_cluster_tree_pruned leaving out every node off
+ * it), at most max_nodes of it (0: all), with the cluster's key_symbol and
+ * count, titled "<kind> cluster <hash8>: callers of <key>".  *cut (may be
+ * NULL): max_nodes left out part of the StackKey path (and whatever keys
+ * hang below it).  No key frame: an empty flame, as finish gives.  The
+ * flame lives in arena.  0, HG_ENOMEM, or the store's error. */
+int hg_flame_callers_of_cluster(hg_store *store, const char *hash, size_t max_nodes,
+				hg_arena *arena, hg_flame *out, bool *cut);
+
 #endif

@@ -194,6 +194,18 @@ void hg_cluster_tree_why(const hg_cluster_tree_opts *o, int64_t min_cost, unsign
 void hg_render_cluster_header(hg_buf *out, const hg_cluster_row *c, int width);
 /* "  COUNT  value" of the by-version, -device and -scene lists. */
 void hg_render_cluster_count(hg_buf *out, const char *value, int64_t count, int width);
+/* A cluster's page (hg_cluster_page, store.h) for a person: a breakdown
+ * per dimension some report names (counts and shares; the version's with
+ * the first and last version seen), reports per day, what blocks the
+ * blamed thread over all reports ("40 of 40 (100%)  lock held by ..."),
+ * the variants when more than one; lines fitted to width (0: no limit). */
+void hg_render_cluster_page(hg_buf *out, const hg_cluster_page *page, int width);
+/* The same as JSON object members, each after a comma: "first_version",
+ * "last_version", "breakdowns" {dim: [{"value","count","share"}]},
+ * "per_day" [{"day","count"}], "blockers" [{"blocker","count","share"}],
+ * "variants" [{"variant","count","share","entry","sample":{"content_hash",
+ * "source","line"}}]; shares are of the cluster's reports, 0..1. */
+void hg_render_cluster_page_json(hg_buf *b, const hg_cluster_page *page);
 /* A node of the merged call tree: reports, total and max ms ("—" when
  * no report measured its cost), '*' on the StackKey path, the indent of
  * its depth, its frame. */
@@ -227,8 +239,13 @@ void hg_render_row(hg_buf *out, hg_rows f, const hg_row_cell *cells, size_t n);
  * (hg_cluster_json_members; schemas/top.schema.json). */
 void hg_render_cluster_row_json(hg_buf *out, const hg_cluster_row *c);
 /* A diff row as its JSON line: status, hash, kind, title, old, new
- * (hg_diff_sides_json; schemas/diff.schema.json). */
+ * (hg_diff_sides_json), escalating, and rate {old, new} when rated
+ * (schemas/diff.schema.json). */
 void hg_render_diff_row_json(hg_buf *out, const hg_diff_row *r);
+/* A rate (reports per 1,000 sessions) for a cell: "4.70" in a table,
+ * six significant digits in CSV; "—" (table) or NULL (CSV empty) when
+ * unknown (< 0).  Returns buf or NULL. */
+const char *hg_render_rate_cell(char buf[24], double rate, bool table);
 
 /* How a column of an hg_table fits the width (the table's text only:
  * CSV and JSON hold every value whole). */
@@ -290,6 +307,17 @@ void hg_table_note(hg_table *t, const char *text);
 void hg_table_flush(hg_table *t);
 /* Flushes and frees; NULL is fine. */
 void hg_table_destroy(hg_table *t);
+
+/* A top row in t, a table (table true: short hashes, "p90ms", "per_1k",
+ * "↑ " before an escalating cluster's title, an FPS cluster's frame
+ * rate after it) or CSV (cost_p50, cost_p90, escalating; "rate" with
+ * rates): hangar-top(1), OUTPUT. */
+void hg_render_top_row(hg_table *t, const hg_cluster_row *c, bool table, bool rates);
+/* A diff row in t, a table or CSV (old_rate, new_rate with rates;
+ * escalating in CSV, the mark in a table): hangar-diff(1), OUTPUT. */
+void hg_render_diff_row(hg_table *t, const hg_diff_row *r, bool table, bool rates);
+/* The CSV header of diff's rows, for a diff with none. */
+void hg_render_diff_csv_header(hg_buf *out, bool rates);
 
 /* s[0..len) as text in avail columns (escaped as hg_buf_visible does),
  * whole when it fits (or avail <= 0), else cut with "…": its end, or with
@@ -362,5 +390,18 @@ void hg_render_cluster_pruned_json(hg_buf *b, const hg_cluster_tree *t,
 				   const hg_cluster_tree_opts *o, unsigned read_why);
 /* {"source","line","cost","content_hash"} of a sample report. */
 void hg_render_cluster_sample_json(hg_buf *b, const hg_report_row *r, bool first);
+
+/* ---- why a report has its signature (explain.c) ---- */
+
+struct hg_explain;
+
+/* hg_signature_explain's record (hangar/cluster.h) for a person, fitted
+ * to width (0: no limit): the signature's parts and the lines hashed, then
+ * a line per frame looked at: used, owner, rule, frame. */
+void hg_render_explain(hg_buf *out, const struct hg_explain *ex, int width);
+/* The same as one JSON object: {"hash","version","app",...,"lines",
+ * "frames":[{"frame","owner","rule","used","line"}]} (hangar-formats(5),
+ * JSON OUTPUT; schemas/stack.schema.json, explain). */
+void hg_render_explain_json(hg_buf *out, const struct hg_explain *ex);
 
 #endif

@@ -163,6 +163,8 @@ typedef struct hg_report {
 	                           RunLoop's 2 s, BlockCanary's block threshold); 0 unknown */
 	const char *os_version; /* "iOS 26.1 (25B78)", Android "29" (its API level), ...;
 	                           may be NULL */
+	const char *device_class; /* Matrix's `machine`: the class DeviceUtil gives the
+	                           device (BEST, HIGH, MIDDLE, LOW, BAD, UN_KNOW); may be NULL */
 
 	/* evidence: a method stack (has_method_stack), thread stacks
 	 * (threads.n > 0), or both */
@@ -215,6 +217,21 @@ typedef struct hg_report {
 	size_t meta_len, cap_meta;
 	hg_strlist warnings;
 } hg_report;
+
+/* Who and where a report comes from, as the cluster page groups reports
+ * (report_who.c): one OS label whatever the format wrote (Android's API
+ * level "29" and a fingerprint's release "10" are both "Android 10 (API
+ * 29)"; "iPhone OS 14.5 (18E182)" is "iOS 14.5"), the device model (a
+ * build fingerprint's brand and device, "google redfin"; else the
+ * report's device as written), Matrix's device class as written.  NULL
+ * where the report does not say. */
+typedef struct hg_report_who {
+	const char *os;
+	const char *model;
+	const char *device_class;
+} hg_report_who;
+/* Strings borrowed from rep or made in arena.  0 or HG_ENOMEM. */
+int hg_report_who_of(const hg_report *rep, hg_arena *arena, hg_report_who *out);
 
 /* Options for reading a bare binary buffer (hangar stack --raw). */
 typedef struct hg_raw_opts {

@@ -12,9 +12,10 @@
 #include "cluster.h"
 #include "hangar.h"
 #include "report.h"
+#include "sessions.h"
 #include "text.h"
 
-#define HG_STORE_SCHEMA_VERSION 8
+#define HG_STORE_SCHEMA_VERSION 9
 
 typedef struct hg_store hg_store;
 
@@ -178,6 +179,13 @@ typedef struct hg_cluster_row {
 	bool symbolicated;
 	const hg_figures *figures; /* NULL when none of its reports has figures
 	                              (hg_figures_any) */
+	bool escalating;           /* its reports rose on the latest day of the
+	                              query's window (hg_escalation) */
+	bool rated;                /* the query gave sessions (hg_top_query.sessions): */
+	double rate;               /* its reports per 1,000 sessions of the versions and
+	                              days the query covers (hg_sessions_scope; only
+	                              reports hg_sessions_counts counts); < 0: the file
+	                              gives no sessions for them */
 } hg_cluster_row;
 
 typedef int (*hg_cluster_fn)(void *user, const hg_cluster_row *row);
@@ -186,9 +194,12 @@ typedef int (*hg_cluster_fn)(void *user, const hg_cluster_row *row);
  * digest), as JSON object members without braces, "hash" first:
  * "hash","kind","title","stack_key":{"symbol"},"count","devices",
  * "reports_without_device","first_seen","last_seen","cost":{"p50","p90",
- * "p99","max"},"by_version","symbolicated" and "figures" when any.
- * Unknowns are null (schemas/common.schema.json). */
+ * "p99","max"},"by_version","symbolicated", "figures" when any,
+ * "escalating", and "rate" when rated.  Unknowns are null
+ * (schemas/common.schema.json). */
 void hg_cluster_json_members(hg_buf *b, const hg_cluster_row *c);
+/* A rate as JSON: a number (six significant digits), null when < 0. */
+void hg_rate_json(hg_buf *b, double rate);
 
 typedef struct hg_top_query {
 	const char *sort;          /* "count" (default), "cost", "devices", "recent" */
@@ -199,6 +210,8 @@ typedef struct hg_top_query {
 	                              window; with neither it counts. */
 	const char *scene_regex;   /* PCRE2 on any scene of the cluster; NULL: all */
 	long limit;                /* <= 0: no limit */
+	const hg_sessions *sessions; /* borrowed; NULL: no rates (hg_cluster_row.rated) */
+	const struct hg_escalate_rule *escalate; /* NULL: the defaults */
 } hg_top_query;
 
 int hg_store_top(hg_store *store, const hg_top_query *q, hg_cluster_fn fn, void *user);
@@ -212,13 +225,129 @@ int hg_top_query_check(const hg_top_query *q, char *why, size_t why_len);
  * 0, HG_EINVAL (none) or HG_EPARSE (ambiguous). */
 int hg_store_resolve(hg_store *store, const char *prefix, char hash[33]);
 int hg_store_cluster(hg_store *store, const char *hash, hg_cluster_fn fn, void *user);
+/* The same cluster as top with q gives it (q's version, window, sessions
+ * and escalation rule; its kind, sort, scene and limit do not apply): no
+ * row when no report of it passes q (q NULL: as hg_store_cluster). */
+int hg_store_cluster_in(hg_store *store, const char *hash, const hg_top_query *q,
+			hg_cluster_fn fn, void *user);
 
-/* How a cluster's reports spread over "version", "device" or "scene"
- * (value NULL for reports without one), most frequent first; or over "day"
- * (UTC, "2026-11-29"; NULL for untimed reports first), in day order. */
+/* When a cluster is escalating (hangar-formats(5), ESCALATING): on the
+ * latest day of the window (the UTC day of its newest report; of the
+ * store's newest without a window) it has at least min reports, and at
+ * least factor times its mean daily reports over the days days before
+ * (days without a report count as 0, but only days from its first day,
+ * the day of its first report in the store).  A cluster first seen on
+ * that day is new, never escalating.  Fields <= 0 take the defaults. */
+#define HG_ESCALATE_FACTOR 3.0
+#define HG_ESCALATE_DAYS 7
+#define HG_ESCALATE_MIN 10
+typedef struct hg_escalate_rule {
+	double factor;
+	int days;
+	int64_t min;
+} hg_escalate_rule;
+
+/* A cluster with reports on that latest day (strings valid during the
+ * callback). */
+typedef struct hg_escalation {
+	const char *hash, *kind, *title;
+	const char *day;           /* the latest day, "2026-11-29" */
+	int64_t count;             /* its reports that day */
+	int64_t before;            /* its reports on the days before, counted */
+	int64_t days;              /* those days: from its first day, at most the rule's */
+	double mean;               /* before / days; 0 when days is 0 */
+	bool fresh;                /* first seen that day (new) */
+	bool escalating;
+} hg_escalation;
+typedef int (*hg_escalation_fn)(void *user, const hg_escalation *e);
+
+/* Every cluster of q's kind with reports of q's version (NULL: all) on
+ * the latest day of q's window (q->since, q->until; the store's without
+ * either), with its counts, most reports that day first; one query over
+ * every cluster.  q NULL: the whole store, the default rule.  fn
+ * returning non-zero stops with that value.  0 or an hg error. */
+int hg_store_escalations(hg_store *store, const hg_top_query *q, hg_escalation_fn fn, void *user);
+
+/* Reports per version against a sessions file (the digest's rates by
+ * version): each version the file names, in its order, with its sessions
+ * (every row), the reports of the store that count against them
+ * (hg_sessions_counts over every row) and of those the ANRs (kinds anr
+ * and signal_anr).  *uncounted (may be NULL) gets the store's reports
+ * that count against no row (other versions or days, no version).  fn
+ * returning non-zero stops with that value. */
+typedef struct hg_version_rate {
+	const char *version;
+	int64_t sessions, reports, anrs;
+	double rate, anr_rate;     /* per 1,000 sessions; < 0: no sessions */
+} hg_version_rate;
+typedef int (*hg_version_rate_fn)(void *user, const hg_version_rate *v);
+int hg_store_version_rates(hg_store *store, const hg_sessions *sessions, hg_version_rate_fn fn,
+			   void *user, int64_t *uncounted);
+
+/* How a cluster's reports spread over "version", "device", "scene",
+ * "foreground" ("foreground"/"background"), "os", "model", "device_class",
+ * "anr_type" (hg_report_who, the report's anr_type) or "blocker" (the line
+ * hg_threads_blocker gives), value NULL for reports without one, most
+ * frequent first; or over "day" (UTC, "2026-11-29"; NULL for untimed
+ * reports first), in day order.  HG_EINVAL for another `by`. */
 typedef int (*hg_count_fn)(void *user, const char *value, int64_t count);
 int hg_store_cluster_counts(hg_store *store, const char *hash, const char *by, hg_count_fn fn,
 			    void *user);
+
+/* A variant of a cluster (hg_cluster_page): its reports grouped by their
+ * full blamed path (the StackKey's whole path; a dump's blamed thread, all
+ * frames), with its entry frame (the frame the message ran; the thread's
+ * outermost app frame) and its newest report as a sample.  Reports stored
+ * before schema 9 and not regrouped since have no variant. */
+typedef struct hg_variant_row {
+	const char *variant;       /* 16 hex digits */
+	int64_t count;
+	const char *entry;         /* may be NULL */
+	const char *sample_hash, *sample_source;
+	long sample_line;
+} hg_variant_row;
+
+/* One breakdown of a cluster's reports (hg_store_cluster_counts): values
+ * most reports first, the ones past a cap summed in other. */
+typedef struct hg_breakdown_value {
+	const char *value;         /* NULL: reports that do not say */
+	int64_t count;
+} hg_breakdown_value;
+typedef struct hg_breakdown {
+	const char *by;            /* as hg_store_cluster_counts names it */
+	hg_breakdown_value *values;
+	size_t n, cap;
+	int64_t total;             /* every report counted, listed or not */
+	int64_t unknown;           /* of them, reports that do not say */
+	int64_t other;             /* reports in values past the cap */
+} hg_breakdown;
+
+/* The dimensions of the cluster page, in the order shown:
+ * version, os, model, device_class, scene, foreground, anr_type. */
+#define HG_PAGE_DIMS 7
+extern const char *const hg_page_dims[HG_PAGE_DIMS];
+
+/* A cluster's page (show, the digest): who and where (a breakdown per
+ * hg_page_dims), reports per UTC day (in day order, untimed first), what
+ * blocks the blamed thread (hg_threads_blocker's lines, most reports
+ * first: the share is of count, every report of the cluster), its
+ * variants, and the app versions of its first and last report (by time).
+ * Everything lives in arena (hg_cluster_page_release). */
+typedef struct hg_cluster_page {
+	hg_arena *arena;
+	int64_t count;
+	hg_breakdown dims[HG_PAGE_DIMS];
+	hg_breakdown days;
+	hg_breakdown blockers;
+	hg_variant_row *variants;
+	size_t n_variants;
+	const char *first_version, *last_version; /* NULL: no timed report says */
+} hg_cluster_page;
+/* max_values caps each breakdown's values and the variants (0: no cap on
+ * breakdowns, 100 variants).  0 or an hg error (*out released). */
+int hg_store_cluster_page(hg_store *store, const char *hash, size_t max_values,
+			  hg_cluster_page *out);
+void hg_cluster_page_release(hg_cluster_page *page);
 
 /* A cluster's figures (see hg_figures) over its reports grouped by
  * "version" or "scene" (value NULL for reports without one), most reports
@@ -227,6 +356,34 @@ int hg_store_cluster_counts(hg_store *store, const char *hash, const char *by, h
 typedef int (*hg_figures_fn)(void *user, const char *value, const hg_figures *figures);
 int hg_store_cluster_figures(hg_store *store, const char *hash, const char *by,
 			     hg_figures_fn fn, void *user);
+
+/* What was missing to name reports' frames (hangar coverage), per app
+ * version in q's window (its version, since and until; q may be NULL):
+ * newest versions first (by their latest report), unknown version last. */
+typedef struct hg_coverage_row {
+	const char *version;       /* NULL: reports that name none */
+	int64_t reports;
+	int64_t unknown;           /* stored before schema 9 and not named since:
+	                              what they lacked is not known */
+	int64_t method_mapping;    /* a method stack some id of which no
+	                              methodMapping named (none given, or it lacked them) */
+	int64_t proguard;          /* Java frames that look obfuscated, not retraced */
+	int64_t symbols;           /* native frames of the app's images no symbols named */
+	int64_t lacking;           /* reports lacking any of the three */
+} hg_coverage_row;
+typedef int (*hg_coverage_fn)(void *user, const hg_coverage_row *row);
+int hg_store_coverage(hg_store *store, const hg_top_query *q, hg_coverage_fn fn, void *user);
+
+/* The app's native images whose frames no symbols named, per version: its
+ * name, its Build ID or UUID (NULL when the report gives none) and the
+ * reports with such frames, most first within a version. */
+typedef struct hg_coverage_image {
+	const char *version, *name, *id;
+	int64_t reports;
+} hg_coverage_image;
+typedef int (*hg_coverage_image_fn)(void *user, const hg_coverage_image *img);
+int hg_store_coverage_images(hg_store *store, const hg_top_query *q, hg_coverage_image_fn fn,
+			     void *user);
 
 /* The merged call tree of a cluster, parents before children (in id
  * order): fn gets each node, its row and symbol borrowed for the call; fn
@@ -406,6 +563,15 @@ typedef struct hg_diff_query {
 	int64_t min_count;         /* <= 1: any count */
 	double min_rise;           /* a factor, >= 1 (0: any rise) */
 	double threshold;          /* percent the p90 must rise by, >= 0 */
+	/* Rates (hg_diff_row.rated) against these sessions (borrowed; NULL:
+	 * none): of the old set over the sessions of its scope, of the new set
+	 * over its own (hg_sessions_scope: by version, the version's rows; by
+	 * time, the days before since, and those from since to until).  By
+	 * ingest run or report id the sets are no versions or days: no rate. */
+	const hg_sessions *sessions;
+	/* Rows flag escalating clusters as top would over the new set: by
+	 * time its window, by version its version, else the whole store. */
+	const hg_escalate_rule *escalate; /* NULL: the defaults */
 } hg_diff_query;
 
 /* What the two sets held (whatever was listed). */
@@ -427,6 +593,10 @@ typedef struct hg_diff_row {
 	int64_t old_fps_reports, new_fps_reports; /* FPS reports of each set */
 	double old_fps, new_fps;   /* their mean fps; 0 when none */
 	double old_share, new_share; /* frozen + high frames / frames; -1 when no frames */
+	bool escalating;           /* as hg_diff_query.escalate says */
+	bool rated;                /* the query's sets have sessions: */
+	double old_rate, new_rate; /* each set's reports per 1,000 of its sessions;
+	                              < 0: the file gives none for that set */
 } hg_diff_row;
 typedef int (*hg_diff_fn)(void *user, const hg_diff_row *row);
 

@@ -178,6 +178,15 @@ void hg_thread_remap_locks(hg_thread *t, const size_t *end, size_t n_old);
 /* "held", "waiting to lock", "waiting on", "sleeping on", "parking", "released". */
 const char *hg_lock_kind_name(enum hg_lock_kind kind);
 
+/* Whose a Java class ("a.b.C$D") is by its name (java_owner.c): the
+ * platform prefix it lies under ("android.", "java.", ...) or the common
+ * library's ("androidx.", "kotlin.", "com.google."), NULL when none (cls may
+ * be NULL); and whether it looks renamed by R8/ProGuard (its outer simple
+ * name one to three letters or digits, not an acronym of capitals). */
+const char *hg_java_platform_prefix(const char *cls);
+const char *hg_java_library_prefix(const char *cls);
+bool hg_java_class_obfuscated(const char *cls);
+
 /* Parses one Java frame: "a.b.C.m(C.java:12)", with or without a leading
  * "at ", tolerating "(Native Method)", "(Unknown Source)", "(:12)",
  * "(r8-map-id-...:8)" and a missing "(...)" part.  Strings go to arena.
@@ -189,5 +198,42 @@ int hg_frame_parse_java(const char *s, size_t len, hg_arena *arena, hg_frame *ou
  * (BLOCKS_MAIN, DEADLOCKED, IDLE) and adds warnings (an idle main thread
  * means the dump missed the cause).  ts->blamed must be set first. */
 int hg_threads_analyse(hg_threads *ts, hg_arena *arena, hg_strlist *warnings);
+
+/* What the blamed thread waits on, in one line that reads the same for the
+ * same cause in any dump: thread names with each run of digits (and a word
+ * that is an address or hash) as N, frames as Class.method without package
+ * or line ("$1" as "$N"), never an address or a tid.  Kinds, the first that
+ * holds:
+ *   "deadlock"  "deadlock: main -> db-writer-N -> main" (its cycle from the
+ *               blamed thread, or its chain into a cycle it is not in)
+ *   "lock"      "lock held by cart-sync-N in CartDao.save": the chain's last
+ *               holder and its top app frame; "... on com.example.CartDao"
+ *               (the lock's class) when it runs no app code; "lock held by
+ *               an unknown thread" when the dump does not name the holder
+ *   "binder"    "binder call IActivityManager.getRunningAppProcesses" (the
+ *               $Stub$Proxy frame), else "binder call from <top app frame>"
+ *   "wait"      "parked on CountDownLatch in Loader.await", "waiting on
+ *               Object in Sync.run", "sleeping in Receiver.onReceive"
+ *   "native"    "native wait (futex) in Sync.run" (epoll, poll, read, write,
+ *               fsync, open, sleep, ...): only when the innermost frame is a
+ *               blocking call and no runtime frame (ART suspending threads,
+ *               a debugger) or idle looper lies between it and the app
+ * The top app frame is the innermost frame outside the platform (android.,
+ * java., ...) and the common libraries (androidx., kotlin., com.google.),
+ * else the innermost library frame.  The app's own work, an idle main
+ * thread and anything less plain are no blocker: all fields NULL. */
+typedef struct hg_blocker {
+	const char *kind;       /* static string as above; NULL: no blocker */
+	const char *line;       /* the line (arena) */
+	const char *holder;     /* lock: the holder's name normalized ("cart-sync-N"),
+	                           NULL when unnamed; else NULL */
+	const char *frame;      /* the frame the line names ("CartDao.save",
+	                           "IActivityManager.getRunningAppProcesses", a native
+	                           function); NULL when none */
+} hg_blocker;
+
+/* Fills *out from ts as hg_threads_analyse left it (ts borrowed; strings
+ * owned by arena).  0, or HG_ENOMEM (then *out is all NULL). */
+int hg_threads_blocker(const hg_threads *ts, hg_arena *arena, hg_blocker *out);
 
 #endif

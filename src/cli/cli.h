@@ -23,6 +23,7 @@ struct command {
 	void (*usage)(FILE *out);
 };
 
+extern const struct command cmd_coverage;
 extern const struct command cmd_diff;
 extern const struct command cmd_ingest;
 extern const struct command cmd_merge;

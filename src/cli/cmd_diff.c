@@ -32,6 +32,8 @@ static void diff_usage(FILE *out)
 		"      --limit N          table: at most N rows of each status (default 20;\n"
 		"                         0: all); json and csv: all unless given\n"
 		"      --fail-on-new      exit 3 when there is a new cluster\n"
+		"      --sessions FILE    each set's rate, reports per 1,000 sessions, from FILE\n"
+		"                         (CSV: version,sessions or version,day,sessions)\n"
 		"  -f, --format F         table (default), json (one object per line) or csv\n"
 		"      --width N          fit the table to N columns (0: no limit; default: the\n"
 		"                         terminal's width, no limit when not a terminal)\n"
@@ -58,6 +60,7 @@ static void diff_usage(FILE *out)
 struct diff_out {
 	hg_rows format;
 	hg_table *table;
+	bool rates;                /* --sessions: the sets' rates */
 	long limit;                /* rows of each status; <= 0: all */
 	size_t rows, new_clusters;
 	char status[12];           /* the status of the rows being counted */
@@ -106,56 +109,8 @@ static int on_row(void *user, const hg_diff_row *r)
 		hg_buf_release(&row);
 		return 0;
 	}
-	char oc[24], nc[24], ob[24], nb[24];
-	snprintf(oc, sizeof oc, "%" PRId64, r->old_count);
-	snprintf(nc, sizeof nc, "%" PRId64, r->new_count);
-	bool table = d->format == HG_ROWS_TABLE;
-	/* unknown: an FPS cluster's cost was never measured; an empty set has none */
-	const char *op = hg_render_cost_cell(ob, r->old_p90, !r->cost_unknown && r->old_count, table);
-	const char *np = hg_render_cost_cell(nb, r->new_p90, !r->cost_unknown && r->new_count, table);
-	bool fps = r->old_fps_reports || r->new_fps_reports;
-	hg_buf title;
-	hg_buf_init(&title);
-	hg_buf_puts(&title, r->title);
-	if (table && fps) { /* the frame rates after the title */
-		hg_buf_puts(&title, "  (");
-		if (r->old_fps_reports)
-			hg_render_fps_text(&title, r->old_fps, r->old_share);
-		else
-			hg_buf_puts(&title, "—");
-		hg_buf_puts(&title, " → ");
-		if (r->new_fps_reports)
-			hg_render_fps_text(&title, r->new_fps, r->new_share);
-		else
-			hg_buf_puts(&title, "—");
-		hg_buf_putc(&title, ')');
-	}
-	hg_table_cell cells[] = {
-		{"status", r->status, HG_CELL_FIXED, false},
-		{"hash", r->hash, HG_CELL_HASH, false},
-		{"kind", r->kind, HG_CELL_FIXED, false},
-		{table ? "old" : "old_count", oc, HG_CELL_NUMBER, false},
-		{table ? "new" : "new_count", nc, HG_CELL_NUMBER, false},
-		{table ? "old_p90" : "old_cost_p90", op, HG_CELL_NUMBER, false},
-		{table ? "new_p90" : "new_cost_p90", np, HG_CELL_NUMBER, false},
-		{"title", title.failed ? r->title : title.data, HG_CELL_CUT, false},
-	};
-	hg_table_row(d->table, cells, sizeof cells / sizeof *cells);
-	hg_buf_release(&title);
+	hg_render_diff_row(d->table, r, d->format == HG_ROWS_TABLE, d->rates);
 	return 0;
-}
-
-/* CSV's header when no row came: a script reads the columns either way
- * (the columns of on_row's cells without the JSON-only ones). */
-static void print_csv_header(void)
-{
-	static const hg_row_cell cells[] = {
-		{"status", "", 0, false},    {"hash", "", 0, false},
-		{"kind", "", 0, false},      {"old_count", "", 0, false},
-		{"new_count", "", 0, false}, {"old_cost_p90", "", 0, false},
-		{"new_cost_p90", "", 0, false}, {"title", "", 0, false},
-	};
-	print_header(stdout, HG_ROWS_CSV, cells, sizeof cells / sizeof *cells);
 }
 
 /* After the rows: what was left out, a baseline said as one, and an empty
@@ -164,8 +119,14 @@ static void say_totals(const struct diff_out *d, const hg_diff_totals *t)
 {
 	say_left_out(d);
 	hg_table_flush(d->table);
-	if (d->rows == 0 && d->format == HG_ROWS_CSV)
-		print_csv_header();
+	if (d->rows == 0 && d->format == HG_ROWS_CSV) { /* a script reads the columns either way */
+		hg_buf head;
+		hg_buf_init(&head);
+		hg_render_diff_csv_header(&head, d->rates);
+		if (!head.failed && head.len)
+			fwrite(head.data, 1, head.len, stdout);
+		hg_buf_release(&head);
+	}
 	FILE *out = d->format == HG_ROWS_TABLE ? stdout : stderr;
 	const char *who = d->format == HG_ROWS_TABLE ? "" : "hangar diff: ";
 	if (t->baseline) {
@@ -191,6 +152,7 @@ static const struct option long_options[] = {
 	{"min-rise", required_argument, NULL, 'r'},
 	{"limit", required_argument, NULL, 'l'},
 	{"fail-on-new", no_argument, NULL, 'n'},
+	{"sessions", required_argument, NULL, 'e'},
 	{"format", required_argument, NULL, 'f'},
 	{"flame", required_argument, NULL, 'F'},
 	{"output", required_argument, NULL, 'o'},
@@ -263,6 +225,38 @@ static int run_flame(struct diff_flame_opts *fl, const hg_diff_query *q, const s
 	return diff_flame_run(fl);
 }
 
+/* The table (or CSV, JSON) of the changed clusters: an exit status. */
+static int table_diff(hg_diff_query *q, const struct regress_opts *rules, struct diff_out *d,
+		      const struct store_cmd *sc, int columns, const hg_sessions *sessions)
+{
+	if (d->limit < 0) /* a person reads the table; scripts get every row */
+		d->limit = d->format == HG_ROWS_TABLE ? TABLE_LIMIT : 0;
+	q->min_count = rules->min_count;
+	q->min_rise = rules->min_rise;
+	q->threshold = rules->threshold;
+	q->sessions = sessions;
+	d->rates = sessions != NULL;
+	hg_store *store = open_store(sc->db);
+	if (!store)
+		return EXIT_SOME_FAILED;
+	char window[2][32];
+	int bad = cli_store_window(store, "diff", &q->since, &q->until, window);
+	if (bad != EXIT_FINE) {
+		hg_store_close(store);
+		return bad;
+	}
+	hg_diff_totals totals;
+	d->table = cli_table_create(stdout, d->format, columns, store);
+	int rc = d->table ? hg_store_diff(store, q, on_row, d, &totals) : HG_ENOMEM;
+	if (rc == 0 && !q->version)
+		cli_note_untimed(store, "diff", q->since, q->until);
+	if (rc == 0)
+		say_totals(d, &totals);
+	hg_table_destroy(d->table);
+	hg_store_close(store);
+	return rc != 0 ? cli_store_failed("diff", rc) : EXIT_FINE;
+}
+
 static int run_diff(int argc, char **argv)
 {
 	hg_diff_query q = {0};
@@ -272,7 +266,7 @@ static int run_diff(int argc, char **argv)
 	bool fail_on_new = false;
 	int c, bad, columns = 0;
 	int64_t v;
-	const char *width_arg = NULL;
+	const char *width_arg = NULL, *sessions_path = NULL;
 	optind = 1;
 	opterr = 0;
 	struct diff_flame_opts fl = {0};
@@ -305,6 +299,7 @@ static int run_diff(int argc, char **argv)
 			d.limit = (long)v;
 			break;
 		case 'n': fail_on_new = true; break;
+		case 'e': sessions_path = optarg; break;
 		default: {
 			int rc = store_cmd_option(&sc, c, argv);
 			if (rc != STORE_CMD_NEXT)
@@ -313,7 +308,6 @@ static int run_diff(int argc, char **argv)
 		}
 	}
 	d.format = sc.format;
-	const char *db = sc.db;
 	if (optind < argc)
 		return cli_usage_error("diff", "unexpected argument '%s'", argv[optind]);
 	int status = check_sets(&q);
@@ -321,36 +315,18 @@ static int run_diff(int argc, char **argv)
 		status = width_option(&fl, width_arg, &columns);
 	if (status != EXIT_FINE)
 		return status;
+	if (fl.cluster && sessions_path)
+		return cli_usage_error("diff", "--sessions goes with the table, not --flame");
 	if (fl.cluster)
 		return run_flame(&fl, &q, &sc);
 	if (fl.output || fl.mapping || fl.mapping_dir || fl.n_proguard)
 		return cli_usage_error("diff", "-o and the mapping options go with --flame");
-	if (d.limit < 0) /* a person reads the table; scripts get every row */
-		d.limit = d.format == HG_ROWS_TABLE ? TABLE_LIMIT : 0;
-	q.min_count = rules.min_count;
-	q.min_rise = rules.min_rise;
-	q.threshold = rules.threshold;
-	hg_store *store = open_store(db);
-	if (!store)
+	hg_sessions *sessions = NULL;
+	if (sessions_path && cli_sessions_read(sessions_path, &sessions) != EXIT_FINE)
 		return EXIT_SOME_FAILED;
-	char window[2][32];
-	bad = cli_store_window(store, "diff", &q.since, &q.until, window);
-	if (bad != EXIT_FINE) {
-		hg_store_close(store);
-		return bad;
-	}
-	hg_diff_totals totals;
-	d.table = cli_table_create(stdout, d.format, columns, store);
-	int rc = d.table ? hg_store_diff(store, &q, on_row, &d, &totals) : HG_ENOMEM;
-	if (rc == 0 && !q.version)
-		cli_note_untimed(store, "diff", q.since, q.until);
-	if (rc == 0)
-		say_totals(&d, &totals);
-	hg_table_destroy(d.table);
-	hg_store_close(store);
-	if (rc != 0)
-		return cli_store_failed("diff", rc);
-	return fail_on_new && d.new_clusters ? EXIT_NEW_CLUSTERS : EXIT_FINE;
+	status = table_diff(&q, &rules, &d, &sc, columns, sessions);
+	hg_sessions_destroy(sessions);
+	return status == EXIT_FINE && fail_on_new && d.new_clusters ? EXIT_NEW_CLUSTERS : status;
 }
 
 const struct command cmd_diff = {

@@ -44,6 +44,10 @@ static void nightly_usage(FILE *out)
 		"                         digest has them all)\n"
 		REGRESS_USAGE
 		"      --fail-on-new      exit 3 when new clusters appeared\n"
+		"      --sessions FILE    rates by version, reports per 1,000 sessions, from FILE\n"
+		"                         (CSV: version,sessions or version,day,sessions)\n"
+		"      --rate-threshold R flag versions whose ANRs per 1,000 sessions are over R\n"
+		"                         (default 4.7: Play's 0.47%% bad-behaviour threshold)\n"
 		INGEST_READ_USAGE
 		INGEST_REMOTE_USAGE
 		"  -h, --help             show this help\n"
@@ -55,7 +59,7 @@ static void nightly_usage(FILE *out)
 }
 
 enum { OPT_SOURCE = 800, OPT_OUT, OPT_TOP, OPT_LIMIT, OPT_THRESHOLD, OPT_MIN_COUNT,
-       OPT_MIN_RISE, OPT_FAIL_ON_NEW };
+       OPT_MIN_RISE, OPT_FAIL_ON_NEW, OPT_SESSIONS, OPT_RATE_THRESHOLD };
 
 static const struct option long_options[] = {
 	{"source", required_argument, NULL, OPT_SOURCE},
@@ -67,6 +71,8 @@ static const struct option long_options[] = {
 	{"min-count", required_argument, NULL, OPT_MIN_COUNT},
 	{"min-rise", required_argument, NULL, OPT_MIN_RISE},
 	{"fail-on-new", no_argument, NULL, OPT_FAIL_ON_NEW},
+	{"sessions", required_argument, NULL, OPT_SESSIONS},
+	{"rate-threshold", required_argument, NULL, OPT_RATE_THRESHOLD},
 	INGEST_READ_OPTIONS,
 	INGEST_REMOTE_OPTIONS,
 	{"help", no_argument, NULL, 'h'},
@@ -83,6 +89,8 @@ struct nightly {
 	int top, limit;
 	struct regress_opts rules;
 	bool fail_on_new;
+	const char *sessions_path;  /* --sessions */
+	bool rate_threshold;        /* --rate-threshold given */
 };
 
 static const char *format_label(int format)
@@ -173,6 +181,14 @@ static int parse(int argc, char **argv, struct nightly *n, struct ingest_cli *in
 			break;
 		}
 		case OPT_FAIL_ON_NEW: n->fail_on_new = true; break;
+		case OPT_SESSIONS: n->sessions_path = optarg; break;
+		case OPT_RATE_THRESHOLD: {
+			int bad = regress_option(&n->rules, "nightly", "rate-threshold", optarg);
+			if (bad != EXIT_FINE)
+				return bad;
+			n->rate_threshold = true;
+			break;
+		}
 		case 'h': nightly_usage(stdout); return -1;
 		case ':': return cli_usage_error("nightly", "option '%s' needs a value", argv[optind - 1]);
 		case '?': return cli_unknown_option("nightly", long_options, argv, optind, optopt);
@@ -190,6 +206,8 @@ static int parse(int argc, char **argv, struct nightly *n, struct ingest_cli *in
 	}
 	if (!n->n_sources)
 		return cli_usage_error("nightly", "no source: give --source URL");
+	if (n->rate_threshold && !n->sessions_path)
+		return cli_usage_error("nightly", "--rate-threshold goes with --sessions FILE");
 	return choose_formats(n);
 }
 
@@ -346,6 +364,49 @@ static bool outs_writable(const struct nightly *n)
 	return true;
 }
 
+/* The night's work: ingest, then the digest.  An exit status. */
+static int night(struct ingest_cli *in, struct nightly *n, const hg_sessions *sessions)
+{
+	/* Where this run starts: its reports are those with a larger id. */
+	hg_store *store = NULL;
+	int64_t first = 0;
+	char started[32] = "";
+	if (hg_store_open(&in->ctx, store_path(in->db_option), &store) != 0 ||
+	    hg_store_last_report_id(store, &first) != 0) {
+		hg_store_close(store);
+		return EXIT_SOME_FAILED;
+	}
+	now_time(store, started);
+	hg_store_close(store);
+	/* Exit 1 only for what failed newly: a file that can never be read
+	 * is in the digest once, not a failed job every night. */
+	ingest_cli_run(in, n->sources, n->n_sources);
+	int status = hg_ingest_failed_newly(&in->sum) ? EXIT_SOME_FAILED : EXIT_FINE;
+	hg_digest_run run = {.source = n->sources[0], .started = started, .first_report_id = first,
+			     .top = n->top, .limit = n->limit, .min_count = n->rules.min_count,
+			     .min_rise = n->rules.min_rise, .threshold = n->rules.threshold,
+			     .sessions = sessions, .rate_threshold = n->rules.rate_threshold};
+	for (int i = 0; i < n->n_sources; i++)
+		run.remote = run.remote || hg_ingest_is_url(n->sources[i]);
+	/* Every source, each without its credentials, for the heading. */
+	hg_buf names;
+	hg_buf_init(&names);
+	for (int i = 0; i < n->n_sources; i++) {
+		char *r = hg_redact_url(n->sources[i]);
+		if (i)
+			hg_buf_add(&names, ", ", 2);
+		hg_buf_add(&names, r ? r : "(source)", strlen(r ? r : "(source)"));
+		free(r);
+	}
+	hg_buf_putc(&names, '\0');
+	run.source = names.failed || !names.data ? "(sources)" : names.data;
+	int dstatus = digest(in, n, &run);
+	hg_buf_release(&names);
+	if (dstatus == EXIT_SOME_FAILED)
+		return EXIT_SOME_FAILED;
+	return dstatus == EXIT_NEW_CLUSTERS ? EXIT_NEW_CLUSTERS : status;
+}
+
 static int run_nightly(int argc, char **argv)
 {
 	struct ingest_cli in;
@@ -356,43 +417,14 @@ static int run_nightly(int argc, char **argv)
 		return status < 0 ? EXIT_FINE : status;
 	if (!outs_writable(&n))
 		return EXIT_USAGE;
-	/* Where this run starts: its reports are those with a larger id. */
-	hg_store *store = NULL;
-	int64_t first = 0;
-	char started[32] = "";
-	if (hg_store_open(&in.ctx, store_path(in.db_option), &store) != 0 ||
-	    hg_store_last_report_id(store, &first) != 0) {
-		hg_store_close(store);
+	/* A sessions file that cannot be read stops the run before the
+	 * night's work, as an --out that cannot be written does. */
+	hg_sessions *sessions = NULL;
+	if (n.sessions_path && cli_sessions_read(n.sessions_path, &sessions) != EXIT_FINE)
 		return EXIT_SOME_FAILED;
-	}
-	now_time(store, started);
-	hg_store_close(store);
-	/* Exit 1 only for what failed newly: a file that can never be read
-	 * is in the digest once, not a failed job every night. */
-	ingest_cli_run(&in, n.sources, n.n_sources);
-	status = hg_ingest_failed_newly(&in.sum) ? EXIT_SOME_FAILED : EXIT_FINE;
-	hg_digest_run run = {.source = n.sources[0], .started = started, .first_report_id = first,
-			     .top = n.top, .limit = n.limit, .min_count = n.rules.min_count,
-			     .min_rise = n.rules.min_rise, .threshold = n.rules.threshold};
-	for (int i = 0; i < n.n_sources; i++)
-		run.remote = run.remote || hg_ingest_is_url(n.sources[i]);
-	/* Every source, each without its credentials, for the heading. */
-	hg_buf names;
-	hg_buf_init(&names);
-	for (int i = 0; i < n.n_sources; i++) {
-		char *r = hg_redact_url(n.sources[i]);
-		if (i)
-			hg_buf_add(&names, ", ", 2);
-		hg_buf_add(&names, r ? r : "(source)", strlen(r ? r : "(source)"));
-		free(r);
-	}
-	hg_buf_putc(&names, '\0');
-	run.source = names.failed || !names.data ? "(sources)" : names.data;
-	int dstatus = digest(&in, &n, &run);
-	hg_buf_release(&names);
-	if (dstatus == EXIT_SOME_FAILED)
-		return EXIT_SOME_FAILED;
-	return dstatus == EXIT_NEW_CLUSTERS ? EXIT_NEW_CLUSTERS : status;
+	status = night(&in, &n, sessions);
+	hg_sessions_destroy(sessions);
+	return status;
 }
 
 const struct command cmd_nightly = {

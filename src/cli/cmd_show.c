@@ -6,10 +6,12 @@
 #include <unistd.h>
 
 #include "hangar/render.h"
+#include "show_explain.h"
 #include "show_flame.h"
 #include "store_cli.h"
 
 #define SAMPLES 5
+#define PAGE_VALUES 10 /* values of each breakdown, blockers and variants */
 
 /* The tree's defaults: about a screen (30 nodes and the lines saying
  * what was left out) whatever the cluster; 39 real Matrix reports merge
@@ -48,6 +50,15 @@ static void show_usage(FILE *out)
 		"                      the merged tree as a flame graph: folded\n"
 		"                      (FlameGraph), speedscope, chrome (Perfetto UI) or svg\n"
 		"                      (an interactive flame graph for a browser)\n"
+		"      --explain       why its reports have its signature: on its newest\n"
+		"                      report, read again, each frame's owner and the rule\n"
+		"                      that decided (table or json)\n"
+		"      --rules FILE    --explain: grouping rules, as ingest was given\n"
+		"  -m, --mapping FILE  --explain: methodMapping.txt, as ingest was given\n"
+		"      --mapping-dir DIR  --explain: per-version mappings, as ingest\n"
+		"      --proguard FILE --explain: a ProGuard/R8 mapping.txt\n"
+		"      --sessions FILE the cluster's rate: reports per 1,000 sessions (CSV:\n"
+		"                      version[,day],sessions; hangar-formats(5))\n"
 		"      --callers       with a flame format: the StackKey's callers merged\n"
 		"                      upward, whatever screen reached it\n"
 		"      --width N       fit the table to N columns (0: no limit; default: the\n"
@@ -70,6 +81,9 @@ struct show {
 	bool cost_known;        /* some report measured its cost: else the tree's
 				 * costs are unknown (null, "—"), not 0 */
 	bool callers;           /* --callers: the flame of the StackKey's callers */
+	bool explain;           /* --explain: why its reports have its signature */
+	const char *sessions;   /* --sessions FILE: the cluster's rate */
+	struct show_explain_opts ex; /* --rules and the mappings, for --explain */
 };
 
 /* Writes what a renderer appended to s->text (escaped for a terminal)
@@ -96,19 +110,6 @@ static int on_cluster(void *user, const hg_cluster_row *c)
 		hg_render_cluster_header(&s->text, c, s->width);
 		put_text(s);
 	}
-	return 0;
-}
-
-static int on_count(void *user, const char *value, int64_t count)
-{
-	struct show *s = user;
-	if (s->format == HG_ROWS_JSON) {
-		hg_render_cluster_count_json(&s->json, value, count, s->first);
-	} else if (s->format == HG_ROWS_TABLE) {
-		hg_render_cluster_count(&s->text, value, count, s->width);
-		put_text(s);
-	}
-	s->first = false;
 	return 0;
 }
 
@@ -197,6 +198,12 @@ static const struct option long_options[] = {
 	{"format", required_argument, NULL, 'f'},
 	{"width", required_argument, NULL, 'w'},
 	{"callers", no_argument, NULL, 'K'},
+	{"explain", no_argument, NULL, 'E'},
+	{"sessions", required_argument, NULL, 'S'},
+	{"rules", required_argument, NULL, 'r'},
+	{"mapping", required_argument, NULL, 'm'},
+	{"mapping-dir", required_argument, NULL, 'd'},
+	{"proguard", required_argument, NULL, 'p'},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
@@ -228,7 +235,7 @@ static int parse_options(int argc, char **argv, struct show *s, const char **db)
 	struct store_cmd sc = {"show", show_usage, long_options, NULL, s->format};
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":af:h", long_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":af:hm:", long_options, NULL)) != -1) {
 		switch (c) {
 		case 'C':
 			if (!parse_min_cost(optarg, &s->opts))
@@ -260,6 +267,18 @@ static int parse_options(int argc, char **argv, struct show *s, const char **db)
 		case 'K':
 			s->callers = true;
 			break;
+		case 'E':
+			s->explain = true;
+			break;
+		case 'S': s->sessions = optarg; break;
+		case 'r': s->ex.rules = optarg; break;
+		case 'm': s->ex.mapping = optarg; break;
+		case 'd': s->ex.mapping_dir = optarg; break;
+		case 'p':
+			if (s->ex.proguard)
+				return cli_usage_error("show", "--proguard: give one mapping.txt");
+			s->ex.proguard = optarg;
+			break;
 		case 'w':
 			if (!cli_parse_width(optarg, &s->width))
 				return cli_usage_error("show", "--width wants columns >= 0 (0: no limit), "
@@ -285,6 +304,10 @@ static int parse_options(int argc, char **argv, struct show *s, const char **db)
 	*db = sc.db;
 	if (!s->width_set)
 		s->width = cli_default_width(STDOUT_FILENO);
+	if ((s->ex.rules || s->ex.mapping || s->ex.mapping_dir || s->ex.proguard) && !s->explain)
+		return cli_usage_error("show", "--rules and the mappings are for --explain");
+	if (s->explain && s->output && s->output->flame)
+		return cli_usage_error("show", "--explain writes text or JSON, not a flame graph");
 	if (s->callers && !(s->output && s->output->flame))
 		return cli_usage_error("show", "--callers draws a flame graph: give it with -f svg, "
 				       "speedscope, chrome or folded");
@@ -319,39 +342,53 @@ static int run_show(int argc, char **argv)
 	int status = parse_options(argc, argv, &s, &db);
 	if (status != EXIT_FINE)
 		return status < 0 ? EXIT_FINE : status;
-	hg_store *store = open_store(db);
-	if (!store)
+	hg_sessions *sessions = NULL; /* read before the store, as top reads it */
+	if (s.sessions && cli_sessions_read(s.sessions, &sessions) != EXIT_FINE)
 		return EXIT_SOME_FAILED;
+	hg_store *store = open_store(db);
+	if (!store) {
+		hg_sessions_destroy(sessions);
+		return EXIT_SOME_FAILED;
+	}
 	char hash[33];
 	int rc = hg_store_resolve(store, argv[optind], hash);
 	if (rc != 0) {
 		fprintf(stderr, "hangar show: %s cluster '%s'\n",
 			rc == HG_EPARSE ? "more than one" : "no", argv[optind]);
 		hg_store_close(store);
+		hg_sessions_destroy(sessions);
 		return EXIT_SOME_FAILED;
+	}
+	if (s.explain) {
+		s.ex.width = s.width;
+		s.ex.json = s.format == HG_ROWS_JSON;
+		status = show_explain(store, hash, &s.ex);
+		hg_store_close(store);
+		hg_sessions_destroy(sessions);
+		return status;
 	}
 	if (s.output && s.output->flame) {
 		rc = show_flame(store, hash, s.output, s.opts.max_nodes, s.callers);
 		hg_store_close(store);
-		return rc ? cli_store_failed("show", rc) : EXIT_FINE;
+		hg_sessions_destroy(sessions);
+		/* HG_ENOENT: no StackKey to draw the callers of, said already */
+		return rc == HG_ENOENT ? EXIT_SOME_FAILED : rc ? cli_store_failed("show", rc) : EXIT_FINE;
 	}
 	hg_buf_init(&s.json);
 	hg_buf_init(&s.text);
 	hg_cluster_tree_init(&s.tree);
-	rc = hg_store_cluster(store, hash, on_cluster, &s);
-	static const char *const by[] = {"version", "device", "scene"};
-	for (size_t i = 0; i < 3 && rc == 0; i++) {
-		/* JSON: by_version came with the cluster's keys */
-		if (s.format == HG_ROWS_JSON && i == 0)
-			continue;
+	hg_top_query q = {.sessions = sessions};
+	rc = hg_store_cluster_in(store, hash, &q, on_cluster, &s);
+	hg_cluster_page page;
+	if (rc == 0 && s.format != HG_ROWS_CSV)
+		rc = hg_store_cluster_page(store, hash, PAGE_VALUES, &page);
+	if (rc == 0 && s.format != HG_ROWS_CSV) {
 		if (s.format == HG_ROWS_JSON)
-			hg_buf_printf(&s.json, ",\"by_%s\":[", by[i]);
-		else if (s.format == HG_ROWS_TABLE)
-			cli_printf("\nby %s\n", by[i]);
-		s.first = true;
-		rc = hg_store_cluster_counts(store, hash, by[i], on_count, &s);
-		if (s.format == HG_ROWS_JSON)
-			hg_buf_putc(&s.json, ']');
+			hg_render_cluster_page_json(&s.json, &page);
+		else
+			hg_render_cluster_page(&s.text, &page, s.width);
+		hg_cluster_page_release(&page);
+		put_text(&s);
 	}
 	if (rc == 0 && s.figures)
 		rc = hg_render_cluster_figures(s.format == HG_ROWS_JSON ? &s.json : &s.text, store, hash,
@@ -382,6 +419,7 @@ static int run_show(int argc, char **argv)
 	hg_buf_release(&s.text);
 	hg_cluster_tree_release(&s.tree);
 	hg_store_close(store);
+	hg_sessions_destroy(sessions);
 	if (rc != 0)
 		return cli_store_failed("show", rc);
 	return EXIT_FINE;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "hangar/cluster.h"
 #include "hangar/input.h"
 #include "hangar/namer.h"
 #include "hangar/report.h"
@@ -24,6 +25,8 @@ struct stack_run {
 	hg_ctx name_ctx;
 	struct cli_diag_sink name_diags;
 	bool load_failed;            /* -m, a --proguard or --symbols did not load */
+	hg_rules *rules;             /* --rules (--explain) */
+	long explained;              /* --explain's text: reports explained so far */
 	hg_buf out;
 	struct cli_diag_sink diags;
 	int failed_reports;
@@ -57,6 +60,9 @@ static const struct option long_options[] = {
 	{"symbols", required_argument, NULL, 'Y'},
 	{"mapping-dir", required_argument, NULL, 'G'},
 	{"app-version", required_argument, NULL, 'V'},
+	{"explain", no_argument, NULL, 'x'},
+	{"rules", required_argument, NULL, 'U'},
+	{"app", required_argument, NULL, 'N'},
 	{"input-format", required_argument, NULL, 'i'},
 	{"stack-dir", required_argument, NULL, 'd'},
 	{"timezone", required_argument, NULL, 'z'},
@@ -148,6 +154,8 @@ static int on_report(void *user, hg_report *rep)
  * out of memory. */
 static bool name_report(struct stack_run *run, hg_report *rep)
 {
+	if (!rep->error && !rep->process && run->o.app) /* ingest --app, before naming as there */
+		rep->process = hg_arena_strdup(rep->arena, run->o.app);
 	return rep->error || hg_namer_name(run->names, rep, run->o.app_version, rep->source) == 0;
 }
 
@@ -278,6 +286,39 @@ static void undrawn_say(struct stack_run *run)
 	cli_fprintf(stderr, "; the first: %s)\n", first);
 }
 
+/* --explain: why the report has its signature (signed as ingest signs
+ * it): its header and the explanation instead of the tree; in JSON, the
+ * report's object with an "explain" member, put before its closing brace
+ * (the whole object is in out: no flush with --explain). */
+static void print_explained(struct stack_run *run, hg_report *rep)
+{
+	hg_explain ex;
+	int rc = rep->error ? HG_EINVAL : hg_signature_explain(rep, run->rules, rep->arena, &ex);
+	if (rc == HG_ENOMEM)
+		run->out.failed = 1;
+	if (run->format->id == HG_OUT_JSON) {
+		hg_render_report(&run->out, rep, run->format, &run->render, 0);
+		if (rc == 0 && run->out.len >= 2 && !memcmp(run->out.data + run->out.len - 2, "}\n", 2)) {
+			run->out.len -= 2;
+			hg_buf_puts(&run->out, ",\"explain\":");
+			hg_render_explain_json(&run->out, &ex);
+			hg_buf_puts(&run->out, "}\n");
+		}
+	} else if (rc == 0) { /* a report that failed was said on stderr */
+		/* the tree's header: narrow, the number under the path, never cut
+		 * (24: " (report N) ==" with room for N) */
+		size_t start = run->out.len + (run->explained ? 1 : 0);
+		hg_buf_printf(&run->out, "%s== ", run->explained++ ? "\n" : "");
+		hg_buf_visible(&run->out, rep->source, strlen(rep->source));
+		if (rep->line > 0)
+			hg_buf_printf(&run->out, ":%ld", rep->line);
+		int w = run->render.width;
+		bool fits = w <= 0 || run->out.len - start + 24 <= (size_t)w;
+		hg_buf_printf(&run->out, "%s(report %ld) ==\n", fits ? " " : "\n  ", rep->number);
+		hg_render_explain(&run->out, &ex, run->render.width);
+	}
+}
+
 /* Main thread: one report rendered and written. */
 static int print_report(struct stack_run *run, hg_report *rep, bool out_of_memory)
 {
@@ -288,6 +329,8 @@ static int print_report(struct stack_run *run, hg_report *rep, bool out_of_memor
 	int stop = 0;
 	if (run->format->flame)
 		stop = print_flame(run, rep);
+	else if (run->o.explain)
+		print_explained(run, rep);
 	else
 		hg_render_report(&run->out, rep, run->format, &run->render, 0);
 	if (run->out.failed) {
@@ -435,14 +478,23 @@ static int run_stack(int argc, char **argv)
 		return rc < 0 ? EXIT_FINE : rc;
 	run.format = run.o.format;
 	run.render = run.o.render;
-	run.render.flush = write_buf; /* a big report's text goes out as it is made */
+	run.render.flush = run.o.explain ? NULL : write_buf; /* a big report's text goes out as
+							       * it is made */
 	run.render.flush_user = &run;
 	hg_buf_init(&run.out);
 	hg_buf_init(&run.first_flame);
 	hg_buf_init(&run.first_undrawn);
 	hg_buf_init(&run.pending_diags);
-	if (!open_names(&run))
+	if (run.o.rules) { /* without them, an explanation would not be ingest's */
+		hg_ctx rules_ctx = run.o.ctx;
+		rules_ctx.diag = cli_print_diag;
+		if (hg_rules_load(&rules_ctx, run.o.rules, &run.rules) != 0)
+			return EXIT_SOME_FAILED;
+	}
+	if (!open_names(&run)) {
+		hg_rules_destroy(run.rules);
 		return EXIT_SOME_FAILED;
+	}
 	/* The reader's diagnostics go with its reports. */
 	run.ctx = run.o.ctx;
 	run.ctx.diag = hold_diag;
@@ -463,6 +515,7 @@ static int run_stack(int argc, char **argv)
 	symbols_say(&run);
 	bool bad_mappings = hg_namer_bad_mappings(run.names) > 0;
 	hg_namer_destroy(run.names);
+	hg_rules_destroy(run.rules);
 	hg_buf_release(&run.pending_diags);
 	undrawn_say(&run);
 	hg_buf_release(&run.first_undrawn);

@@ -7,6 +7,7 @@
 
 /* Sorted by name. */
 static const struct command *const commands[] = {
+	&cmd_coverage,
 	&cmd_diff,
 	&cmd_ingest,
 	&cmd_merge,

@@ -1,4 +1,5 @@
-/* --min-count, --min-rise and --threshold of diff and nightly. */
+/* --min-count, --min-rise and --threshold of diff and nightly, and
+ * nightly's --rate-threshold. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,10 @@ int regress_option(struct regress_opts *o, const char *cmd, const char *name, co
 		if (!parse_number(arg, 'x', 1.0, &o->min_rise))
 			return cli_usage_error(cmd, "--min-rise wants a factor >= 1 (2x, 1.5), not '%s'",
 					       arg);
+	} else if (!strcmp(name, "rate-threshold")) {
+		if (!parse_number(arg, 0, 0.0, &o->rate_threshold) || !(o->rate_threshold > 0))
+			return cli_usage_error(cmd, "--rate-threshold wants reports per 1,000 sessions, "
+					       "a number > 0 (4.7), not '%s'", arg);
 	} else if (!parse_number(arg, '%', 0.0, &o->threshold)) {
 		return cli_usage_error(cmd, "--threshold wants a percentage >= 0, not '%s'", arg);
 	}

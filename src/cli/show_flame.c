@@ -1,8 +1,9 @@
 /* hangar show -f folded|speedscope|chrome|svg: a cluster's merged tree as a
- * flame graph. */
+ * flame graph, or (--callers) its StackKey's callers merged upward. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "hangar/flame.h"
 #include "show_flame.h"
@@ -50,16 +51,53 @@ static int on_flame_left(void *user, const hg_tree_left *l)
 	return hg_flame_tree_builder_add(fl->b, &row);
 }
 
+/* Writes f as format to stdout; 0 or HG_ENOMEM. */
+static int write_flame(const hg_flame *f, const hg_output_format *format)
+{
+	hg_buf out;
+	hg_buf_init(&out);
+	hg_render_flame(&out, f, format);
+	int rc = out.failed ? HG_ENOMEM : 0;
+	if (!rc && out.len)
+		fwrite(out.data, 1, out.len, stdout);
+	hg_buf_release(&out);
+	return rc;
+}
+
+/* --callers: the StackKey's callers merged upward.  HG_ENOENT when the
+ * tree has no StackKey frame (said here). */
+static int show_callers(hg_store *store, const char *hash, const hg_output_format *format,
+			size_t max_nodes)
+{
+	hg_arena *arena = hg_arena_create();
+	hg_flame f;
+	bool cut = false;
+	int rc = arena ? hg_flame_callers_of_cluster(store, hash, max_nodes, arena, &f, &cut)
+		       : HG_ENOMEM;
+	if (rc == 0 && f.n == 0) {
+		fprintf(stderr, "hangar show: cluster %.8s has no StackKey frame in its merged tree%s; "
+			"--callers needs one\n", hash,
+			cut ? " (--max-nodes left out part of its StackKey path)" : "");
+		rc = HG_ENOENT;
+	} else if (rc == 0 && cut) {
+		fprintf(stderr, "hangar show: cluster %.8s: --max-nodes %zu left out part of its "
+			"StackKey path, and the keys under it (--max-nodes 0 reads all)\n", hash,
+			max_nodes);
+	}
+	if (rc == 0)
+		rc = write_flame(&f, format);
+	hg_arena_destroy(arena);
+	return rc;
+}
+
 /* -f folded / speedscope / chrome / svg: the merged tree as a flame graph,
  * nothing else: its --max-nodes costliest nodes (every one of a tree that
  * size or smaller), what was left out under each node one frame. */
 int show_flame(hg_store *store, const char *hash, const hg_output_format *format,
 	       size_t max_nodes, bool callers)
 {
-	if (callers) {
-		fprintf(stderr, "hangar show: --callers is not built yet\n");
-		return HG_EINVAL;
-	}
+	if (callers)
+		return show_callers(store, hash, format, max_nodes);
 	struct flame_info fi = {0, NULL};
 	hg_arena *arena = hg_arena_create();
 	hg_flame_tree_builder *b = arena ? hg_flame_tree_builder_create(arena) : NULL;
@@ -72,16 +110,8 @@ int show_flame(hg_store *store, const char *hash, const hg_output_format *format
 	hg_flame f;
 	if (rc == 0)
 		rc = hg_flame_tree_builder_finish(b, fi.count, fi.title, &f);
-	if (rc == 0) {
-		hg_buf out;
-		hg_buf_init(&out);
-		hg_render_flame(&out, &f, format);
-		if (out.failed)
-			rc = HG_ENOMEM;
-		else if (out.len)
-			fwrite(out.data, 1, out.len, stdout);
-		hg_buf_release(&out);
-	}
+	if (rc == 0)
+		rc = write_flame(&f, format);
 	free(fi.title);
 	hg_arena_destroy(arena);
 	return rc;

@@ -30,6 +30,12 @@ void stack_usage(FILE *out)
 		"                        (repeatable; the first that knows a class wins)\n"
 		"      --symbols DIR     name native frames from the .so files and dSYMs in DIR,\n"
 		"                        matched by Build ID / UUID (repeatable; llvm-symbolizer)\n"
+		"      --explain         why each report has its signature, as ingest signs\n"
+		"                        it: the parts, and each frame's owner, the rule that\n"
+		"                        decided and whether it was hashed (instead of the\n"
+		"                        tree; with -f json, each report's \"explain\")\n"
+		"      --rules FILE      with --explain: grouping rules (see hangar-formats(5))\n"
+		"      --app NAME        with --explain: the app of reports that name none\n"
 		"  -f, --format FORMAT   tree (default), json (one object per line), matrix\n"
 		"                        (Matrix's own stack/stackKey/cost fields), or a flame\n"
 		"                        graph: folded (FlameGraph's collapsed stacks, every\n"
@@ -105,6 +111,13 @@ static int naming_option(struct stack_opts *o, int c, const char *arg)
 		o->mapping_dir = arg;
 		break;
 	case 'V': o->app_version = arg; break;
+	case 'x': o->explain = true; break;
+	case 'U': o->rules = arg; break;
+	case 'N':
+		if (!*arg)
+			return cli_usage_error("stack", "--app wants a name, such as com.example.app");
+		o->app = arg;
+		break;
 	default: return NOT_MINE;
 	}
 	return EXIT_FINE;
@@ -227,6 +240,11 @@ int stack_opts_finish(struct stack_opts *o)
 	if (o->raw_only_used && !o->raw)
 		return cli_usage_error("stack", "--end-time, --cost and --no-strict go with --raw; "
 				       "a JSON report carries its own end_time, cost and strict");
+	if ((o->rules || o->app) && !o->explain)
+		return cli_usage_error("stack", "--rules and --app go with --explain");
+	if (o->explain && o->format->id != HG_OUT_TREE && o->format->id != HG_OUT_JSON)
+		return cli_usage_error("stack", "--explain goes with -f tree or -f json, not -f %s",
+				       o->format->name);
 	o->render.color = cli_use_color(o->color, stdout) && o->format->text;
 	cli_text_colour(o->render.color);
 	if (!o->width_set)

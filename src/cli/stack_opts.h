@@ -3,7 +3,7 @@
  * it) applied to a struct stack_opts, as ingest_opts.c does for ingest.
  * The naming options (-m, --proguard, --symbols, --mapping-dir,
  * --app-version) mean what they mean to ingest: hg_namer (hangar/namer.h)
- * takes them as they are. */
+ * takes them as they are; so do --rules and --app, for --explain. */
 #ifndef HANGAR_CLI_STACK_OPTS_H
 #define HANGAR_CLI_STACK_OPTS_H
 
@@ -31,6 +31,10 @@ struct stack_opts {
 	int n_proguard;
 	const char *symbol_dirs[HG_NAMER_MAX_SYMBOLS];
 	int n_symbol_dirs;
+	/* --explain: why each report has its signature, as ingest signs it */
+	bool explain;
+	const char *rules;           /* --rules */
+	const char *app;             /* --app: the app of reports that name none */
 	/* reading */
 	enum hg_input_format input_format;
 	bool raw;                    /* --raw, or --input-format raw */

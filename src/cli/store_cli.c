@@ -70,6 +70,14 @@ hg_store *open_store(const char *option)
 	return open_store_in(&ctx, store_path(option), HG_STORE_READ_ONLY);
 }
 
+int cli_sessions_read(const char *path, hg_sessions **out)
+{
+	hg_ctx ctx;
+	hg_ctx_init(&ctx);
+	ctx.diag = cli_print_diag;
+	return hg_sessions_read(&ctx, path, out) == 0 ? EXIT_FINE : EXIT_SOME_FAILED;
+}
+
 bool parse_row_format(const char *cmd, const char *value, hg_rows *out)
 {
 	if (!strcmp(value, "table"))

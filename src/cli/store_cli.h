@@ -42,6 +42,11 @@ hg_store *open_store_in(hg_ctx *ctx, const char *path, enum hg_store_mode mode);
  * its path and SQLite's reason); returns EXIT_SOME_FAILED. */
 int cli_store_failed(const char *cmd, int rc);
 
+/* Reads --sessions FILE (hangar/sessions.h) into *out (caller destroys
+ * it): EXIT_FINE, or EXIT_SOME_FAILED after the file's problem is said on
+ * stderr as "FILE:LINE:COL: error: what" (an input error). */
+int cli_sessions_read(const char *path, hg_sessions **out);
+
 /* Reads the times of --since and --until (each may be NULL) into buf and
  * points *since / *until at them: EXIT_FINE or EXIT_USAGE (said on
  * stderr, naming cmd and the option). */

@@ -7,8 +7,11 @@
 // fetch) and no request leaves file://; a top cluster's link lands on its
 // section; the section's flame graph shows its StackKey outlined; a click
 // zooms that flame graph only (the others keep their widths, so their
-// scripts do not collide); its search box marks matches.  Screenshots go
-// to ARTIFACTS.
+// scripts do not collide); its search box marks matches.  Then the
+// labelled triage bucket (testdata/triage) in one night: the lock ANR
+// cluster's section shows who and where (OS, device model with shares)
+// and what blocks the main thread over all its reports, visible on the
+// page.  Screenshots go to ARTIFACTS.
 'use strict';
 const assert = require('assert');
 const { execFileSync } = require('child_process');
@@ -120,15 +123,40 @@ async function check(page, errors, file) {
 	return sections;
 }
 
+// The triage bucket's digest: the lock ANR's section says who is hit and
+// what blocks main, in 32 and 8 of its 40 reports.
+async function triage(browser) {
+	const db = path.join(dir, 'triage.db'), html = path.join(dir, 'triage.html');
+	execFileSync(hangar, ['nightly', '--db', db, '--out', html, '--mapping-dir',
+		path.join(root, 'testdata/triage/mappings'), path.join(root, 'testdata/triage/reports')],
+	{ stdio: ['ignore', 'ignore', 'pipe'] });
+	const { page, errors } = await openPage(browser);
+	await page.goto('file://' + html);
+	const section = page.locator('section.cluster', { hasText: 'CartRepository.total' }).first();
+	await section.scrollIntoViewIfNeeded();
+	const who = await section.locator('li.who').allTextContents();
+	assert.ok(who.some(t => /^OS Android 13 \(API 33\) 38%/.test(t)), `OS breakdown: ${who}`);
+	assert.ok(who.some(t => /^device model .*google redfin/.test(t)), `model breakdown: ${who}`);
+	const blockers = section.locator('li.blocker');
+	assert.strictEqual(await blockers.count(), 2, 'two blocker lines');
+	assert.ok(await blockers.first().isVisible(), 'the blocker line is visible');
+	assert.strictEqual(await blockers.first().textContent(),
+		'blocked by in 32 of 40 reports: lock held by cart-sync-N in CartDao.save');
+	await section.screenshot({ path: path.join(artifacts, 'digest-triage-cluster.png') });
+	assert.deepStrictEqual(errors, [], 'no console errors (triage)');
+}
+
 (async () => {
 	const file = nights();
 	const browser = await launch();
 	try {
 		const { page, errors } = await openPage(browser);
 		const sections = await check(page, errors, file);
+		await triage(browser);
 		const size = fs.statSync(file).size;
 		console.log(`ok: digest.html (${(size / 1024).toFixed(0)} KiB, ${sections} clusters with ` +
-			'flame graphs): links, StackKey, zoom and search per picture, nothing fetched');
+			'flame graphs): links, StackKey, zoom and search per picture, nothing fetched; ' +
+			'the triage bucket\'s lock ANR: who and where, blockers');
 	} finally {
 		await browser.close();
 		fs.rmSync(dir, { recursive: true, force: true });

@@ -4,7 +4,8 @@
 // chain, a BlockCanary log, a KSCrash hang whose Swift and C++ frames are
 // demangled (no frame named by a mangled symbol) and a Matrix-iOS report
 // whose frames keep their file:line, and `show -f speedscope` of a cluster
-// ingested from the production reports; validates each against the
+// ingested from the production reports, and of another's StackKey callers
+// (--callers); validates each against the
 // file-format-schema.json speedscope ships (ajv); checks `-f chrome` of
 // the same nests; then serves speedscope's release folder and the files on
 // loopback from this process, opens each as speedscope's #profileURL= in
@@ -58,6 +59,12 @@ function exports(dir) {
 		  files: [['HTHangValidationModel.blockMainThreadForFourSeconds()', 'HTHangValidation.swift', 379]] },
 		{ name: 'cluster', args: ['show', '--db', db, hash, '-f', 'speedscope'],
 		  type: 'evented', frames: ['android.os.Handler.dispatchMessage(Message)'], key: true },
+		// the StackKey's callers merged upward (show --callers): the key, the
+		// frame its four callers fan out from, the message they all end in
+		{ name: 'cluster-callers',
+		  args: ['show', '--db', db, 'c36ed296', '-f', 'speedscope', '--callers'], type: 'evented',
+		  frames: ['#41907', '#43220', '#91483', 'android.os.Handler.dispatchMessage(Message)'],
+		  key: true, title: 'callers of #41907' },
 	].map(e => ({ ...e, chrome: e.args.map(a => a === 'speedscope' ? 'chrome' : a) }));
 }
 
@@ -70,6 +77,8 @@ function validate(ajvValidate, e, text) {
 		throw new Error(`${e.name}: a ${p.type} profile, expected ${e.type}`);
 	if (e.key && !p.name.includes(' | StackKey: '))
 		throw new Error(`${e.name}: the profile's name does not name the StackKey: ${p.name}`);
+	if (e.title && !p.name.includes(e.title))
+		throw new Error(`${e.name}: the profile's name does not say "${e.title}": ${p.name}`);
 	for (const f of e.frames)
 		if (!doc.shared.frames.some(fr => fr.name.includes(f)))
 			throw new Error(`${e.name}: no frame named like ${f}`);

@@ -1,7 +1,8 @@
 /* What every flame must satisfy, and each writer's output checked
- * (private to test_flame.c, included once): widths settled, folded lines
- * that add up and split back, Chrome events that parse with the library's
- * JSON and nest, speedscope events in time order and in pairs. */
+ * (private to test_flame.c and test_flame_callers.c, included once by
+ * each): widths settled, folded lines that add up and split back, Chrome
+ * events that parse with the library's JSON and nest, speedscope events in
+ * time order and in pairs. */
 #ifndef HANGAR_TEST_FLAME_CHECKS_H
 #define HANGAR_TEST_FLAME_CHECKS_H
 

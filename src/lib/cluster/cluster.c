@@ -1,7 +1,9 @@
 /* Module cluster (src/lib/cluster/): stack signatures, what makes two
  * reports the same problem.  The signature and its hash (cluster.c), of
  * method stacks (cluster_method.c) and thread dumps (cluster_thread.c),
- * frames normalized (cluster_frames.c), and rules files (cluster_rules.c).
+ * frames normalized (cluster_frames.c; iOS names, cluster_apple.c), rules
+ * files (cluster_rules.c), and why a report has its signature
+ * (cluster_explain.c).
  * Public header: cluster.h.
  * Uses: core, regex, report. */
 /* Stack signatures, algorithm v2 (hangar-formats(5), STACK SIGNATURES):
@@ -114,8 +116,24 @@ static int set_app(struct sig *s, hg_signature *out)
 	return out->app ? 0 : HG_ENOMEM;
 }
 
-int hg_signature_compute(const hg_report *rep, const hg_rules *rules, hg_arena *arena,
-			 hg_signature *out)
+/* Explaining: the parts of the signature that say how it was made. */
+static int explain_parts(struct sig *s, hg_explain *ex, const hg_signature *out)
+{
+	ex->app_from = out->app_known
+			       ? hg_arena_printf(s->arena, "process %s", s->rep->process)
+			       : "no process: the folder of the report's source";
+	ex->app_prefix = s->prefix;
+	ex->app_image = s->main_image;
+	ex->key_ancestors = s->key_ancestors;
+	ex->thread_frames = s->thread_frames;
+	ex->thread = -1;
+	ex->hashed_owner = HG_OWNER_IGNORED;
+	return ex->app_from ? 0 : HG_ENOMEM;
+}
+
+/* hg_signature_compute, and hg_signature_explain when ex is not NULL. */
+static int signature(const hg_report *rep, const hg_rules *rules, hg_arena *arena,
+		     hg_signature *out, hg_explain *ex)
 {
 	if (!out)
 		return HG_EINVAL;
@@ -124,8 +142,11 @@ int hg_signature_compute(const hg_report *rep, const hg_rules *rules, hg_arena *
 		return HG_EINVAL;
 	struct sig s = {.rep = rep, .arena = arena, .rules = rules, .symbolicated = true,
 			.key_ancestors = rules ? rules->key_ancestors : HG_DEFAULT_KEY_ANCESTORS,
-			.thread_frames = rules ? rules->thread_frames : HG_DEFAULT_THREAD_FRAMES};
+			.thread_frames = rules ? rules->thread_frames : HG_DEFAULT_THREAD_FRAMES,
+			.ex = ex};
 	int rc = set_app(&s, out);
+	if (!rc && ex)
+		rc = explain_parts(&s, ex, out);
 	if (rc)
 		return rc;
 	/* The most lines any path adds: the app, a marker or two, the frames. */
@@ -137,12 +158,21 @@ int hg_signature_compute(const hg_report *rep, const hg_rules *rules, hg_arena *
 	if ((rc = sig_add(&s, joined(arena, "app ", 4, out->app))))
 		return rc;
 	if (rep->has_method_stack && rep->key_index >= 0 &&
-	    (size_t)rep->key_index < rep->trimmed.len)
+	    (size_t)rep->key_index < rep->trimmed.len) {
+		if (ex) {
+			ex->basis = HG_BASIS_METHOD_STACK;
+			ex->hashed_owner = HG_OWNER_APP; /* but the whole message's */
+		}
 		rc = sig_method_stack(&s);
-	else if (rep->threads.n > 0)
+	} else if (rep->threads.n > 0) {
+		if (ex)
+			ex->basis = HG_BASIS_THREAD;
 		rc = sig_thread_dump(&s);
-	else
+	} else {
+		if (ex)
+			ex->basis = HG_BASIS_NO_STACK;
 		rc = sig_no_stack(&s);
+	}
 	if (rc)
 		return rc;
 	out->family = family_of(rep->kind);
@@ -156,6 +186,21 @@ int hg_signature_compute(const hg_report *rep, const hg_rules *rules, hg_arena *
 	out->symbolicated = s.symbolicated;
 	out->no_app_frame = s.no_app_frame;
 	return 0;
+}
+
+int hg_signature_compute(const hg_report *rep, const hg_rules *rules, hg_arena *arena,
+			 hg_signature *out)
+{
+	return signature(rep, rules, arena, out, NULL);
+}
+
+int hg_signature_explain(const hg_report *rep, const hg_rules *rules, hg_arena *arena,
+			 hg_explain *out)
+{
+	if (!out)
+		return HG_EINVAL;
+	memset(out, 0, sizeof *out);
+	return signature(rep, rules, arena, &out->sig, out);
 }
 
 const char *hg_signature_family(enum hg_report_kind kind)

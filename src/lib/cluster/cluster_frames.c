@@ -3,33 +3,13 @@
  * a library's, the platform's). */
 #include <ctype.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <string.h>
 
 #include "cluster_internal.h"
 #include "hangar/text.h"
 
 #define SYNTHETIC "$$Synthetic"
-
-/* The platform: code the device brings, never the app's unless a rule
- * says so (WebView's Chromium is its own APK). */
-static const char *const system_prefixes[] = {
-	"android.", "com.android.", "dalvik.", "java.", "javax.", "jdk.", "libcore.", "sun.",
-	"org.json.", "org.xml.", "org.w3c.", "org.apache.harmony.", "org.chromium.",
-	"J.", /* Chromium's generated JNI bridge, class J.N */
-};
-
-/* Libraries nearly every app ships: the app's to run, not its own code. */
-static const char *const library_prefixes[] = {
-	"androidx.", "kotlin.", "kotlinx.", "com.google.",
-};
-
-static bool has_prefix(const char *s, const char *const *list, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (strncmp(s, list[i], strlen(list[i])) == 0)
-			return true;
-	return false;
-}
 
 /* ---- normalization ---- */
 
@@ -194,80 +174,158 @@ const char *sig_native_title(hg_arena *arena, const hg_frame *f)
 
 /* ---- whose a frame is ---- */
 
-static bool any_match(hg_regex *const *res, size_t n, const char *s, size_t len, int *err)
+/* What decides whose a frame is tells, when explaining (why not NULL),
+ * which rule it was; the words are made only then, apart from the
+ * decision, which ingest makes millions of times. */
+
+/* *why = the text fmt makes, in the arena (NULL when out of memory). */
+static void say(const struct sig *s, const char **why, const char *fmt, ...) HG_PRINTF(3, 4);
+
+static void say(const struct sig *s, const char **why, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	*why = hg_arena_vprintf(s->arena, fmt, ap);
+	va_end(ap);
+}
+
+/* "rules-file app /RE/ (rules.txt:3)" */
+static void say_rule(const struct sig *s, const char **why, const char *word,
+		     const struct rule_pattern *p)
+{
+	say(s, why, "rules-file %s /%s/ (%s:%ld)", word, p->text,
+	    s->rules->path ? s->rules->path : "?", p->line);
+}
+
+/* The first pattern that matches; NULL when none does (or an error: *err). */
+static const struct rule_pattern *any_match(const struct rule_pattern *pats, size_t n,
+					    const char *s, size_t len, int *err)
 {
 	for (size_t i = 0; i < n; i++) {
-		int rc = hg_regex_match(res[i], s, len);
+		int rc = hg_regex_match(pats[i].re, s, len);
 		if (rc < 0)
 			*err = rc;
 		if (rc != 0)
-			return rc > 0;
+			return rc > 0 ? &pats[i] : NULL;
 	}
-	return false;
+	return NULL;
 }
 
-static bool rule_says_app(const struct sig *s, const char *match)
+/* The app rule that claims match; NULL when none does. */
+static const struct rule_pattern *app_rule(const struct sig *s, const char *match)
 {
 	int err = 0;
-	return s->rules && s->rules->n_app &&
-	       any_match(s->rules->app, s->rules->n_app, match, strlen(match), &err);
+	if (!s->rules || !s->rules->n_app)
+		return NULL;
+	return any_match(s->rules->app, s->rules->n_app, match, strlen(match), &err);
 }
 
-int sig_ignored(const struct sig *s, const char *match, size_t len)
+int sig_ignored_by_rules(const struct sig *s, const char *match, size_t len, const char **why)
 {
-	int err = 0;
 	const hg_rules *r = s->rules;
-	bool hit = r && r->n_ignore && any_match(r->ignore, r->n_ignore, match, len, &err);
-	return err ? err : hit;
+	int err = 0;
+	const struct rule_pattern *p = any_match(r->ignore, r->n_ignore, match, len, &err);
+	if (err)
+		return err;
+	if (p && why)
+		say_rule(s, why, "ignore", p);
+	return p != NULL;
 }
 
-/* An R8/ProGuard-renamed class: its outer simple name is one to three
- * letters or digits ("a", "bQ4", "Nz0"), not an acronym of capitals
- * ("UI", "IO"), which people do write. */
-static bool obfuscated(const char *cls)
-{
-	const char *simple = sig_simple_name(cls);
-	size_t n = strcspn(simple, "$");
-	if (n == 0 || n > 3 || !isalpha((unsigned char)simple[0]))
-		return false;
-	bool capitals = n >= 2;
-	for (size_t i = 0; i < n; i++) {
-		if (!isalnum((unsigned char)simple[i]))
-			return false;
-		if (!isupper((unsigned char)simple[i]))
-			capitals = false;
-	}
-	return !capitals;
-}
+/* Which rule decided a Java frame's owner (java_owner). */
+enum java_rule {
+	JAVA_APP_RULE,   /* arg: the rule_pattern */
+	JAVA_PLATFORM,   /* arg: the prefix */
+	JAVA_PACKAGE,
+	JAVA_LIBRARY,    /* arg: the prefix */
+	JAVA_RETRACED,
+	JAVA_OBFUSCATED,
+	JAVA_OUTSIDE,    /* not under the app's package: a library's */
+	JAVA_NO_PACKAGE, /* no package to tell: the app's */
+};
 
-enum frame_owner frame_owner_java(const struct sig *s, const hg_frame *f, const char *match)
+static inline enum frame_owner java_owner(const struct sig *s, const hg_frame *f,
+					  const char *match, enum java_rule *rule,
+					  const void **arg)
 {
 	const char *cls = f->cls ? f->cls : "";
-	if (rule_says_app(s, match))
+	const char *pre;
+	const struct rule_pattern *p;
+	if ((p = app_rule(s, match))) {
+		*rule = JAVA_APP_RULE;
+		*arg = p;
 		return OWNER_APP;
-	if (has_prefix(cls, system_prefixes, sizeof system_prefixes / sizeof *system_prefixes))
+	}
+	if ((pre = hg_java_platform_prefix(cls))) {
+		*rule = JAVA_PLATFORM;
+		*arg = pre;
 		return OWNER_SYSTEM;
+	}
+	*rule = JAVA_PACKAGE;
 	if (s->prefix && strncmp(cls, s->prefix, s->prefix_len) == 0)
 		return OWNER_APP;
-	if (has_prefix(cls, library_prefixes, sizeof library_prefixes / sizeof *library_prefixes))
+	if ((pre = hg_java_library_prefix(cls))) {
+		*rule = JAVA_LIBRARY;
+		*arg = pre;
 		return OWNER_LIBRARY;
-	if (f->retraced || obfuscated(cls))
+	}
+	*rule = f->retraced ? JAVA_RETRACED : JAVA_OBFUSCATED;
+	if (f->retraced || hg_java_class_obfuscated(cls))
 		return OWNER_APP;
 	/* With no package to tell the app's code from a library's, what the
 	 * platform does not bring is taken for the app's. */
+	*rule = s->prefix ? JAVA_OUTSIDE : JAVA_NO_PACKAGE;
 	return s->prefix ? OWNER_LIBRARY : OWNER_APP;
 }
 
-enum frame_owner frame_owner_symbol(const struct sig *s, const char *sym)
+/* The rule java_owner found, in words. */
+static void say_java(const struct sig *s, const hg_frame *f, enum java_rule rule, const void *arg,
+		     const char **why)
+{
+	const char *simple = sig_simple_name(f->cls ? f->cls : "");
+	switch (rule) {
+	case JAVA_APP_RULE: say_rule(s, why, "app", arg); break;
+	case JAVA_PLATFORM: say(s, why, "platform prefix %s", (const char *)arg); break;
+	case JAVA_PACKAGE: say(s, why, "package prefix %s (the report's app)", s->prefix); break;
+	case JAVA_LIBRARY: say(s, why, "library prefix %s", (const char *)arg); break;
+	case JAVA_RETRACED: *why = "retraced by a ProGuard mapping"; break;
+	case JAVA_OBFUSCATED:
+		say(s, why, "obfuscated class %.*s", (int)strcspn(simple, "$"), simple);
+		break;
+	case JAVA_OUTSIDE: say(s, why, "outside the app's package %s", s->prefix); break;
+	case JAVA_NO_PACKAGE: *why = "no app package (the report names no app)"; break;
+	}
+}
+
+enum frame_owner frame_owner_java(const struct sig *s, const hg_frame *f, const char *match,
+				  const char **why)
+{
+	enum java_rule rule;
+	const void *arg = NULL;
+	if (!why) /* the rule is not kept: nothing but the decision */
+		return java_owner(s, f, match, &rule, &arg);
+	enum frame_owner owner = java_owner(s, f, match, &rule, &arg);
+	say_java(s, f, rule, arg, why);
+	return owner;
+}
+
+enum frame_owner frame_owner_symbol(const struct sig *s, const char *sym, const char **why)
 {
 	/* Matrix instruments the APK's own classes only (SDKs included): every
 	 * method its methodMapping.txt names ran the app's code, but for the
 	 * platform's, which a mapping names only as markers. */
-	if (rule_says_app(s, sym))
-		return OWNER_APP;
-	return has_prefix(sym, system_prefixes, sizeof system_prefixes / sizeof *system_prefixes)
-		       ? OWNER_SYSTEM
-		       : OWNER_APP;
+	const struct rule_pattern *p = app_rule(s, sym);
+	const char *pre = p ? NULL
+			    : hg_java_platform_prefix(sym);
+	if (!why)
+		return pre ? OWNER_SYSTEM : OWNER_APP;
+	if (p)
+		say_rule(s, why, "app", p);
+	else if (pre)
+		say(s, why, "platform prefix %s", pre);
+	else
+		*why = "mapped method (Matrix instruments the APK)";
+	return pre ? OWNER_SYSTEM : OWNER_APP;
 }
 
 /* Whether image is the app binary called name: "name", or
@@ -279,159 +337,27 @@ static bool is_app_image(const char *image, const char *name)
 	       (image[len] == '\0' || strcmp(image + len, ".debug.dylib") == 0);
 }
 
-/* ---- iOS frames that no binary image places ---- */
-
-/* A report symbolicated before it was sent (seed 003's: symbol names and
- * source lines, no binary_images) says whose a frame is only by its name.
- * The platform's names: Apple's Objective-C class prefixes (and the Swift
- * types imported from them; a leading '_' is a private class), the Swift
- * modules the SDK brings, the C++ namespaces of its runtimes.  An app's
- * own prefix ("HT") is no platform's: these lists are Apple's only. */
-static const char *const apple_prefixes[] = {
-	"NS", "UI", "CA", "CF", "CG", "CI", "AV", "CL", "MK", "WK", "SK", "GK", "HK", "PH",
-	"SF", "BS", "FBS", "RBS", "CK", "EK", "CN", "LA", "NE", "UN", "QL", "AS", "BG", "CX",
-	"CT", "TK", "MP", "ML", "PK", "NW", "GC", "AX", "SB",
-};
-static const char *const apple_modules[] = {
-	"Swift", "SwiftUI", "Foundation", "UIKit", "Combine", "Dispatch", "ObjectiveC",
-	"CoreFoundation", "CoreGraphics", "CoreData", "CoreText", "CoreImage", "CoreLocation",
-	"QuartzCore", "AppKit", "Darwin", "os", "OSLog", "Observation", "SwiftData", "AVFoundation",
-	"MapKit", "WebKit", "Network", "Metal", "MetalKit", "SpriteKit", "SceneKit", "RealityKit",
-	"StoreKit", "GameKit", "HealthKit", "Photos", "PhotosUI", "Contacts", "EventKit",
-	"UserNotifications", "WidgetKit", "Charts", "CryptoKit", "Accelerate", "XCTest",
-};
-static const char *const apple_namespaces[] = {
-	"swift", "std", "objc", "dyld", "dyld3", "dyld4", "CA", "CG", "WTF", "JSC", "WebCore",
-	"WebKit", "IPC", "Inspector", "llvm", "mach_o", "caulk", "AG", "RB", "os", "xpc", "icu",
-};
-
-static bool in_list(const char *s, size_t len, const char *const *list, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (strlen(list[i]) == len && memcmp(s, list[i], len) == 0)
-			return true;
-	return false;
-}
-
-/* A class or type name s[0..len) of Apple's: "NSThread", "UIApplication", "_UIFoo". */
-static bool apple_class(const char *s, size_t len)
-{
-	if (len > 0 && s[0] == '_')
-		return true;
-	for (size_t i = 0; i < sizeof apple_prefixes / sizeof *apple_prefixes; i++) {
-		size_t n = strlen(apple_prefixes[i]);
-		if (len > n && memcmp(s, apple_prefixes[i], n) == 0 && isupper((unsigned char)s[n]))
-			return true;
-	}
-	return false;
-}
-
-#define LIST(l) l, sizeof l / sizeof *l
-
-/* Whether the first name of a Swift symbol, s[0..len), is a module or type
- * of the platform's. */
-static bool apple_swift_name(const char *s, size_t len)
-{
-	return in_list(s, len, LIST(apple_modules)) || apple_class(s, len);
-}
-
-/* Where the entity a Swift name is about begins: past the last " in " at
- * depth 0 ("closure #1 in Foo.bar()": Foo.bar(); a witness's "... in
- * Module"), as the demangler nests contexts. */
-static const char *swift_context(const char *name)
-{
-	const char *at = name;
-	int depth = 0;
-	for (const char *p = name; *p; p++) {
-		if (*p == '(' || *p == '<' || *p == '[')
-			depth++;
-		else if ((*p == ')' || (*p == '>' && (p == name || p[-1] != '-')) || *p == ']') && depth)
-			depth--;
-		else if (depth == 0 && strncmp(p, " in ", 4) == 0)
-			at = p + 4;
-	}
-	return at;
-}
-
-/* A demangled Swift name: its entity's first name (module or type) decides;
- * the qualifiers before it ("static", "@objc", "merged", "specialized",
- * "<generic args>") are passed over.  A name with none (a thunk between
- * calling conventions), or a function of no type or module
- * ("swift_job_runImpl(swift::Job*)", C or C++), is the platform's. */
-static bool apple_swift(const char *name)
-{
-	const char *p = swift_context(name);
-	static const char ext[] = "(extension in ";
-	if (strncmp(p, ext, sizeof ext - 1) == 0) {
-		p += sizeof ext - 1;
-		return apple_swift_name(p, strcspn(p, ")"));
-	}
-	if (!strchr(p, ' ')) /* a witness's "... in Module" */
-		return apple_swift_name(p, strcspn(p, ".(<:"));
-	for (const char *t = p; *t; t += strcspn(t, " "), t += *t == ' ') {
-		size_t n = strcspn(t, " ");
-		if (!(memchr(t, '.', n) || memchr(t, '(', n)) || strchr("<@#(", *t))
-			continue;
-		/* "Type.method(...)", "Module.Type.method": its first name;
-		 * "function(...)", no type nor module: a C or C++ function */
-		size_t head = strcspn(t, "(");
-		if (!memchr(t, '.', head))
-			return true;
-		return apple_swift_name(t, strcspn(t, ".<"));
-	}
-	return true;
-}
-
-/* A mangled Swift name the demangler left alone: "$s12HTAPMKitDemo...":
- * its module is the length-prefixed word after "$s"; a substitution
- * ("$sSS", the standard library) is the platform's. */
-static bool apple_mangled_swift(const char *name)
-{
-	const char *p = name + (name[0] == '_') + 2;
-	size_t len = 0;
-	while (isdigit((unsigned char)*p) && len < 1000)
-		len = len * 10 + (size_t)(*p++ - '0');
-	return len == 0 || strnlen(p, len) < len || apple_swift_name(p, len);
-}
-
-static bool mangled_swift(const char *name)
-{
-	const char *p = name + (name[0] == '_');
-	return p[0] == '$' && (p[1] == 's' || p[1] == 'S' || p[1] == 'e');
-}
-
-/* Whether the readable name of a frame no image places is the platform's. */
-static bool apple_name(const char *name)
-{
-	const char *objc = strstr(name, "-[");
-	objc = objc ? objc : strstr(name, "+[");
-	if (objc) /* "-[NSRunLoop run]", "__41-[UIApplication _run]_block_invoke" */
-		return apple_class(objc + 2, strcspn(objc + 2, " ("));
-	if (mangled_swift(name))
-		return apple_mangled_swift(name);
-	if (name[strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$")] == '\0')
-		return true; /* a C function: __semwait_signal, nanosleep, UIApplicationMain */
-	const char *cc = strstr(name, "::"), *paren = strchr(name, '(');
-	if (cc && (!paren || cc < paren)) { /* C++: its outermost namespace */
-		const char *ns = cc;
-		while (ns > name && ns[-1] != ' ')
-			ns--;
-		return ns[0] == '_' || in_list(ns, (size_t)(cc - ns), LIST(apple_namespaces));
-	}
-	return apple_swift(name);
-}
-
 /* Whose an iOS frame that no binary image places is: the app's when the
  * report gives its source file (only the app's debug information names
  * one), else by its name; a bare address is the platform's. */
-static enum frame_owner frame_owner_unplaced(const hg_frame *f)
+static enum frame_owner frame_owner_unplaced(const struct sig *s, const hg_frame *f,
+					     const char **why)
 {
-	if (f->file)
+	if (f->file) {
+		if (why)
+			*why = "no image; source file given (the app's debug information)";
 		return OWNER_APP;
+	}
 	const char *name = f->method ? f->method : f->symbol;
-	if (!name || !*name)
+	if (!name || !*name) {
+		if (why)
+			*why = "no image and no name";
 		return OWNER_SYSTEM;
-	return apple_name(name) ? OWNER_SYSTEM : OWNER_APP;
+	}
+	enum apple_why a = sig_apple_name(name);
+	if (why)
+		say(s, why, "no image; %s", sig_apple_why(a));
+	return a != APPLE_NOT ? OWNER_SYSTEM : OWNER_APP;
 }
 
 const char *sig_unplaced_title(hg_arena *arena, const hg_frame *f)
@@ -446,20 +372,35 @@ const char *sig_unplaced_title(hg_arena *arena, const hg_frame *f)
 	return hg_arena_strdup(arena, name);
 }
 
-enum frame_owner frame_owner_native(const struct sig *s, const hg_frame *f)
+enum frame_owner frame_owner_native(const struct sig *s, const hg_frame *f, const char **why)
 {
 	if (s->ios && !f->image)
-		return frame_owner_unplaced(f);
-	if (!f->image)
+		return frame_owner_unplaced(s, f, why);
+	if (!f->image) {
+		if (why)
+			*why = "no image";
 		return OWNER_SYSTEM;
+	}
 	if (s->ios) {
 		const char *slash = strrchr(f->image, '/');
 		const char *img = slash ? slash + 1 : f->image;
-		return s->main_image && is_app_image(img, s->main_image) ? OWNER_APP : OWNER_SYSTEM;
+		bool app = s->main_image && is_app_image(img, s->main_image);
+		if (why)
+			say(s, why, "%s image %s", app ? "app" : "platform", img);
+		return app ? OWNER_APP : OWNER_SYSTEM;
 	}
 	/* Android: the app's libraries and dex code live under its package's
 	 * folder (/data/app/~~x==/com.example-y==/lib/arm64/libfoo.so). */
-	return s->package && strstr(f->image, s->package) ? OWNER_APP : OWNER_SYSTEM;
+	bool app = s->package && strstr(f->image, s->package);
+	if (why) {
+		const char *img = image_name(s->arena, f->image);
+		if (app)
+			say(s, why, "app image %s (its path holds %s)", img, s->package);
+		else
+			say(s, why, "platform image %s%s", img,
+			    s->package ? "" : " (the report names no app)");
+	}
+	return app ? OWNER_APP : OWNER_SYSTEM;
 }
 
 int sig_add(struct sig *s, const char *line)

@@ -14,26 +14,31 @@ void hg_rules_destroy(hg_rules *rules)
 {
 	if (!rules)
 		return;
-	for (size_t i = 0; i < rules->n_app; i++)
-		hg_regex_free(rules->app[i]);
-	for (size_t i = 0; i < rules->n_ignore; i++)
-		hg_regex_free(rules->ignore[i]);
+	for (size_t i = 0; i < rules->n_app; i++) {
+		hg_regex_free(rules->app[i].re);
+		free(rules->app[i].text);
+	}
+	for (size_t i = 0; i < rules->n_ignore; i++) {
+		hg_regex_free(rules->ignore[i].re);
+		free(rules->ignore[i].text);
+	}
 	free(rules->app);
 	free(rules->ignore);
+	free(rules->path);
 	free(rules);
 }
 
-static int push(hg_regex ***list, size_t *n, size_t *cap, hg_regex *re)
+static int push(struct rule_pattern **list, size_t *n, size_t *cap, struct rule_pattern pat)
 {
 	if (*n == *cap) {
 		size_t cap2 = *cap ? *cap * 2 : 8;
-		hg_regex **p = realloc(*list, cap2 * sizeof *p);
+		struct rule_pattern *p = realloc(*list, cap2 * sizeof *p);
 		if (!p)
 			return HG_ENOMEM;
 		*list = p;
 		*cap = cap2;
 	}
-	(*list)[(*n)++] = re;
+	(*list)[(*n)++] = pat;
 	return 0;
 }
 
@@ -74,10 +79,18 @@ static int add_regex(hg_rules *r, const struct rline *l, bool app, const char *w
 	}
 	if (rc)
 		return rc;
-	rc = app ? push(&r->app, &r->n_app, &r->cap_app, re)
-		 : push(&r->ignore, &r->n_ignore, &r->cap_ignore, re);
-	if (rc)
+	struct rule_pattern pat = {re, malloc(len + 1), l->line};
+	if (pat.text) {
+		memcpy(pat.text, arg, len);
+		pat.text[len] = '\0';
+	}
+	rc = !pat.text ? HG_ENOMEM
+	     : app    ? push(&r->app, &r->n_app, &r->cap_app, pat)
+		      : push(&r->ignore, &r->n_ignore, &r->cap_ignore, pat);
+	if (rc) {
 		hg_regex_free(re);
+		free(pat.text);
+	}
 	return rc;
 }
 
@@ -150,6 +163,11 @@ int hg_rules_load(const hg_ctx *ctx, const char *path, hg_rules **out)
 	}
 	r->key_ancestors = HG_DEFAULT_KEY_ANCESTORS;
 	r->thread_frames = HG_DEFAULT_THREAD_FRAMES;
+	if (!(r->path = strdup(path))) {
+		free(data);
+		free(r);
+		return HG_ENOMEM;
+	}
 	/* Every bad line is reported; the first error code is returned. */
 	int first = 0;
 	struct rline l = {ctx, path, 0, data};

@@ -11,13 +11,17 @@
 
 #define IDLE_MAIN "idle main thread"
 
-static long pick_thread(const hg_threads *ts)
+/* The thread walked; *why: "blamed", "main" or "first" (for explanations). */
+static long pick_thread(const hg_threads *ts, const char **why)
 {
+	*why = "blamed";
 	if (ts->blamed >= 0 && (size_t)ts->blamed < ts->n)
 		return ts->blamed;
+	*why = "main";
 	for (size_t i = 0; i < ts->n; i++)
 		if (ts->items[i].flags & HG_THREAD_MAIN)
 			return (long)i;
+	*why = "first";
 	return 0;
 }
 
@@ -47,6 +51,7 @@ struct seen {
 	const char *match;      /* "cls.method" or the native frame text; NULL: not made yet */
 	const char *line;       /* normalized; NULL: not made yet */
 	enum frame_owner owner;
+	hg_explain_frame *x;    /* explaining: its record; else NULL */
 };
 
 static const char *match_of(const struct sig *s, struct seen *x)
@@ -75,16 +80,25 @@ static bool have_rules(const struct sig *s)
 	return s->rules && (s->rules->n_app || s->rules->n_ignore);
 }
 
-/* The frame's owner, and whether an ignore rule drops it (1), or an error. */
-static int see(const struct sig *s, const hg_frame *f, struct seen *out)
+/* The frame's owner, and whether an ignore rule drops it (1), or an
+ * error; x (explaining; else NULL) says why. */
+static int see(const struct sig *s, const hg_frame *f, struct seen *out, hg_explain_frame *x)
 {
-	*out = (struct seen){.f = f};
+	*out = (struct seen){.f = f, .x = x};
 	const char *match = NULL;
 	if (have_rules(s) && !(match = match_of(s, out)))
 		return HG_ENOMEM;
-	out->owner = f->kind == HG_FRAME_JAVA ? frame_owner_java(s, f, match)
-					      : frame_owner_native(s, f);
-	return match ? sig_ignored(s, match, strlen(match)) : 0;
+	const char **why = x ? &x->rule : NULL;
+	out->owner = f->kind == HG_FRAME_JAVA ? frame_owner_java(s, f, match, why)
+					      : frame_owner_native(s, f, why);
+	int ignored = match ? sig_ignored(s, match, strlen(match), why) : 0;
+	if (x) {
+		x->owner = ignored > 0 ? HG_OWNER_IGNORED : sig_owner(out->owner);
+		x->used = ignored > 0 ? HG_USE_IGNORED : HG_USE_OTHER_OWNER;
+		if (!x->rule)
+			return HG_ENOMEM;
+	}
+	return ignored;
 }
 
 /* Adds up to thread_frames frames of owner `want`, innermost first; the
@@ -102,14 +116,26 @@ static int take(struct sig *s, struct seen *seen, size_t n, enum frame_owner wan
 {
 	size_t end = s->n_frames + (size_t)s->thread_frames;
 	struct seen *first = NULL, *first_named = NULL;
-	for (size_t i = 0; i < n && s->n_frames < end; i++) {
+	/* Explaining, the walk goes on past thread-frames to say what was left. */
+	for (size_t i = 0; i < n && (s->n_frames < end || s->ex); i++) {
 		if (seen[i].owner != want)
 			continue;
+		if (s->n_frames >= end) { /* explaining (x) */
+			if (seen[i].x)
+				seen[i].x->used = HG_USE_PAST_LIMIT;
+			continue;
+		}
 		first = first ? first : &seen[i];
 		first_named = first_named || !named(seen[i].f) ? first_named : &seen[i];
-		int rc = sig_add(s, line_of(s, &seen[i]));
+		const char *line = line_of(s, &seen[i]);
+		int rc = sig_add(s, line);
 		if (rc)
 			return rc;
+		if (seen[i].x) {
+			seen[i].x->used = HG_USE_TAKEN;
+			seen[i].x->line = line;
+			s->ex->hashed_owner = sig_owner(want);
+		}
 	}
 	struct seen *t = first_named ? first_named : first;
 	if (t && !s->title) {
@@ -143,17 +169,76 @@ static int idle_main(struct sig *s)
 	return rc ? rc : s->title ? 0 : HG_ENOMEM;
 }
 
-int sig_thread_dump(struct sig *s)
+/* Explaining: the thread walked, and room for its frames. */
+static int explain_thread(struct sig *s, long index, const char *why)
 {
-	const hg_thread *t = &s->rep->threads.items[pick_thread(&s->rep->threads)];
+	const hg_thread *t = &s->rep->threads.items[index];
+	s->ex->thread = index;
+	s->ex->thread_name = t->name;
+	s->ex->thread_why = why;
+	s->ex->hashed_owner = HG_OWNER_IGNORED; /* until a frame is taken */
+	return sig_explain_room(s, t->n_frames);
+}
+
+/* Explaining: the frame as the report gives it; a retraced one with the
+ * name retracing gave it first (the text is the obfuscated one). */
+static const char *explain_text(struct sig *s, const hg_frame *f)
+{
+	if (f->kind != HG_FRAME_JAVA || !f->retraced || !f->cls)
+		return f->text;
+	return hg_arena_printf(s->arena, "%s%s%s (retraced from: %s)", f->cls, f->method ? "." : "",
+			       f->method ? f->method : "", f->text ? f->text : "?");
+}
+
+/* Explaining: a second candidate of an ambiguous retrace, left out. */
+static int explain_candidate(struct sig *s, hg_explain_frame *x, const hg_frame *f)
+{
+	x->owner = HG_OWNER_IGNORED;
+	x->used = HG_USE_CANDIDATE;
+	x->rule = hg_arena_printf(s->arena, "retrace candidate %d (the first is kept)", f->candidate);
+	return x->rule ? 0 : HG_ENOMEM;
+}
+
+/* Explaining: what the lines came from, once they are made. */
+static int explain_grouping(struct sig *s, const hg_thread *t)
+{
+	int n = s->thread_frames;
+	switch (s->ex->hashed_owner) {
+	case HG_OWNER_APP:
+		return sig_explain_grouping(s, "its innermost app frames, up to thread-frames %d", n);
+	case HG_OWNER_LIBRARY:
+		return sig_explain_grouping(s, "no app frame: its innermost library frames, up to "
+					    "thread-frames %d", n);
+	case HG_OWNER_PLATFORM:
+		return sig_explain_grouping(s, "no app or library frame: its innermost platform "
+					    "frames, up to thread-frames %d", n);
+	default:
+		break;
+	}
+	if (t->flags & HG_THREAD_IDLE)
+		return sig_explain_grouping(s, "no app frame, and the main thread idles in its "
+					    "looper (the dump missed the cause)%s",
+					    is_anr(s->rep) ? ": the ANR type" : "");
+	return sig_explain_grouping(s, "no frames");
+}
+
+/* The lines of thread t. */
+static int thread_lines(struct sig *s, const hg_thread *t)
+{
 	struct seen *seen = hg_arena_calloc(s->arena, t->n_frames ? t->n_frames : 1, sizeof *seen);
 	if (!seen)
 		return HG_ENOMEM;
 	size_t n = 0;
 	for (size_t i = 0; i < t->n_frames; i++) {
-		if (skipped_candidate(&t->frames[i]))
+		hg_explain_frame *x = NULL;
+		if (s->ex && !(x = sig_explain_frame(s, explain_text(s, &t->frames[i]))))
+			return HG_ENOMEM;
+		if (skipped_candidate(&t->frames[i])) {
+			if (x && explain_candidate(s, x, &t->frames[i]))
+				return HG_ENOMEM;
 			continue;
-		int ignored = see(s, &t->frames[i], &seen[n]);
+		}
+		int ignored = see(s, &t->frames[i], &seen[n], x);
 		if (ignored < 0)
 			return ignored;
 		if (!ignored)
@@ -180,6 +265,17 @@ int sig_thread_dump(struct sig *s)
 	s->title = hg_arena_printf(s->arena, "thread \"%s\" with no frames%s",
 				   t->name ? t->name : "?", anr_suffix(s));
 	return s->title ? sig_add(s, "no frames") : HG_ENOMEM;
+}
+
+int sig_thread_dump(struct sig *s)
+{
+	const char *why;
+	long index = pick_thread(&s->rep->threads, &why);
+	const hg_thread *t = &s->rep->threads.items[index];
+	if (s->ex && explain_thread(s, index, why))
+		return HG_ENOMEM;
+	int rc = thread_lines(s, t);
+	return rc || !s->ex ? rc : explain_grouping(s, t);
 }
 
 static const char *meta_text(const hg_report *rep, const char *key)
@@ -222,5 +318,9 @@ int sig_no_stack(struct sig *s)
 							sig_simple_name(rep->scene))
 				      : hg_report_kind_name(rep->kind);
 	}
+	if (!rc && s->ex)
+		rc = sig_explain_grouping(s, "%s", is_anr(rep) ? "no thread stacks: the main "
+					  "thread's waiting channel and the ANR type"
+							 : "no stack: the screen (scene)");
 	return rc ? rc : s->title ? 0 : HG_ENOMEM;
 }

@@ -3,7 +3,7 @@
  * JSON (digest_json.c) or one HTML page with charts and flame graphs
  * (digest_html.c, digest_html_chart.c).
  * Public header: digest.h.
- * Uses: core, flame, store. */
+ * Uses: core, flame, render, store. */
 /* The nightly digest: gathers what it shows from the store (the run's
  * reports are those with id > first_report_id), then hands it to the
  * Markdown, JSON or HTML writer. */
@@ -13,6 +13,8 @@
 #include <string.h>
 
 #include "digest_internal.h"
+
+#define PAGE_VALUES 10 /* values of each breakdown a cluster keeps (the JSON digest) */
 
 /* Makes room for one more item in an arena array (the old array is left
  * in the arena: doubling keeps the waste below the final size). */
@@ -364,7 +366,8 @@ static int build_path(struct load *l)
 static int load_cluster(struct digest *d, hg_store *store, const char *hash, struct dg_cluster *c)
 {
 	struct load l = {.d = d, .c = c};
-	int err = hg_store_cluster(store, hash, on_row, &l);
+	hg_top_query all = {.sessions = d->run->sessions}; /* its rate, all time */
+	int err = hg_store_cluster_in(store, hash, &all, on_row, &l);
 	if (!err && !c->hash) /* gone since it was listed: cannot happen in one read */
 		err = HG_EINVAL;
 	if (!err)
@@ -379,6 +382,8 @@ static int load_cluster(struct digest *d, hg_store *store, const char *hash, str
 		err = build_path(&l);
 	if (!err && !l.err && d->pictures)
 		err = load_pictures(&l, store, hash);
+	if (!err && !l.err && (err = hg_store_cluster_page(store, hash, PAGE_VALUES, &c->page)) == 0)
+		c->has_page = true;
 	return l.err ? l.err : err;
 }
 
@@ -563,12 +568,40 @@ static int gather(struct digest *d, hg_store *store)
 	    (err = load_list(d, store, &d->regressed)))
 		return err;
 
+	if ((err = digest_gather_trends(d, store)) != 0)
+		return err;
 	struct others failed = {.d = d}, rejected = {.d = d};
 	err = hg_store_objects(store, NULL, "failed", on_failed, &failed);
 	if ((err = failed.err ? failed.err : err))
 		return err;
 	err = hg_store_rejected(store, on_rejected, &rejected);
 	return rejected.err ? rejected.err : err;
+}
+
+static void release_pages(struct dg_list *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (l->items[i].has_page)
+			hg_cluster_page_release(&l->items[i].page);
+}
+
+const char *const digest_dim_labels[HG_PAGE_DIMS] = {
+	"version", "OS", "device model", "device class", "scene", "foreground", "ANR type",
+};
+
+void digest_breakdown(hg_buf *b, const hg_breakdown *d, digest_text_fn text)
+{
+	int64_t listed = 0;
+	for (size_t i = 0; i < d->n && i < DIGEST_PAGE_VALUES; i++) {
+		const hg_breakdown_value *v = &d->values[i];
+		if (i)
+			hg_buf_puts(b, ", ");
+		text(b, v->value ? v->value : "unknown", 80);
+		hg_buf_printf(b, " %.0f%%", d->total ? 100.0 * (double)v->count / (double)d->total : 0);
+		listed += v->count;
+	}
+	if (listed < d->total)
+		hg_buf_printf(b, ", other %.0f%%", 100.0 * (double)(d->total - listed) / (double)d->total);
 }
 
 int hg_digest_write(hg_store *store, const hg_digest_run *run, enum hg_digest_format fmt,
@@ -578,6 +611,7 @@ int hg_digest_write(hg_store *store, const hg_digest_run *run, enum hg_digest_fo
 		*new_clusters = 0;
 	if (!store || !run || !out || run->first_report_id < 0 ||
 	    !(run->threshold >= 0 && run->threshold <= 1e9) ||
+	    !(run->rate_threshold >= 0 && run->rate_threshold <= 1e9) ||
 	    !(run->min_rise >= 0 && run->min_rise <= 1e9) ||
 	    (fmt != HG_DIGEST_MARKDOWN && fmt != HG_DIGEST_JSON && fmt != HG_DIGEST_HTML))
 		return HG_EINVAL;
@@ -600,6 +634,9 @@ int hg_digest_write(hg_store *store, const hg_digest_run *run, enum hg_digest_fo
 	}
 	if (!err && new_clusters)
 		*new_clusters = d.fresh.total;
+	release_pages(&d.top);
+	release_pages(&d.fresh);
+	release_pages(&d.regressed);
 	hg_arena_destroy(d.arena);
 	return err;
 }

@@ -99,7 +99,10 @@ static void heading(hg_buf *b, const struct digest *d)
 		hg_buf_printf(b, "<li><b>Objects</b> %" PRId64 " listed, %" PRId64 " fetched, %" PRId64
 			      " skipped, %" PRId64 " failed</li>", r->objects_listed,
 			      r->objects_fetched, r->objects_skipped, r->objects_failed);
-	hg_buf_puts(b, "</ul>\n<nav><a href=\"#totals\">Totals</a><a href=\"#top\">Top clusters</a>"
+	hg_buf_puts(b, "</ul>\n<nav><a href=\"#totals\">Totals</a>");
+	if (r->sessions)
+		hg_buf_puts(b, "<a href=\"#rates\">Rates</a>");
+	hg_buf_puts(b, "<a href=\"#top\">Top clusters</a><a href=\"#escalating\">Escalating</a>"
 		    "<a href=\"#new\">New</a><a href=\"#regressed\">Regressed</a>"
 		    "<a href=\"#clusters\">Flame graphs</a><a href=\"#failed\">Failed fetches</a>"
 		    "<a href=\"#rejected\">Rejected inputs</a></nav>\n");
@@ -245,6 +248,33 @@ static bool seen_before(const struct dg_list *const *lists, size_t l, size_t i)
 	return false;
 }
 
+/* Who and where (each dimension some report names, but the version said
+ * above), and what blocks the blamed thread over all reports. */
+static void page_facts(hg_buf *b, const struct dg_cluster *c)
+{
+	if (!c->has_page)
+		return;
+	const hg_cluster_page *p = &c->page;
+	for (size_t i = 1; i < HG_PAGE_DIMS; i++) {
+		if (p->dims[i].total == p->dims[i].unknown)
+			continue;
+		hg_buf_puts(b, "<li class=\"who\"><b>");
+		html_text(b, digest_dim_labels[i], 40);
+		hg_buf_puts(b, "</b> ");
+		digest_breakdown(b, &p->dims[i], html_text);
+		hg_buf_puts(b, "</li>");
+	}
+	for (size_t i = 0; i < p->blockers.n && i < DIGEST_PAGE_VALUES; i++) {
+		const hg_breakdown_value *v = &p->blockers.values[i];
+		if (!v->value)
+			continue;
+		hg_buf_printf(b, "<li class=\"blocker\"><b>blocked by</b> in %" PRId64 " of %" PRId64
+			      " reports: ", v->count, p->count);
+		html_text(b, v->value, CELL_MAX);
+		hg_buf_puts(b, "</li>");
+	}
+}
+
 static void cluster_section(hg_buf *b, const struct dg_cluster *c, size_t number,
 			    const struct chart_range *r)
 {
@@ -270,7 +300,9 @@ static void cluster_section(hg_buf *b, const struct dg_cluster *c, size_t number
 	html_text(b, c->key_symbol ? c->key_symbol : "—", CELL_MAX);
 	hg_buf_puts(b, "</li><li><b>versions</b> ");
 	versions(b, c);
-	hg_buf_puts(b, "</li></ul>\n<div>");
+	hg_buf_puts(b, "</li>");
+	page_facts(b, c);
+	hg_buf_puts(b, "</ul>\n<div>");
 	chart_write(b, c, r, true);
 	hg_buf_puts(b, "</div>\n");
 	if (!c->flame.n) {
@@ -344,6 +376,82 @@ static void rejected(hg_buf *b, const struct digest *d)
 	more(b, d->rejected_total, d->n_rejected);
 }
 
+/* A rate per 1,000 sessions in a cell. */
+static void rate_cell(hg_buf *b, double rate)
+{
+	if (rate >= 0)
+		hg_buf_printf(b, "<td class=\"n\">%.2f</td>", rate);
+	else
+		hg_buf_puts(b, "<td class=\"n\">—</td>");
+}
+
+void digest_html_rates(hg_buf *b, const struct digest *d)
+{
+	if (!d->run->sessions)
+		return;
+	hg_buf_printf(b, "<h2 id=\"rates\">Rates by version</h2>\n<p>Reports per 1,000 sessions of "
+		      "each version the sessions file names; an ANR rate over %g is flagged (Play's "
+		      "bad-behaviour threshold for user-perceived ANRs is 0.47%% of sessions: hangar "
+		      "counts ANR reports, not sessions with one, so its ANR rate is an upper bound "
+		      "of Play's).</p>\n", d->rate_threshold);
+	if (!d->n_rates) {
+		hg_buf_puts(b, "<p>The sessions file names no version.</p>\n");
+		return;
+	}
+	hg_buf_puts(b, "<table><tr><th>version</th><th>sessions</th><th>reports</th><th>per 1k</th>"
+		    "<th>ANRs</th><th>ANRs per 1k</th><th></th></tr>\n");
+	for (size_t i = 0; i < d->n_rates; i++) {
+		const struct dg_rate *r = &d->rates[i];
+		hg_buf_puts(b, "<tr><td>");
+		html_text(b, r->version, CELL_MAX);
+		hg_buf_printf(b, "</td><td class=\"n\">%" PRId64 "</td><td class=\"n\">%" PRId64
+			      "</td>", r->sessions, r->reports);
+		rate_cell(b, r->rate);
+		hg_buf_printf(b, "<td class=\"n\">%" PRId64 "</td>", r->anrs);
+		rate_cell(b, r->anr_rate);
+		if (r->over)
+			hg_buf_printf(b, "<td class=\"warn over\">over %g</td></tr>\n", d->rate_threshold);
+		else
+			hg_buf_puts(b, "<td></td></tr>\n");
+	}
+	hg_buf_puts(b, "</table>\n");
+	if (d->uncounted)
+		hg_buf_printf(b, "<p class=\"dim\">%" PRId64 " report%s of versions or days the sessions "
+			      "file does not give (or without a version) are in no rate.</p>\n",
+			      d->uncounted, d->uncounted == 1 ? "" : "s");
+}
+
+void digest_html_escalating(hg_buf *b, const struct digest *d)
+{
+	hg_buf_puts(b, "<h2 id=\"escalating\">Escalating clusters</h2>\n");
+	if (!d->escalation_day) {
+		hg_buf_puts(b, "<p>No report has a time: nothing to compare day by day.</p>\n");
+		return;
+	}
+	hg_buf_puts(b, d->n_escalating ? "<p>Escalating on " : "<p>None on ");
+	html_text(b, d->escalation_day, 16);
+	hg_buf_puts(b, ", the latest day with reports: ");
+	digest_escalation_rule(b, d);
+	hg_buf_puts(b, ".</p>\n");
+	if (!d->n_escalating)
+		return;
+	hg_buf_puts(b, "<table><tr><th>#</th><th>cluster</th><th>kind</th><th>title</th>"
+		    "<th>that day</th><th>mean before</th><th>days before</th></tr>\n");
+	for (size_t i = 0; i < d->n_escalating; i++) {
+		const struct dg_escalation *e = &d->escalating[i];
+		hg_buf_printf(b, "<tr><td class=\"n\">%zu</td><td><code>", i + 1);
+		html_text(b, e->hash, 12);
+		hg_buf_puts(b, "</code></td><td>");
+		html_text(b, e->kind, CELL_MAX);
+		hg_buf_puts(b, "</td><td>");
+		html_text(b, e->title, CELL_MAX);
+		hg_buf_printf(b, "</td><td class=\"n\">%" PRId64 "</td><td class=\"n\">%.1f</td>"
+			      "<td class=\"n\">%" PRId64 "</td></tr>\n", e->count, e->mean, e->days);
+	}
+	hg_buf_puts(b, "</table>\n");
+	more(b, d->escalating_total, d->n_escalating);
+}
+
 void digest_html(const struct digest *d, hg_buf *b)
 {
 	struct chart_range r;
@@ -351,9 +459,11 @@ void digest_html(const struct digest *d, hg_buf *b)
 	head(b, d);
 	heading(b, d);
 	totals(b, d);
+	digest_html_rates(b, d);
 	char title[64];
 	snprintf(title, sizeof title, "Top %d clusters (all time, by count)", d->top_limit);
 	cluster_table(b, "top", title, "No clusters yet.", &d->top, false, &r);
+	digest_html_escalating(b, d);
 	changes(b, d, &r);
 	sections(b, d, &r);
 	failed(b, d);

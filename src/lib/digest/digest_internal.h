@@ -57,6 +57,9 @@ struct dg_cluster {
 	bool cost_unknown;          /* regressed: no measured cost, the p90s unknown */
 	int64_t old_fps_reports, new_fps_reports; /* regressed FPS clusters: */
 	double old_fps, new_fps, old_share, new_share; /* each set's frame rate */
+	hg_cluster_page page;       /* who and where, blockers, variants (its own arena:
+	                             * released with the digest) */
+	bool has_page;
 	/* Gathered for the HTML digest only: */
 	struct dg_day *days;        /* in day order */
 	size_t n_days;
@@ -85,6 +88,21 @@ struct dg_rejected {
 	long line;
 };
 
+/* A version's rates (with sessions). */
+struct dg_rate {
+	const char *version;
+	int64_t sessions, reports, anrs;
+	double rate, anr_rate;      /* per 1,000 sessions; < 0: no sessions */
+	bool over;                  /* anr_rate over the threshold */
+};
+
+/* An escalating cluster on the store's latest day. */
+struct dg_escalation {
+	const char *hash, *kind, *title;
+	int64_t count, days;        /* reports that day; the days before counted */
+	double mean;                /* their mean daily reports */
+};
+
 struct digest {
 	hg_arena *arena;
 	const hg_digest_run *run;
@@ -103,7 +121,31 @@ struct digest {
 	struct dg_rejected *rejected;
 	size_t n_rejected;
 	int64_t rejected_total;
+	/* Rates by version (digest_rates.c), when the run has sessions: */
+	double rate_threshold;
+	struct dg_rate *rates;
+	size_t n_rates;
+	int64_t uncounted;          /* reports that count against no row */
+	/* Escalating clusters of day (NULL: no timed report), by the rule: */
+	hg_escalate_rule rule;
+	const char *escalation_day;
+	struct dg_escalation *escalating;
+	size_t n_escalating;
+	int64_t escalating_total;
 };
+
+/* Gathers the rates by version and the escalating clusters (digest_rates.c). */
+int digest_gather_trends(struct digest *d, hg_store *store);
+/* The Markdown, JSON and HTML of both (digest_md.c, digest_json.c, digest_html.c). */
+void digest_md_rates(hg_buf *b, const struct digest *d);
+void digest_md_escalating(hg_buf *b, const struct digest *d);
+void digest_json_trends(hg_buf *b, const struct digest *d);
+void digest_html_rates(hg_buf *b, const struct digest *d);
+void digest_html_escalating(hg_buf *b, const struct digest *d);
+/* "a cluster escalates with at least 10 reports that day and 3x its mean
+ * daily reports over the 7 days before (since it was first seen)", the
+ * rule in words (plain ASCII). */
+void digest_escalation_rule(hg_buf *b, const struct digest *d);
 
 void digest_markdown(const struct digest *d, hg_buf *out);
 void digest_json(const struct digest *d, hg_buf *out);
@@ -128,6 +170,14 @@ void digest_title_figures(hg_buf *b, const struct dg_cluster *c, bool regressed)
 /* A regressed FPS cluster's frame rate before and after, "57.0 fps, 0.9%
  * frozen/high → 31.5 fps, 15.6% frozen/high"; nothing for others. */
 void digest_fps_change(hg_buf *b, const struct dg_cluster *c);
+/* Labels of the page's dimensions (hg_page_dims) in the digest: "version",
+ * "OS", "device model", "device class", "scene", "foreground", "ANR type". */
+extern const char *const digest_dim_labels[HG_PAGE_DIMS];
+/* A breakdown on one line, its first DIGEST_PAGE_VALUES values with
+ * their shares: "Android 13 (API 33) 60%, Android 12 (API 31) 30%, other
+ * 10%" (each value through text; "unknown" for reports that do not say). */
+#define DIGEST_PAGE_VALUES 3
+void digest_breakdown(hg_buf *b, const hg_breakdown *d, digest_text_fn text);
 /* Days since 1970-01-01 of "YYYY-MM-DD..." (the store's time form), or
  * INT64_MIN when s does not start with a date (digest.c). */
 int64_t digest_day_number(const char *s);

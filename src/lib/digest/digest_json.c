@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "digest_internal.h"
+#include "hangar/render.h"
 
 /* ,"key":"value" (or null); the first member of an object passes no comma. */
 static void str(hg_buf *b, const char *key, const char *value)
@@ -52,6 +53,8 @@ static void cluster(hg_buf *b, const struct dg_cluster *c, bool regressed)
 				 .new_share = c->new_share};
 		hg_diff_sides_json(b, &r);
 	}
+	if (c->has_page) /* show's page: breakdowns, blockers, variants */
+		hg_render_cluster_page_json(b, &c->page);
 	hg_buf_printf(b, ",\"key_path\":{\"depth\":%" PRId64 ",\"nodes\":[", c->path_depth);
 	for (size_t i = 0; i < c->n_path; i++) {
 		const struct dg_node *n = &c->path[i];
@@ -109,6 +112,52 @@ static void heading(hg_buf *b, const struct digest *d)
 		hg_buf_puts(b, "null}");
 }
 
+/* A rate: a number, null when unknown. */
+static void rate(hg_buf *b, const char *key, double value)
+{
+	hg_buf_printf(b, ",\"%s\":", key);
+	hg_rate_json(b, value);
+}
+
+void digest_json_trends(hg_buf *b, const struct digest *d)
+{
+	if (!d->run->sessions) {
+		hg_buf_puts(b, ",\"rates\":null");
+	} else {
+		hg_buf_printf(b, ",\"rates\":{\"threshold\":%.15g,\"uncounted\":%" PRId64
+			      ",\"versions\":[", d->rate_threshold, d->uncounted);
+		for (size_t i = 0; i < d->n_rates; i++) {
+			const struct dg_rate *r = &d->rates[i];
+			hg_buf_puts(b, i ? ",{" : "{");
+			str(b, "version", r->version);
+			hg_buf_printf(b, ",\"sessions\":%" PRId64 ",\"reports\":%" PRId64, r->sessions,
+				      r->reports);
+			rate(b, "rate", r->rate);
+			hg_buf_printf(b, ",\"anrs\":%" PRId64, r->anrs);
+			rate(b, "anr_rate", r->anr_rate);
+			hg_buf_printf(b, ",\"over\":%s}", r->over ? "true" : "false");
+		}
+		hg_buf_puts(b, "]}");
+	}
+	hg_buf_puts(b, ",\"escalating\":{");
+	str(b, "day", d->escalation_day);
+	hg_buf_printf(b, ",\"factor\":%.15g,\"days\":%d,\"min\":%" PRId64 ",\"total\":%" PRId64
+		      ",\"clusters\":[", d->rule.factor, d->rule.days, d->rule.min,
+		      d->escalating_total);
+	for (size_t i = 0; i < d->n_escalating; i++) {
+		const struct dg_escalation *e = &d->escalating[i];
+		hg_buf_puts(b, i ? ",{" : "{");
+		str(b, "hash", e->hash);
+		hg_buf_putc(b, ',');
+		str(b, "kind", e->kind);
+		hg_buf_putc(b, ',');
+		str(b, "title", e->title);
+		hg_buf_printf(b, ",\"count\":%" PRId64 ",\"mean\":%.15g,\"days\":%" PRId64 "}",
+			      e->count, e->mean, e->days);
+	}
+	hg_buf_puts(b, "]}");
+}
+
 void digest_json(const struct digest *d, hg_buf *b)
 {
 	heading(b, d);
@@ -121,6 +170,7 @@ void digest_json(const struct digest *d, hg_buf *b)
 			      d->kinds[i].all);
 	}
 	hg_buf_puts(b, "]}");
+	digest_json_trends(b, d);
 	clusters(b, "top", &d->top, false);
 	clusters(b, "new", &d->fresh, false);
 	clusters(b, "regressed", &d->regressed, true);

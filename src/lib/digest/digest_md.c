@@ -129,6 +129,31 @@ static void table_row(hg_buf *b, size_t i, const struct dg_cluster *c, bool regr
 		hg_buf_puts(b, " | — | — |\n"); /* nobody measured it: not 0 */
 }
 
+/* Who and where, a line per dimension some report names (not the
+ * version: the table says it), and what blocks the blamed thread. */
+static void page_facts(hg_buf *b, const struct dg_cluster *c)
+{
+	if (!c->has_page)
+		return;
+	const hg_cluster_page *p = &c->page;
+	for (size_t i = 1; i < HG_PAGE_DIMS; i++) {
+		if (p->dims[i].total == p->dims[i].unknown)
+			continue;
+		hg_buf_printf(b, "- %s: ", digest_dim_labels[i]);
+		digest_breakdown(b, &p->dims[i], md_text);
+		hg_buf_putc(b, '\n');
+	}
+	for (size_t i = 0; i < p->blockers.n && i < DIGEST_PAGE_VALUES; i++) {
+		const hg_breakdown_value *v = &p->blockers.values[i];
+		if (!v->value)
+			continue;
+		hg_buf_printf(b, "- blocked by, in %" PRId64 " of %" PRId64 " reports: ", v->count,
+			      p->count);
+		md_code(b, v->value);
+		hg_buf_putc(b, '\n');
+	}
+}
+
 /* The end of the StackKey path: reports through each node, total ms, the
  * frame.  Excerpts follow one another without blank lines (a fence ends
  * a paragraph and a paragraph may follow a fence): a line saved each. */
@@ -137,6 +162,7 @@ static void excerpt(hg_buf *b, size_t i, const struct dg_cluster *c)
 	hg_buf_printf(b, "%s**%zu. `%.12s`** StackKey path", i ? "" : "\n", i + 1, c->hash);
 	if (!c->n_path) {
 		hg_buf_puts(b, ": none recorded\n");
+		page_facts(b, c);
 		return;
 	}
 	hg_buf_printf(b, ", %" PRId64 " frame%s", c->path_depth, c->path_depth == 1 ? "" : "s");
@@ -153,6 +179,7 @@ static void excerpt(hg_buf *b, size_t i, const struct dg_cluster *c)
 		hg_buf_putc(b, '\n');
 	}
 	hg_buf_puts(b, "```\n");
+	page_facts(b, c);
 }
 
 /* "…and N more", and where they all are: the Markdown is cut to fit on a
@@ -290,13 +317,82 @@ static void changes(hg_buf *b, const struct digest *d)
 	cluster_section(b, reg, "No regressions in this run.", &d->regressed, true, true);
 }
 
+/* A rate per 1,000 sessions in a cell: "4.00", "—" when unknown. */
+static void rate_cell(hg_buf *b, double rate)
+{
+	if (rate >= 0)
+		hg_buf_printf(b, " %.2f |", rate);
+	else
+		hg_buf_puts(b, " — |");
+}
+
+void digest_md_rates(hg_buf *b, const struct digest *d)
+{
+	if (!d->run->sessions)
+		return;
+	hg_buf_printf(b, "\n## Rates by version\n\nReports per 1,000 sessions of each version the "
+		      "sessions file names; an ANR rate over %g is flagged (Play's bad-behaviour "
+		      "threshold for user-perceived ANRs is 0.47%% of sessions: hangar counts ANR "
+		      "reports, not sessions with one, so its ANR rate is an upper bound of "
+		      "Play's).\n\n", d->rate_threshold);
+	if (!d->n_rates) {
+		hg_buf_puts(b, "The sessions file names no version.\n");
+		return;
+	}
+	hg_buf_puts(b, "| version | sessions | reports | per 1k | ANRs | ANRs per 1k | |\n"
+		    "|---|--:|--:|--:|--:|--:|---|\n");
+	for (size_t i = 0; i < d->n_rates; i++) {
+		const struct dg_rate *r = &d->rates[i];
+		hg_buf_puts(b, "| ");
+		md_text(b, r->version, CELL_MAX);
+		hg_buf_printf(b, " | %" PRId64 " | %" PRId64 " |", r->sessions, r->reports);
+		rate_cell(b, r->rate);
+		hg_buf_printf(b, " %" PRId64 " |", r->anrs);
+		rate_cell(b, r->anr_rate);
+		hg_buf_printf(b, r->over ? " **over %g** |\n" : " |\n", d->rate_threshold);
+	}
+	if (d->uncounted)
+		hg_buf_printf(b, "\n%" PRId64 " report%s of versions or days the sessions file does not "
+			      "give (or without a version) are in no rate.\n", d->uncounted,
+			      d->uncounted == 1 ? "" : "s");
+}
+
+void digest_md_escalating(hg_buf *b, const struct digest *d)
+{
+	hg_buf_puts(b, "\n## Escalating clusters\n\n");
+	if (!d->escalation_day) {
+		hg_buf_puts(b, "No report has a time: nothing to compare day by day.\n");
+		return;
+	}
+	/* none: one line, so that a quiet night's digest stays short */
+	hg_buf_printf(b, "%s on %s, the latest day with reports: ",
+		      d->n_escalating ? "Escalating" : "None", d->escalation_day);
+	digest_escalation_rule(b, d);
+	hg_buf_puts(b, d->n_escalating ? ".\n\n" : ".\n");
+	if (!d->n_escalating)
+		return;
+	hg_buf_puts(b, "| # | cluster | kind | title | that day | mean before | days before |\n"
+		    "|--:|---|---|---|--:|--:|--:|\n");
+	for (size_t i = 0; i < d->n_escalating; i++) {
+		const struct dg_escalation *e = &d->escalating[i];
+		hg_buf_printf(b, "| %zu | `%.12s` | ", i + 1, e->hash);
+		md_text(b, e->kind, CELL_MAX);
+		hg_buf_puts(b, " | ");
+		md_text(b, e->title, CELL_MAX);
+		hg_buf_printf(b, " | %" PRId64 " | %.1f | %" PRId64 " |\n", e->count, e->mean, e->days);
+	}
+	more(b, d->escalating_total, d->n_escalating);
+}
+
 void digest_markdown(const struct digest *d, hg_buf *b)
 {
 	heading(b, d);
 	totals(b, d);
+	digest_md_rates(b, d);
 	char title[64];
 	snprintf(title, sizeof title, "Top %d clusters (all time, by count)", d->top_limit);
 	cluster_section(b, title, "No clusters yet.", &d->top, false, false);
+	digest_md_escalating(b, d);
 	changes(b, d);
 	failed(b, d);
 	rejected(b, d);

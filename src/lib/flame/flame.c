@@ -1,12 +1,13 @@
 /* Module flame (src/lib/flame/): flame graphs.  One weighted call tree
  * (hg_flame) built from a report's method stack or thread stacks
- * (flame_build.c) or from a cluster's merged tree (flame_build_tree.c),
- * and the writers that export it: collapsed stacks (flame_folded.c), the
+ * (flame_build.c) or from a cluster's merged tree (flame_build_tree.c)
+ * or its StackKey's callers (flame_callers.c, flame_callers_key.c), and
+ * the writers that export it: collapsed stacks (flame_folded.c), the
  * speedscope file format (flame_speedscope.c), Chrome's Trace Event Format
  * (flame_chrome.c).  This file holds what builders and writers share:
  * settling widths, children lists, pre-order and the timeline.
  * Public header: flame.h.
- * Uses: core, report, stack, store. */
+ * Uses: core, demangle, report, stack, store. */
 #include <stdlib.h>
 #include <string.h>
 

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "hangar/render.h"
+#include "render_internal.h"
 
 #define TREE_COLUMNS 31 /* "reports total max *" before a frame's indent */
 #define SAMPLE_PATH 16  /* columns a sample's path keeps, however narrow */
@@ -71,6 +72,19 @@ void hg_render_cluster_header(hg_buf *out, const hg_cluster_row *c, int width)
 			say_field(out, width, c->figures->fps_reports ? "fps" : "startup", b.data,
 				  b.len);
 	}
+	if (c->rated) {
+		hg_buf_reset(&b);
+		if (c->rate >= 0)
+			hg_buf_printf(&b, "%.2f reports per 1,000 sessions", c->rate);
+		else
+			hg_buf_puts(&b, "unknown (the sessions file gives none for its versions and days)");
+		say_field(out, width, "rate", b.data ? b.data : "", b.len);
+	}
+	if (c->escalating) {
+		static const char why[] = "escalating: its latest day is well above its trailing "
+					  "average (hangar-formats(5), ESCALATING)";
+		say_field(out, width, "trend", why, sizeof why - 1);
+	}
 	say_field(out, width, "signature", c->frames, strlen(c->frames));
 	hg_buf_release(&b);
 }
@@ -78,8 +92,9 @@ void hg_render_cluster_header(hg_buf *out, const hg_cluster_row *c, int width)
 /* A name (a frame, a scene, a device) in avail columns (0: whole): a
  * class's package shortened as the stack tree does it, a native name's
  * arguments, template arguments and qualifiers left out as the thread
- * view does it, and what still does not fit cut at its end. */
-static void fit_name(hg_buf *out, const char *name, int avail)
+ * view does it, and what still does not fit cut at its end
+ * (render_internal.h). */
+void render_fit_label(hg_buf *out, const char *name, int avail)
 {
 	size_t len = strcspn(name, "\r\n");
 	if (avail <= 0 || hg_visible_cols(name, len) <= (size_t)avail) {
@@ -134,7 +149,7 @@ static int name_room(int width, int indent)
 void hg_render_cluster_count(hg_buf *out, const char *value, int64_t count, int width)
 {
 	hg_buf_printf(out, "  %8" PRId64 "  ", count);
-	fit_name(out, value ? value : "(unknown)", width > 0 ? width - 12 : 0);
+	render_fit_label(out, value ? value : "(unknown)", width > 0 ? width - 12 : 0);
 	hg_buf_putc(out, '\n');
 }
 
@@ -149,7 +164,7 @@ void hg_render_cluster_node(hg_buf *out, const hg_cluster_node *n, int width, bo
 	else
 		hg_buf_printf(out, "%8" PRId64 " %9s— %7s— %c %*s", n->reports, "", "",
 			      n->key ? '*' : ' ', indent, "");
-	fit_name(out, n->symbol, name_room(width, indent));
+	render_fit_label(out, n->symbol, name_room(width, indent));
 	hg_buf_putc(out, '\n');
 }
 
@@ -171,7 +186,7 @@ void hg_render_cluster_hidden(hg_buf *out, long depth, int64_t nodes, int64_t co
 	hg_buf_putc(out, '\n');
 }
 
-/* "  path:line  time  version  device  cost": the path cut at its start
+/* "  path:line  time  version V  device D  cost C ms": the path cut at its start
  * (its file name and line stay), then the rest at its end, to fit. */
 void hg_render_cluster_sample(hg_buf *out, const hg_report_row *r, int width)
 {
@@ -180,12 +195,15 @@ void hg_render_cluster_sample(hg_buf *out, const hg_report_row *r, int width)
 	hg_buf_init(&rest);
 	hg_buf_init(&line);
 	hg_buf_printf(&where, "%s:%ld", r->source, r->line);
-	hg_buf_printf(&rest, "  %s  %s  %s  ", r->time ? r->time : "unknown-time",
-		      r->version ? r->version : "-", r->device ? r->device : "-");
+	/* each value says what it is: "-  -" told nobody which was which */
+	hg_buf_printf(&rest, "  %s  version %s", r->time ? r->time : "time unknown",
+		      r->version ? r->version : "unknown");
+	if (r->device)
+		hg_buf_printf(&rest, "  device %s", r->device);
 	if (r->cost_known)
-		hg_buf_printf(&rest, "%" PRId64 " ms", r->cost);
+		hg_buf_printf(&rest, "  cost %" PRId64 " ms", r->cost);
 	else
-		hg_buf_puts(&rest, "—");
+		hg_buf_puts(&rest, "  cost unknown");
 	int room = 0;
 	if (width > 0) { /* the path keeps SAMPLE_PATH columns at least */
 		room = width - 2 - (int)hg_visible_cols(rest.data, rest.len);

@@ -5,7 +5,7 @@
  * render_json.c, render_matrix.c, render_threads*.c (thread dumps),
  * render_samples.c, render_images.c, render_crash.c, render_frame.c (one
  * frame), render_width.c (fitting to a width), render_fold.c (recursion).
- * Uses: core, flame, ingest, report, stack, store. */
+ * Uses: cluster, core, flame, ingest, report, stack, store. */
 #include <string.h>
 
 #include "hangar/flame.h"

@@ -105,6 +105,10 @@ size_t render_cols(const char *s, size_t len);
  * shortening cls's package ("com.example.ui.Foo" -> "c.e.ui.Foo" ->
  * "c.e.u.Foo" -> "…Foo", ellipsis standing for "…"), then dropping lead; never the class or method
  * name (avail <= 0: no limit). */
+/* A name that may be a frame, a device or any label, at most avail
+ * columns (0: whole): a frame shortened as the stack views shorten it,
+ * anything else cut at its end (cluster_text.c). */
+void render_fit_label(hg_buf *out, const char *name, int avail);
 void render_fit_name(hg_buf *out, const char *lead, const char *cls, size_t cls_len,
 		     const char *tail, int avail, const char *ellipsis);
 

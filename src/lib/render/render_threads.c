@@ -290,6 +290,21 @@ static bool listed_first(const hg_threads *ts, size_t i)
 	return listed;
 }
 
+/* "blocked by: lock held by cart-sync-N in CartDao.save" (hg_threads_blocker)
+ * and a blank line; nothing for a deadlock, whose own line follows. */
+static void blocker_line(const struct draw *d, const hg_threads *ts)
+{
+	hg_blocker b = {0};
+	hg_arena *scratch = ts->blamed >= 0 ? hg_arena_create_sized(1024) : NULL;
+	if (ts->blamed >= 0 && (!scratch || hg_threads_blocker(ts, scratch, &b) != 0))
+		d->out->failed = 1;
+	if (b.kind && strcmp(b.kind, "deadlock") != 0) {
+		wrapped(d, "blocked by: ", b.line, strlen(b.line), "");
+		hg_buf_putc(d->out, '\n');
+	}
+	hg_arena_destroy(scratch);
+}
+
 void render_threads_tree(hg_buf *out, const hg_report *rep, const hg_render_opts *opts,
 			 const struct style *st)
 {
@@ -299,6 +314,7 @@ void render_threads_tree(hg_buf *out, const hg_report *rep, const hg_render_opts
 				HG_THREAD_DEADLOCKED;
 	size_t shown = 0;
 	hg_buf_putc(out, '\n');
+	blocker_line(&d, ts);
 	bool marked = false;
 	if (rep->n_samples > 0 && render_samples_tree(out, rep, opts, st, &marked) && marked)
 		hg_buf_printf(out, "\n%sthe blamed thread, its path marked * above:%s\n", st->dim,

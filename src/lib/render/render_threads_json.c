@@ -148,6 +148,28 @@ static void thread_json(hg_buf *out, const hg_thread *t, const hg_render_opts *o
 	hg_buf_putc(out, '}');
 }
 
+/* What the blamed thread waits on (hg_threads_blocker): {kind, line,
+ * holder, frame}, or null. */
+static void blocker_json(hg_buf *out, const hg_threads *ts)
+{
+	hg_blocker b = {0};
+	hg_arena *scratch = ts->blamed >= 0 ? hg_arena_create_sized(1024) : NULL;
+	if (ts->blamed >= 0 && (!scratch || hg_threads_blocker(ts, scratch, &b) != 0))
+		out->failed = 1;
+	hg_buf_puts(out, ",\"blocker\":");
+	if (b.kind) {
+		hg_buf_putc(out, '{');
+		json_str(out, "kind", b.kind, false);
+		json_str(out, "line", b.line, true);
+		json_str(out, "holder", b.holder, true);
+		json_str(out, "frame", b.frame, true);
+		hg_buf_putc(out, '}');
+	} else {
+		hg_buf_puts(out, "null");
+	}
+	hg_arena_destroy(scratch);
+}
+
 void render_threads_json(hg_buf *out, const hg_report *rep, const hg_render_opts *opts)
 {
 	const hg_threads *ts = &rep->threads;
@@ -180,6 +202,7 @@ void render_threads_json(hg_buf *out, const hg_report *rep, const hg_render_opts
 		hg_buf_putc(out, ']');
 	}
 	hg_buf_putc(out, ']');
+	blocker_json(out, ts);
 	render_images_json(out, rep);
 	hg_buf_puts(out, ",\"exceptions\":[");
 	for (size_t i = 0; i < rep->n_exceptions; i++) {

@@ -122,7 +122,7 @@ static int read_cost(struct mx *m, const hg_json *meta, const char *where, const
 static int read_meta_data(struct mx *m, const hg_json *meta, const char *where,
 			  const struct family *fam)
 {
-	const char *device, *version, *build, *bundle;
+	const char *device, *version, *build, *bundle, *os;
 	int rc;
 	if (hg_json_type(meta) != HG_JSON_OBJECT)
 		return meta ? report_bad_field(&m->f, where, "", meta, "an object") : 0;
@@ -130,16 +130,18 @@ static int read_meta_data(struct mx *m, const hg_json *meta, const char *where,
 	    (rc = report_get_string(&m->f, meta, where, "appVersion", &version)) != 0 ||
 	    (rc = report_get_string(&m->f, meta, where, "appBuildVersion", &build)) != 0 ||
 	    (rc = report_get_string(&m->f, meta, where, "bundleIdentifier", &bundle)) != 0 ||
+	    (rc = report_get_string(&m->f, meta, where, "osVersion", &os)) != 0 ||
 	    (fam && fam->cost && (rc = read_cost(m, meta, where, fam->cost)) != 0))
 		return rc;
 	hg_report *rep = m->rep;
 	rep->device = dup(m, device);
 	rep->process = dup(m, bundle);
+	rep->os_version = dup(m, os); /* "iPhone OS 14.5 (18E182)" */
 	if (version && build && strcmp(version, build) != 0)
 		rep->app_version = hg_arena_printf(rep->arena, "%s (%s)", version, build);
 	else
 		rep->app_version = dup(m, version ? version : build);
-	if ((device && !rep->device) || (bundle && !rep->process) ||
+	if ((device && !rep->device) || (bundle && !rep->process) || (os && !rep->os_version) ||
 	    ((version || build) && !rep->app_version))
 		return HG_ENOMEM;
 	for (const hg_json *f = hg_json_first(meta); f && !m->ctx->skip_meta; f = hg_json_next(f))

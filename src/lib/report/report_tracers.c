@@ -42,6 +42,17 @@ static const char *scalar_text(hg_report *rep, const hg_json_doc *doc, const hg_
 	return s;
 }
 
+/* Matrix's `machine` when it is one of DeviceUtil's levels; the custom
+ * APM JSON (report_apm.c) writes a device name there ("Xiaomi Mi 10"). */
+static const char *device_class(const char *machine)
+{
+	static const char *const levels[] = {"BEST", "HIGH", "MIDDLE", "LOW", "BAD", "UN_KNOW"};
+	for (size_t i = 0; machine && i < sizeof levels / sizeof *levels; i++)
+		if (strcmp(machine, levels[i]) == 0)
+			return machine;
+	return NULL;
+}
+
 int report_common_fields(const hg_json_doc *doc, const hg_json *content, const hg_json *wrapper,
 			 hg_report *rep, struct read_error *err)
 {
@@ -50,6 +61,9 @@ int report_common_fields(const hg_json_doc *doc, const hg_json *content, const h
 	static const char *const fg_keys[] = {"foreground", "isForeground", "is_foreground",
 					      "isProcessForeground", NULL};
 	static const char *const time_keys[] = {"time", NULL};
+	/* Matrix's own report has no OS field; apps that add one use these */
+	static const char *const os_keys[] = {"api-level", "apiLevel", "api_level", "sdkInt",
+					      "osVersion", "os_version", NULL};
 	rep->platform = "android";
 	rep->tag = report_string_field(rep, content, wrapper, "tag");
 	rep->detail = report_string_field(rep, content, wrapper, "detail");
@@ -59,6 +73,8 @@ int report_common_fields(const hg_json_doc *doc, const hg_json *content, const h
 	rep->app_version = scalar_text(rep, doc, any_field(content, wrapper, version_keys));
 	rep->device = scalar_text(rep, doc, any_field(content, wrapper, device_keys));
 	rep->time = scalar_text(rep, doc, any_field(content, wrapper, time_keys));
+	rep->os_version = scalar_text(rep, doc, any_field(content, wrapper, os_keys));
+	rep->device_class = device_class(report_string_field(rep, content, wrapper, "machine"));
 	const hg_json *fg = any_field(content, wrapper, fg_keys);
 	if (hg_json_type(fg) == HG_JSON_BOOL)
 		rep->foreground = hg_json_true(fg);

@@ -83,3 +83,28 @@ void store_sha256_hex(const char *text, size_t len, char out[65])
 	hg_sha256(text, len, md);
 	hg_hex_digest(md, 32, out);
 }
+
+int store_next_text(hg_store *store, int slot, const char *sql, int64_t after, int64_t *id,
+		    char **text, size_t *len)
+{
+	hg_db_stmt *st = db_stmt(store->db, slot, sql);
+	if (!st)
+		return DB_ERROR;
+	db_bind_int(st, 1, after);
+	int rc = db_step(st);
+	*text = NULL;
+	if (rc == DB_ROW) {
+		*id = db_col_int(st, 0);
+		*len = db_col_bytes(st, 1);
+		const void *p = db_col_blob(st, 1);
+		if ((*text = malloc(*len + 1)) != NULL) {
+			if (*len)
+				memcpy(*text, p, *len);
+			(*text)[*len] = '\0';
+		} else {
+			rc = DB_ERROR;
+		}
+	}
+	db_reset(st);
+	return rc;
+}

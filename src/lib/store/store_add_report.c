@@ -67,7 +67,10 @@ static int insert_report(hg_store *store, const hg_report *rep, const hg_signatu
 	if (rc >= 0 && db_changes(store->db) > 0) {
 		memcpy(when_buf, time, 32);
 		*when = when_buf;
-		rc = store_figures_add(store, db_last_rowid(store->db), rep);
+		int64_t id = db_last_rowid(store->db);
+		rc = store_figures_add(store, id, rep);
+		if (rc >= 0)
+			rc = store_facts_add(store, id, rep);
 	}
 	return rc;
 }

@@ -50,6 +50,19 @@ void hg_cluster_json_members(hg_buf *b, const hg_cluster_row *c)
 		hg_buf_puts(b, ",\"figures\":");
 		hg_figures_json(b, c->figures);
 	}
+	hg_buf_printf(b, ",\"escalating\":%s", c->escalating ? "true" : "false");
+	if (c->rated) { /* with sessions: null when they give none for the query */
+		hg_buf_puts(b, ",\"rate\":");
+		hg_rate_json(b, c->rate);
+	}
+}
+
+void hg_rate_json(hg_buf *b, double rate)
+{
+	if (rate >= 0)
+		hg_buf_printf(b, "%.6g", rate);
+	else
+		hg_buf_puts(b, "null");
 }
 
 static void side(hg_buf *b, const hg_diff_row *r, int64_t count, int64_t p90,

@@ -121,28 +121,10 @@ int store_figures_add(hg_store *store, int64_t id, const hg_report *rep)
  * copied: the statement is reset before it is read). */
 static int next_report(hg_store *store, int64_t after, int64_t *id, char **text, size_t *len)
 {
-	hg_db_stmt *st = db_stmt(store->db, S_FIG_NEXT,
+	return store_next_text(store, S_FIG_NEXT,
 		"SELECT id, text FROM reports r WHERE id > ?1 AND kind IN ('fps', 'startup')"
-		" AND NOT EXISTS (SELECT 1 FROM figures f WHERE f.report = r.id) ORDER BY id LIMIT 1");
-	if (!st)
-		return DB_ERROR;
-	db_bind_int(st, 1, after);
-	int rc = db_step(st);
-	*text = NULL;
-	if (rc == DB_ROW) {
-		*id = db_col_int(st, 0);
-		*len = db_col_bytes(st, 1);
-		const void *p = db_col_blob(st, 1);
-		if ((*text = malloc(*len + 1)) != NULL) {
-			if (*len)
-				memcpy(*text, p, *len);
-			(*text)[*len] = '\0';
-		} else {
-			rc = DB_ERROR;
-		}
-	}
-	db_reset(st);
-	return rc;
+		" AND NOT EXISTS (SELECT 1 FROM figures f WHERE f.report = r.id) ORDER BY id LIMIT 1",
+		after, id, text, len);
 }
 
 static int set_cost(hg_store *store, int64_t id, int64_t cost)

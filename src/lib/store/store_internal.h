@@ -112,9 +112,28 @@ enum store_slot {
 	S_FIG_INSERT,
 	S_FIG_NEXT,
 	S_FIG_COST,
+	S_FACTS_INSERT,
+	S_FACTS_NEXT,
+	S_COUNTS_OS,
+	S_COUNTS_MODEL,
+	S_COUNTS_DEVICE_CLASS,
+	S_COUNTS_ANR_TYPE,
+	S_COUNTS_FOREGROUND,
+	S_COUNTS_BLOCKER,
+	S_PAGE_ROWS,
+	S_PAGE_FACTS,
+	S_PAGE_SAMPLE,
+	S_PAGE_FIRST_VERSION,
+	S_PAGE_LAST_VERSION,
+	S_COVERAGE,
+	S_COVERAGE_IMAGES,
 	S_FIG_TOP,
 	S_FIG_BY_VERSION,
 	S_FIG_BY_SCENE,
+	/* store_escalate.c, store_rates.c, store_diff.c */
+	S_ESCALATE,
+	S_VERSION_RATES,
+	S_DIFF_RATES,
 	S_COUNT
 };
 _Static_assert(S_COUNT <= DB_MAX_STMTS, "more store statements than db.h caches");
@@ -168,6 +187,19 @@ bool store_cost_known(const hg_report *rep);
  * before, read again from their texts, and a startup's total as its cost
  * (it was 0).  Inside the migration's transaction; 0 or a db.h error. */
 int store_figures_backfill(hg_store *store);
+/* A migration's walk over stored reports (store.c): sql selects "id,
+ * text" of the first report past ?1 that still needs the migration's
+ * work; *text is a copy of its text (malloc'd, NUL after; the statement
+ * is reset before it is read).  DB_ROW with one, DB_DONE past the last. */
+int store_next_text(hg_store *store, int slot, const char *sql, int64_t after, int64_t *id,
+		    char **text, size_t *len);
+/* The report_facts table (schema 9, store_facts.c): the row of a report
+ * just inserted as id; store_facts_backfill gives every stored report
+ * without one its row, read from its text (migrating to schema 9);
+ * store_facts_merge copies a shard's rows for the reports just copied. */
+int store_facts_add(hg_store *store, int64_t id, const hg_report *rep);
+int store_facts_backfill(hg_store *store);
+int store_facts_merge(hg_store *store, const char *schema);
 /* Merging: the figures of the shard's reports just copied (the shard
  * ATTACHed as schema); a db.h result. */
 int store_figures_merge(hg_store *store, const char *schema);

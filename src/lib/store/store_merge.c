@@ -150,6 +150,8 @@ static int add_reports(struct merge *m)
 	if (rc >= 0)
 		rc = store_figures_merge(store, SHARD);
 	if (rc >= 0)
+		rc = store_facts_merge(store, SHARD);
+	if (rc >= 0)
 		rc = exec_count(store,
 			"UPDATE main.clusters SET"
 			" count = (SELECT count(*) FROM main.reports r WHERE r.cluster = clusters.hash),"

@@ -205,6 +205,26 @@ static const char *const migrations[] = {
 	"  frames INTEGER,"
 	"  frozen INTEGER,"
 	"  high INTEGER);",
+	/* 8 -> 9: per report, what the cluster page breaks a cluster down by
+	 * (store_facts.c): OS, model and device class as one label each, the
+	 * ANR type, what blocks the blamed thread, the variant (a hash of the
+	 * full blamed path) with its entry frame, and what was missing to name
+	 * frames.  A table of its own, not columns of reports: a column added
+	 * there lies past the text and reading it reads the text's pages.
+	 * store_facts_backfill, after the migrations, reads them from the
+	 * stored texts (variant and lacks need the mappings: unknown, NULL,
+	 * until `hangar regroup` names the reports again). */
+	"CREATE TABLE IF NOT EXISTS report_facts ("
+	"  report INTEGER PRIMARY KEY,"
+	"  os TEXT,"
+	"  model TEXT,"
+	"  device_class TEXT,"
+	"  anr_type TEXT,"
+	"  blocker TEXT,"
+	"  blocker_kind TEXT,"
+	"  variant TEXT,"
+	"  variant_frame TEXT,"
+	"  lacks TEXT);",
 };
 
 #define N_MIGRATIONS (sizeof migrations / sizeof migrations[0])
@@ -227,6 +247,8 @@ int store_migrate(hg_store *store)
 		rc = store_times_backfill(store);
 	if (rc >= 0 && version > 0 && version < 8)
 		rc = store_figures_backfill(store);
+	if (rc >= 0 && version > 0 && version < 9)
+		rc = store_facts_backfill(store);
 	if (rc >= 0 && version < HG_STORE_SCHEMA_VERSION) {
 		char sql[160];
 		snprintf(sql, sizeof sql, "PRAGMA application_id = %d; PRAGMA user_version = %d;",

@@ -11,6 +11,7 @@
 #include "hangar/text.h"
 #include "regex/regex.h"
 #include "store_internal.h"
+#include "store_trend.h"
 
 /* A cluster's own fields, loaded once. */
 struct cluster_info {
@@ -30,6 +31,7 @@ struct figures {
 	const struct cluster_info *info;
 	int64_t count, devices, no_device, p50, p90, p99, max;
 	int64_t cost_reports;       /* of count, those with a measured cost */
+	int64_t rated;              /* of count, those that count against the sessions */
 	char *first_seen, *last_seen, *by_version;
 	bool has_fig;
 	hg_figures fig;
@@ -52,6 +54,13 @@ struct top {
 	const char *sort;
 	struct cluster_figures *figs; /* FPS and startup figures, by hash */
 	size_t n_figs;
+	/* rates (the query's sessions and scope; the reports of the cluster at
+	 * hand that count against them) and the escalating clusters */
+	const hg_sessions *sessions;
+	hg_sessions_scope scope;
+	char window[2][32];
+	int64_t rated;
+	struct esc_set escalating;
 	int err;
 };
 
@@ -132,6 +141,7 @@ static void forget_group(struct top *t)
 	t->first = t->last = NULL;
 	t->n_costs = t->n_versions = 0;
 	t->no_device = 0;
+	t->rated = 0;
 }
 
 static int grow(void **v, size_t *cap, size_t size)
@@ -158,6 +168,7 @@ static int add_row(struct top *t, int64_t cost, const char *device, const char *
 	    grow((void **)&t->costs, &t->cap_costs, sizeof *t->costs))
 		return HG_ENOMEM;
 	t->costs[t->n_costs++] = cost;
+	t->rated += t->sessions && hg_sessions_counts(t->sessions, &t->scope, version, when);
 	/* count(DISTINCT device): NULLs do not count */
 	if (device && strmap_put(&t->devices, device, 1) != 0)
 		return HG_ENOMEM;
@@ -280,7 +291,7 @@ static int end_group(struct top *t, const struct cluster_info *info)
 	struct figures *f = &t->rows[t->n_rows++];
 	*f = (struct figures){t->sort, info, (int64_t)t->n_costs, (int64_t)t->devices.len,
 			      t->no_device, rank(c, n, 50), rank(c, n, 90), rank(c, n, 99), n ? c[n - 1] : 0,
-			      (int64_t)n, t->first, t->last, b.data, fig != NULL, {0}};
+			      (int64_t)n, t->rated, t->first, t->last, b.data, fig != NULL, {0}};
 	if (fig) {
 		f->fig = *fig;
 		f->fig.total_p50 = f->fig.startups ? f->p50 : 0;
@@ -398,13 +409,39 @@ static void release(struct top *t)
 	store_figures_free(t->figs, t->n_figs);
 	free(t->costs);
 	free(t->versions);
+	esc_set_release(&t->escalating);
+}
+
+/* The rows' rates and escalation flags: the sessions' scope (the query's
+ * version and window, read as the store reads times) and the escalating
+ * clusters of the query's window, in one query. */
+static int trends(struct top *t, const hg_top_query *q, const char *hash)
+{
+	const char *at[2] = {q->since, q->until};
+	t->sessions = q->sessions;
+	t->scope.version = q->version;
+	for (int i = 0; q->sessions && i < 2; i++) {
+		if (at[i] && hg_store_time(t->store, at[i], t->window[i]) != 0) {
+			hg_diagf(t->store->ctx, HG_DIAG_ERROR, t->store->path, 0, 0, 0,
+				 "not a time: \"%s\"", at[i]);
+			return HG_EINVAL;
+		}
+	}
+	t->scope.since = q->sessions && q->since ? t->window[0] : NULL;
+	t->scope.until = q->sessions && q->until ? t->window[1] : NULL;
+	struct esc_query e = {.since = q->since, .until = q->until, .version = q->version,
+			      .kind = q->kind, .hash = hash, .rule = q->escalate};
+	return esc_set_load(t->store, &e, &t->escalating);
 }
 
 static int run(hg_store *store, const hg_top_query *q, const char *hash, bool scene_filter,
 	       hg_cluster_fn fn, void *user)
 {
 	struct top t = {.store = store, .sort = q->sort ? q->sort : "count"};
-	int err = load_infos(&t, q->kind, hash);
+	int err = trends(&t, q, hash);
+	int64_t sessions = q->sessions ? hg_sessions_total(q->sessions, &t.scope) : -1;
+	if (!err)
+		err = load_infos(&t, q->kind, hash);
 	if (!err)
 		err = store_figures_by_cluster(store, q, hash, &t.figs, &t.n_figs);
 	if (!err)
@@ -438,6 +475,9 @@ static int run(hg_store *store, const hg_top_query *q, const char *hash, bool sc
 			.frames = f->info->frames,
 			.symbolicated = f->info->symbolicated,
 			.figures = f->has_fig && hg_figures_any(&f->fig) ? &f->fig : NULL,
+			.escalating = esc_set_has(&t.escalating, f->info->hash),
+			.rated = q->sessions != NULL,
+			.rate = hg_rate_per_1k(f->rated, sessions),
 		};
 		err = fn(user, &row);
 		shown++;
@@ -503,4 +543,14 @@ int hg_store_cluster(hg_store *store, const char *hash, hg_cluster_fn fn, void *
 {
 	static const hg_top_query all = {0};
 	return run(store, &all, hash, false, fn, user);
+}
+
+int hg_store_cluster_in(hg_store *store, const char *hash, const hg_top_query *q,
+			hg_cluster_fn fn, void *user)
+{
+	if (!q)
+		return hg_store_cluster(store, hash, fn, user);
+	hg_top_query one = {.version = q->version, .since = q->since, .until = q->until,
+			    .sessions = q->sessions, .escalate = q->escalate};
+	return run(store, &one, hash, false, fn, user);
 }
