@@ -143,6 +143,9 @@ async function triage(browser) {
 	assert.strictEqual(await blockers.first().textContent(),
 		'blocked by in 32 of 40 reports: lock held by cart-sync-N in CartDao.save');
 	await section.screenshot({ path: path.join(artifacts, 'digest-triage-cluster.png') });
+	const coverage = await page.locator('ul.coverage li').allTextContents();
+	assert.deepStrictEqual(coverage, ['3.2.0 10 of 41 reports: 10 without a methodMapping'],
+		'the version without its methodMapping is named');
 	assert.deepStrictEqual(errors, [], 'no console errors (triage)');
 }
 

@@ -568,7 +568,8 @@ static int gather(struct digest *d, hg_store *store)
 	    (err = load_list(d, store, &d->regressed)))
 		return err;
 
-	if ((err = digest_gather_trends(d, store)) != 0)
+	if ((err = digest_gather_trends(d, store)) != 0 ||
+	    (err = digest_gather_coverage(d, store)) != 0)
 		return err;
 	struct others failed = {.d = d}, rejected = {.d = d};
 	err = hg_store_objects(store, NULL, "failed", on_failed, &failed);

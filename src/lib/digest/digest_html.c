@@ -465,6 +465,7 @@ void digest_html(const struct digest *d, hg_buf *b)
 	cluster_table(b, "top", title, "No clusters yet.", &d->top, false, &r);
 	digest_html_escalating(b, d);
 	changes(b, d, &r);
+	digest_coverage_html(b, d, html_text);
 	sections(b, d, &r);
 	failed(b, d);
 	rejected(b, d);

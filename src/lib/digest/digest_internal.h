@@ -132,7 +132,20 @@ struct digest {
 	struct dg_escalation *escalating;
 	size_t n_escalating;
 	int64_t escalating_total;
+	/* Versions whose reports lacked a mapping or symbols (digest_coverage.c),
+	 * most lacking first: */
+	struct dg_coverage *coverage;
+	size_t n_coverage;
+	int64_t coverage_total;     /* such versions, listed or not */
 };
+
+/* What a version's reports lacked to name their frames (hg_coverage_row). */
+struct dg_coverage {
+	const char *version;        /* NULL: reports that name none */
+	int64_t reports, lacking, method_mapping, proguard, symbols;
+};
+
+
 
 /* Gathers the rates by version and the escalating clusters (digest_rates.c). */
 int digest_gather_trends(struct digest *d, hg_store *store);
@@ -164,6 +177,13 @@ typedef void (*digest_text_fn)(hg_buf *b, const char *s, size_t max);
 /* A cluster's versions, "1.2.0: 40 (p50 655 ms, p90 700 ms), 1.1.0: 3,
  * other: 2", each text through text (digest.c). */
 void digest_versions(hg_buf *b, const struct dg_cluster *c, digest_text_fn text);
+/* Gathers the versions whose reports lacked something (digest_coverage.c);
+ * the writers say them, each in its format: a Markdown or HTML section
+ * (its text through text), JSON's "coverage" member. */
+int digest_gather_coverage(struct digest *d, hg_store *store);
+void digest_coverage_md(hg_buf *b, const struct digest *d, digest_text_fn text);
+void digest_coverage_html(hg_buf *b, const struct digest *d, digest_text_fn text);
+void digest_coverage_json(hg_buf *b, const struct digest *d);
 /* What a cluster's title is followed by: its frame rate (FPS; before and
  * after, regressed), in parentheses; nothing for other clusters. */
 void digest_title_figures(hg_buf *b, const struct dg_cluster *c, bool regressed);

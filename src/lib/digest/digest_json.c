@@ -171,6 +171,7 @@ void digest_json(const struct digest *d, hg_buf *b)
 	}
 	hg_buf_puts(b, "]}");
 	digest_json_trends(b, d);
+	digest_coverage_json(b, d);
 	clusters(b, "top", &d->top, false);
 	clusters(b, "new", &d->fresh, false);
 	clusters(b, "regressed", &d->regressed, true);

@@ -394,6 +394,7 @@ void digest_markdown(const struct digest *d, hg_buf *b)
 	cluster_section(b, title, "No clusters yet.", &d->top, false, false);
 	digest_md_escalating(b, d);
 	changes(b, d);
+	digest_coverage_md(b, d, md_text);
 	failed(b, d);
 	rejected(b, d);
 }
