@@ -389,11 +389,9 @@ void digest_html_rates(hg_buf *b, const struct digest *d)
 {
 	if (!d->run->sessions)
 		return;
-	hg_buf_printf(b, "<h2 id=\"rates\">Rates by version</h2>\n<p>Reports per 1,000 sessions of "
-		      "each version the sessions file names; an ANR rate over %g is flagged (Play's "
-		      "bad-behaviour threshold for user-perceived ANRs is 0.47%% of sessions: hangar "
-		      "counts ANR reports, not sessions with one, so its ANR rate is an upper bound "
-		      "of Play's).</p>\n", d->rate_threshold);
+	hg_buf_puts(b, "<h2 id=\"rates\">Rates by version</h2>\n<p>");
+	digest_rates_note(b, d);
+	hg_buf_puts(b, "</p>\n");
 	if (!d->n_rates) {
 		hg_buf_puts(b, "<p>The sessions file names no version.</p>\n");
 		return;

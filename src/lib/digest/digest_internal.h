@@ -150,6 +150,9 @@ struct dg_coverage {
 /* Gathers the rates by version and the escalating clusters (digest_rates.c). */
 int digest_gather_trends(struct digest *d, hg_store *store);
 /* The Markdown, JSON and HTML of both (digest_md.c, digest_json.c, digest_html.c). */
+/* What the rates are and the threshold, one sentence (plain ASCII but for
+ * the apostrophes: no writer needs to escape it). */
+void digest_rates_note(hg_buf *b, const struct digest *d);
 void digest_md_rates(hg_buf *b, const struct digest *d);
 void digest_md_escalating(hg_buf *b, const struct digest *d);
 void digest_json_trends(hg_buf *b, const struct digest *d);

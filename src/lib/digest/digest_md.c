@@ -330,11 +330,9 @@ void digest_md_rates(hg_buf *b, const struct digest *d)
 {
 	if (!d->run->sessions)
 		return;
-	hg_buf_printf(b, "\n## Rates by version\n\nReports per 1,000 sessions of each version the "
-		      "sessions file names; an ANR rate over %g is flagged (Play's bad-behaviour "
-		      "threshold for user-perceived ANRs is 0.47%% of sessions: hangar counts ANR "
-		      "reports, not sessions with one, so its ANR rate is an upper bound of "
-		      "Play's).\n\n", d->rate_threshold);
+	hg_buf_puts(b, "\n## Rates by version\n\n");
+	digest_rates_note(b, d);
+	hg_buf_puts(b, "\n\n");
 	if (!d->n_rates) {
 		hg_buf_puts(b, "The sessions file names no version.\n");
 		return;

@@ -89,3 +89,12 @@ void digest_escalation_rule(hg_buf *b, const struct digest *d)
 		      "its mean daily reports over the %d days before (since it was first seen)",
 		      d->rule.min, d->rule.factor, d->rule.days);
 }
+
+void digest_rates_note(hg_buf *b, const struct digest *d)
+{
+	hg_buf_printf(b, "Reports per 1,000 sessions of each version the sessions file names; an "
+		      "ANR rate over %g is flagged (Play's bad-behaviour threshold for "
+		      "user-perceived ANRs is 0.47%% of sessions: hangar counts ANR reports, not "
+		      "sessions with one, so its ANR rate is an upper bound of Play's).",
+		      d->rate_threshold);
+}

@@ -84,8 +84,10 @@ void store_sha256_hex(const char *text, size_t len, char out[65])
 	hg_hex_digest(md, 32, out);
 }
 
-int store_next_text(hg_store *store, int slot, const char *sql, int64_t after, int64_t *id,
-		    char **text, size_t *len)
+/* A copy of the text of the first report past after that sql selects
+ * (the statement is reset before the text is read again). */
+static int next_text(hg_store *store, int slot, const char *sql, int64_t after, int64_t *id,
+		     char **text, size_t *len)
 {
 	hg_db_stmt *st = db_stmt(store->db, slot, sql);
 	if (!st)
@@ -106,5 +108,29 @@ int store_next_text(hg_store *store, int slot, const char *sql, int64_t after, i
 		}
 	}
 	db_reset(st);
+	return rc;
+}
+
+int store_backfill(hg_store *store, int slot, const char *sql, store_backfill_fn fn)
+{
+	/* Read again quietly: the reports were read when ingested, their
+	 * warnings said then. */
+	hg_ctx quiet = *store->ctx;
+	quiet.diag = NULL;
+	quiet.skip_meta = 1;
+	quiet.keep_text = 0;
+	int64_t id = 0;
+	char *text;
+	size_t len;
+	int rc;
+	while ((rc = next_text(store, slot, sql, id, &id, &text, &len)) == DB_ROW) {
+		hg_report *rep = NULL;
+		int err = hg_report_read_one(&quiet, "store", text, len, HG_FORMAT_AUTO, &rep);
+		free(text);
+		rc = err ? DB_ERROR : fn(store, id, rep);
+		hg_report_destroy(rep);
+		if (rc < 0)
+			return rc;
+	}
 	return rc;
 }

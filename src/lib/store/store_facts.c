@@ -317,42 +317,20 @@ int store_facts_add(hg_store *store, int64_t id, const hg_report *rep)
 
 /* ---- migrating to schema 9 ---- */
 
-/* The next report after id without facts (its text copied: the
- * statement is reset before it is read). */
-static int next_report(hg_store *store, int64_t after, int64_t *id, char **text, size_t *len)
+/* A report's facts read from its text, without its mappings; a text that
+ * no longer reads keeps an empty row: counted unknown. */
+static int backfill_one(hg_store *store, int64_t id, const hg_report *rep)
 {
-	return store_next_text(store, S_FACTS_NEXT,
-		"SELECT id, text FROM reports r WHERE id > ?1"
-		" AND NOT EXISTS (SELECT 1 FROM report_facts f WHERE f.report = r.id)"
-		" ORDER BY id LIMIT 1", after, id, text, len);
+	hg_report empty = {0};
+	return add(store, id, rep ? rep : &empty, false);
 }
 
 int store_facts_backfill(hg_store *store)
 {
-	hg_ctx quiet = *store->ctx; /* their warnings were said when ingested */
-	quiet.diag = NULL;
-	quiet.skip_meta = 1;
-	quiet.keep_text = 0;
-	int64_t id = 0;
-	char *text;
-	size_t len;
-	int rc;
-	while ((rc = next_report(store, id, &id, &text, &len)) == DB_ROW) {
-		hg_report *rep = NULL;
-		int err = hg_report_read_one(&quiet, "store", text, len, HG_FORMAT_AUTO, &rep);
-		free(text);
-		if (err) {
-			hg_report_destroy(rep);
-			return DB_ERROR;
-		}
-		/* a text that no longer reads keeps an empty row: counted unknown */
-		hg_report empty = {0};
-		rc = add(store, id, rep ? rep : &empty, false);
-		hg_report_destroy(rep);
-		if (rc < 0)
-			return rc;
-	}
-	return rc;
+	return store_backfill(store, S_FACTS_NEXT,
+		"SELECT id, text FROM reports r WHERE id > ?1"
+		" AND NOT EXISTS (SELECT 1 FROM report_facts f WHERE f.report = r.id)"
+		" ORDER BY id LIMIT 1", backfill_one);
 }
 
 int store_facts_merge(hg_store *store, const char *schema)

@@ -117,16 +117,6 @@ int store_figures_add(hg_store *store, int64_t id, const hg_report *rep)
 
 /* ---- migrating to schema 8 ---- */
 
-/* The next FPS or startup report after id without figures (its text
- * copied: the statement is reset before it is read). */
-static int next_report(hg_store *store, int64_t after, int64_t *id, char **text, size_t *len)
-{
-	return store_next_text(store, S_FIG_NEXT,
-		"SELECT id, text FROM reports r WHERE id > ?1 AND kind IN ('fps', 'startup')"
-		" AND NOT EXISTS (SELECT 1 FROM figures f WHERE f.report = r.id) ORDER BY id LIMIT 1",
-		after, id, text, len);
-}
-
 static int set_cost(hg_store *store, int64_t id, int64_t cost)
 {
 	hg_db_stmt *st = db_stmt(store->db, S_FIG_COST,
@@ -140,37 +130,22 @@ static int set_cost(hg_store *store, int64_t id, int64_t cost)
 	return rc;
 }
 
+/* A report's figures read from its text; a startup's total as its cost. */
+static int backfill_one(hg_store *store, int64_t id, const hg_report *rep)
+{
+	struct fig f;
+	if (!rep || !figures_of(rep, &f))
+		return 0;
+	int rc = insert(store, id, &f);
+	return rc >= 0 && f.has[0] ? set_cost(store, id, f.ms[0]) : rc;
+}
+
 int store_figures_backfill(hg_store *store)
 {
-	/* Read again quietly: the reports were read when ingested, their
-	 * warnings said then. */
-	hg_ctx quiet = *store->ctx;
-	quiet.diag = NULL;
-	quiet.skip_meta = 1;
-	quiet.keep_text = 0;
-	int64_t id = 0;
-	char *text;
-	size_t len;
-	int rc;
-	while ((rc = next_report(store, id, &id, &text, &len)) == DB_ROW) {
-		hg_report *rep = NULL;
-		int err = hg_report_read_one(&quiet, "store", text, len, HG_FORMAT_AUTO, &rep);
-		free(text);
-		if (err) {
-			hg_report_destroy(rep);
-			return DB_ERROR;
-		}
-		struct fig f;
-		if (rep && figures_of(rep, &f)) {
-			rc = insert(store, id, &f);
-			if (rc >= 0 && f.has[0])
-				rc = set_cost(store, id, f.ms[0]);
-		}
-		hg_report_destroy(rep);
-		if (rc < 0)
-			return rc;
-	}
-	return rc;
+	return store_backfill(store, S_FIG_NEXT,
+		"SELECT id, text FROM reports r WHERE id > ?1 AND kind IN ('fps', 'startup')"
+		" AND NOT EXISTS (SELECT 1 FROM figures f WHERE f.report = r.id) ORDER BY id LIMIT 1",
+		backfill_one);
 }
 
 int store_figures_merge(hg_store *store, const char *schema)

@@ -188,11 +188,13 @@ bool store_cost_known(const hg_report *rep);
  * (it was 0).  Inside the migration's transaction; 0 or a db.h error. */
 int store_figures_backfill(hg_store *store);
 /* A migration's walk over stored reports (store.c): sql selects "id,
- * text" of the first report past ?1 that still needs the migration's
- * work; *text is a copy of its text (malloc'd, NUL after; the statement
- * is reset before it is read).  DB_ROW with one, DB_DONE past the last. */
-int store_next_text(hg_store *store, int slot, const char *sql, int64_t after, int64_t *id,
-		    char **text, size_t *len);
+ * text" of the first report past ?1 that still needs the migration's work;
+ * each such report is read again quietly and handed to fn (rep NULL when
+ * its text no longer reads), which must make the report no longer
+ * selected (or the walk, past its id, goes on).  DB_DONE, or the first
+ * negative result. */
+typedef int (*store_backfill_fn)(hg_store *store, int64_t id, const hg_report *rep);
+int store_backfill(hg_store *store, int slot, const char *sql, store_backfill_fn fn);
 /* The report_facts table (schema 9, store_facts.c): the row of a report
  * just inserted as id; store_facts_backfill gives every stored report
  * without one its row, read from its text (migrating to schema 9);
