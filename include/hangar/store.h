@@ -15,7 +15,7 @@
 #include "sessions.h"
 #include "text.h"
 
-#define HG_STORE_SCHEMA_VERSION 9
+#define HG_STORE_SCHEMA_VERSION 10
 
 typedef struct hg_store hg_store;
 
@@ -754,5 +754,101 @@ typedef struct hg_merge_stats {
  * diagnostic naming shard_path, store untouched.  stats may be NULL. */
 int hg_store_merge(hg_store *store, const char *shard_path, hg_regroup_fn fn, void *user,
 		   hg_merge_stats *stats);
+
+/* ---- retention (store_prune.c) ---- */
+
+/* Reports per transaction of hg_store_prune: a kill loses at most one. */
+#define HG_PRUNE_BATCH 20000
+
+/* What to prune: the reports older than the cutoff, keep_days days before
+ * now (a report's age is its time; a report without one, its ingest time),
+ * except keep_samples of each cluster's (its newest, ties by the larger
+ * id); and the rejected inputs recorded before the cutoff.  Strings
+ * borrowed. */
+typedef struct hg_prune_query {
+	const char *now;           /* a time hg_store_time reads; NULL: the clock */
+	int64_t keep_days;         /* >= 0 */
+	int64_t keep_samples;      /* >= 0, per cluster */
+	bool dry_run;              /* count only: the store is not written (a
+	                              read-only store will do) */
+	int64_t batch;             /* report ids per transaction; <= 0: HG_PRUNE_BATCH */
+} hg_prune_query;
+
+/* Reports dropped of one kind (reports.kind). */
+typedef struct hg_prune_kind {
+	char kind[40];
+	int64_t reports;
+} hg_prune_kind;
+
+/* What a prune dropped (a dry run: would drop).  Caller's storage:
+ * hg_prune_stats_release frees kinds. */
+typedef struct hg_prune_stats {
+	char now[32], cutoff[32];  /* in the store's time form */
+	int64_t reports;           /* reports dropped */
+	hg_prune_kind *kinds;      /* of them, by kind, most first (n_kinds) */
+	size_t n_kinds;
+	int64_t text_bytes;        /* their stored texts' bytes */
+	int64_t rejected;          /* rejected inputs dropped */
+	int64_t samples;           /* reports past the cutoff kept as samples */
+	int64_t sample_clusters;   /* clusters with no report since the cutoff:
+	                              they hold only samples (none when keep_samples 0) */
+	int64_t reports_left;      /* reports the store holds after */
+	int64_t bytes_before;      /* the store's size: pages times page size */
+	int64_t bytes_after;       /* -1 in a dry run */
+	bool rewritten;            /* a store made without incremental vacuum was
+	                              rewritten (VACUUM) and now has it */
+} hg_prune_stats;
+
+/* Drops what q says from the store, with each dropped report's rows in
+ * report_facts and figures; keeps clusters, merged trees, symbols,
+ * objects (so that a nightly run does not fetch them again), meta and
+ * every rollup table.  First records the cutoff in meta as pruned_before
+ * (the latest of all runs': it never moves back), then deletes in
+ * transactions of at most q->batch report ids (by id range), so that a
+ * killed prune loses only the batch in progress and running it again with
+ * the same now finishes the job: the samples are the same, as no sample
+ * is ever dropped.  Then gives the freed pages back to the file system:
+ * PRAGMA incremental_vacuum, or, for a store made without it (auto_vacuum
+ * NONE: made before prune existed) that has pages to give back, one
+ * VACUUM that also turns incremental vacuum on.  Waits for other writers
+ * as a batch does (a store busy beyond that: HG_EIO, with a diagnostic
+ * naming the store).  Not inside a batch (HG_EINVAL).  *stats is filled
+ * (release it) whatever is returned; 0 or an hg error. */
+int hg_store_prune(hg_store *store, const hg_prune_query *q, hg_prune_stats *stats);
+void hg_prune_stats_release(hg_prune_stats *stats);
+
+/* ---- hangar check (store_check.c) ---- */
+
+/* One difference between a stored rollup and its recomputation from the
+ * reports: day and version NULL where the reports' are unknown; what is
+ * "missing" (reports the rollups lack), "extra" (a rollup no report
+ * backs) or "different" (counts, costs, devices or times), with both
+ * counts. */
+typedef struct hg_check_diff {
+	const char *cluster, *day, *version, *what;
+	int64_t stored, computed;  /* reports; 0 for the side that has none */
+} hg_check_diff;
+
+typedef int (*hg_check_fn)(void *user, const hg_check_diff *d);
+
+typedef struct hg_check_stats {
+	bool integrity_ok;          /* PRAGMA integrity_check said "ok" */
+	char integrity[256];        /* else its first message */
+	int64_t rollups;            /* stored rollups compared */
+	int64_t differences;
+	int64_t skipped;            /* rollups of days up to pruned_before: their
+	                               reports are gone, they stand as they are */
+	char pruned_before[32];     /* "" when never pruned */
+	bool repaired;
+} hg_check_stats;
+
+/* Checks the store: SQLite's integrity check, then every rollup against
+ * a recomputation from the reports (those of days up to pruned_before
+ * excepted), each difference given to fn (may be NULL).  repair: the
+ * rollups are then replaced by the recomputation, and the clusters'
+ * counts taken from them, in one transaction.  0 (differences or not:
+ * see stats) or an hg error. */
+int hg_store_verify(hg_store *store, bool repair, hg_check_fn fn, void *user,
+		    hg_check_stats *stats);
 
 #endif

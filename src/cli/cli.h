@@ -23,11 +23,13 @@ struct command {
 	void (*usage)(FILE *out);
 };
 
+extern const struct command cmd_check;
 extern const struct command cmd_coverage;
 extern const struct command cmd_diff;
 extern const struct command cmd_ingest;
 extern const struct command cmd_merge;
 extern const struct command cmd_nightly;
+extern const struct command cmd_prune;
 extern const struct command cmd_regroup;
 extern const struct command cmd_rejected;
 extern const struct command cmd_reports;

@@ -13,6 +13,7 @@
 #include "hangar/digest.h"
 #include "hangar/text.h"
 #include "ingest_opts.h"
+#include "prune_cli.h"
 #include "regress_opts.h"
 #include "store_cli.h"
 
@@ -48,6 +49,10 @@ static void nightly_usage(FILE *out)
 		"                         (CSV: version,sessions or version,day,sessions)\n"
 		"      --rate-threshold R flag versions whose ANRs per 1,000 sessions are over R\n"
 		"                         (default 4.7: Play's 0.47%% bad-behaviour threshold)\n"
+		"      --keep-days N      after the digest, prune the reports older than N days\n"
+		"                         (as hangar prune; what it dropped is said on stderr)\n"
+		"      --keep-samples K   with --keep-days: keep each cluster's K newest older\n"
+		"                         reports (default 3)\n"
 		INGEST_READ_USAGE
 		INGEST_REMOTE_USAGE
 		"  -h, --help             show this help\n"
@@ -59,7 +64,8 @@ static void nightly_usage(FILE *out)
 }
 
 enum { OPT_SOURCE = 800, OPT_OUT, OPT_TOP, OPT_LIMIT, OPT_THRESHOLD, OPT_MIN_COUNT,
-       OPT_MIN_RISE, OPT_FAIL_ON_NEW, OPT_SESSIONS, OPT_RATE_THRESHOLD };
+       OPT_MIN_RISE, OPT_FAIL_ON_NEW, OPT_SESSIONS, OPT_RATE_THRESHOLD, OPT_KEEP_DAYS,
+       OPT_KEEP_SAMPLES };
 
 static const struct option long_options[] = {
 	{"source", required_argument, NULL, OPT_SOURCE},
@@ -73,6 +79,8 @@ static const struct option long_options[] = {
 	{"fail-on-new", no_argument, NULL, OPT_FAIL_ON_NEW},
 	{"sessions", required_argument, NULL, OPT_SESSIONS},
 	{"rate-threshold", required_argument, NULL, OPT_RATE_THRESHOLD},
+	{"keep-days", required_argument, NULL, OPT_KEEP_DAYS},
+	{"keep-samples", required_argument, NULL, OPT_KEEP_SAMPLES},
 	INGEST_READ_OPTIONS,
 	INGEST_REMOTE_OPTIONS,
 	{"help", no_argument, NULL, 'h'},
@@ -91,6 +99,7 @@ struct nightly {
 	bool fail_on_new;
 	const char *sessions_path;  /* --sessions */
 	bool rate_threshold;        /* --rate-threshold given */
+	hg_prune_query prune;       /* --keep-days (-1: no prune), --keep-samples */
 };
 
 static const char *format_label(int format)
@@ -141,6 +150,7 @@ static int parse(int argc, char **argv, struct nightly *n, struct ingest_cli *in
 {
 	int c;
 	int64_t v;
+	bool keep_samples = false;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":m:f:h", long_options, NULL)) != -1) {
@@ -189,6 +199,19 @@ static int parse(int argc, char **argv, struct nightly *n, struct ingest_cli *in
 			n->rate_threshold = true;
 			break;
 		}
+		case OPT_KEEP_DAYS: {
+			int bad = prune_parse_days("nightly", optarg, &n->prune.keep_days);
+			if (bad != EXIT_FINE)
+				return bad;
+			break;
+		}
+		case OPT_KEEP_SAMPLES: {
+			int bad = prune_parse_samples("nightly", optarg, &n->prune.keep_samples);
+			if (bad != EXIT_FINE)
+				return bad;
+			keep_samples = true;
+			break;
+		}
 		case 'h': nightly_usage(stdout); return -1;
 		case ':': return cli_usage_error("nightly", "option '%s' needs a value", argv[optind - 1]);
 		case '?': return cli_unknown_option("nightly", long_options, argv, optind, optopt);
@@ -208,6 +231,8 @@ static int parse(int argc, char **argv, struct nightly *n, struct ingest_cli *in
 		return cli_usage_error("nightly", "no source: give --source URL");
 	if (n->rate_threshold && !n->sessions_path)
 		return cli_usage_error("nightly", "--rate-threshold goes with --sessions FILE");
+	if (keep_samples && n->prune.keep_days < 0)
+		return cli_usage_error("nightly", "--keep-samples goes with --keep-days N");
 	return choose_formats(n);
 }
 
@@ -364,7 +389,33 @@ static bool outs_writable(const struct nightly *n)
 	return true;
 }
 
-/* The night's work: ingest, then the digest.  An exit status. */
+/* --keep-days: the prune, after the digest (which compares this night
+ * with the one before: their reports are read while still there).  What
+ * it dropped is said on stderr with nightly's other notes, the digest
+ * being written by then.  EXIT_FINE or EXIT_SOME_FAILED. */
+static int prune_after(struct ingest_cli *in, const struct nightly *n)
+{
+	if (n->prune.keep_days < 0)
+		return EXIT_FINE;
+	hg_store *store = NULL;
+	if (hg_store_open(&in->ctx, in->opts.store_path, &store) != 0)
+		return EXIT_SOME_FAILED;
+	hg_prune_stats s;
+	int rc = hg_store_prune(store, &n->prune, &s);
+	hg_store_close(store);
+	if (rc == 0) {
+		fprintf(stderr, "nightly: ");
+		prune_print_line(stderr, &n->prune, &s);
+		fprintf(stderr, "\n");
+	} else {
+		fprintf(stderr, "hangar nightly: the prune stopped after dropping %lld reports: %s\n",
+			(long long)s.reports, hg_strerror(rc));
+	}
+	hg_prune_stats_release(&s);
+	return rc == 0 ? EXIT_FINE : EXIT_SOME_FAILED;
+}
+
+/* The night's work: ingest, the digest, the prune.  An exit status. */
 static int night(struct ingest_cli *in, struct nightly *n, const hg_sessions *sessions)
 {
 	/* Where this run starts: its reports are those with a larger id. */
@@ -402,7 +453,7 @@ static int night(struct ingest_cli *in, struct nightly *n, const hg_sessions *se
 	run.source = names.failed || !names.data ? "(sources)" : names.data;
 	int dstatus = digest(in, n, &run);
 	hg_buf_release(&names);
-	if (dstatus == EXIT_SOME_FAILED)
+	if (prune_after(in, n) != EXIT_FINE || dstatus == EXIT_SOME_FAILED)
 		return EXIT_SOME_FAILED;
 	return dstatus == EXIT_NEW_CLUSTERS ? EXIT_NEW_CLUSTERS : status;
 }
@@ -411,7 +462,8 @@ static int run_nightly(int argc, char **argv)
 {
 	struct ingest_cli in;
 	ingest_cli_init(&in);
-	struct nightly n = {.format = -1, .top = 10, .rules = REGRESS_OPTS_DEFAULT};
+	struct nightly n = {.format = -1, .top = 10, .rules = REGRESS_OPTS_DEFAULT,
+			    .prune = {.keep_days = -1, .keep_samples = PRUNE_DEFAULT_SAMPLES}};
 	int status = parse(argc, argv, &n, &in);
 	if (status != EXIT_FINE)
 		return status < 0 ? EXIT_FINE : status;

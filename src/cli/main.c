@@ -7,11 +7,13 @@
 
 /* Sorted by name. */
 static const struct command *const commands[] = {
+	&cmd_check,
 	&cmd_coverage,
 	&cmd_diff,
 	&cmd_ingest,
 	&cmd_merge,
 	&cmd_nightly,
+	&cmd_prune,
 	&cmd_regroup,
 	&cmd_rejected,
 	&cmd_reports,

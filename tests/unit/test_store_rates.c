@@ -80,6 +80,7 @@ static void fill(const char *path)
 			    "UPDATE clusters SET count = count + 2 WHERE hash LIKE 'b%';"
 			    "COMMIT") >= 0);
 	db_close(db);
+	store_tmp_rollups(path);
 }
 
 /* 2,000 sessions a day of the version each day has. */

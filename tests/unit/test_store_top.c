@@ -144,6 +144,7 @@ static void fill(const char *path)
 	}
 	assert_true(db_exec(db, "COMMIT") >= 0);
 	db_close(db);
+	store_tmp_rollups(path);
 }
 
 static void test_top_matches_its_definition(void **state)

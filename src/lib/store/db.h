@@ -21,7 +21,7 @@ enum {
 	DB_ENOMEM = -1,  /* same value as HG_ENOMEM */
 };
 
-#define DB_MAX_STMTS 128 /* store_internal.h asserts its slots fit */
+#define DB_MAX_STMTS 192 /* store_internal.h asserts its slots fit */
 
 /* How db_open_mode opens a file. */
 enum db_mode {

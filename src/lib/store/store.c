@@ -3,14 +3,15 @@
  * (store_batch.c), adding reports (store_add_report.c) and rejected inputs
  * (store_rejected.c), queries (store_query.c, store_top.c, store_diff.c),
  * merged call trees (store_tree*.c), regroup and merge (store_regroup.c,
- * store_merge.c); db.c is the SQLite wrapper, the only file that sees
- * sqlite3.h.
+ * store_merge.c), report texts compressed (store_text.c); db.c is the
+ * SQLite wrapper, the only file that sees sqlite3.h.
  * Public header: store.h.
  * Uses: cluster, core, regex, report. */
 /* What the store's files share: errors as diagnostics, cached statements
  * without parameters, the SHA-256 key of a text. */
 #include "core/core.h"
 #include "store_internal.h"
+#include "store_text.h"
 
 /* "cannot write the store: " and why: what the file system shows when
  * look, and SQLite's reason. */
@@ -84,8 +85,8 @@ void store_sha256_hex(const char *text, size_t len, char out[65])
 	hg_hex_digest(md, 32, out);
 }
 
-/* A copy of the text of the first report past after that sql selects
- * (the statement is reset before the text is read again). */
+/* A copy of the text of the first report past after that sql selects,
+ * decoded (the statement is reset before the text is read again). */
 static int next_text(hg_store *store, int slot, const char *sql, int64_t after, int64_t *id,
 		     char **text, size_t *len)
 {
@@ -97,15 +98,10 @@ static int next_text(hg_store *store, int slot, const char *sql, int64_t after, 
 	*text = NULL;
 	if (rc == DB_ROW) {
 		*id = db_col_int(st, 0);
-		*len = db_col_bytes(st, 1);
-		const void *p = db_col_blob(st, 1);
-		if ((*text = malloc(*len + 1)) != NULL) {
-			if (*len)
-				memcpy(*text, p, *len);
-			(*text)[*len] = '\0';
-		} else {
-			rc = DB_ERROR;
-		}
+		int err = store_text_decode(store, *id, db_col_blob(st, 1), db_col_bytes(st, 1), text,
+					    len);
+		if (err)
+			rc = err == HG_ENOMEM ? DB_ENOMEM : DB_EBAD;
 	}
 	db_reset(st);
 	return rc;

@@ -4,6 +4,8 @@
 #include <string.h>
 
 #include "store_internal.h"
+#include "store_rollup.h"
+#include "store_text.h"
 
 /* A report's cost is measured when the device measured it, or when its
  * method stack's costs add up to some (a stack of depth,id,count,cost
@@ -37,13 +39,22 @@ static int insert_report(hg_store *store, const hg_report *rep, const hg_signatu
 	if (err)
 		return DB_ERROR;
 	store_time_now(now);
+	/* the text compressed (store_text.c); its hash stays the raw bytes' */
+	void *packed;
+	size_t packed_len;
+	int rc = store_text_encode(store, sig->family ? sig->family : hg_report_kind_name(rep->kind),
+				   text, len, &packed, &packed_len);
+	if (rc < 0)
+		return rc;
 	hg_db_stmt *st = db_stmt(store->db, S_INSERT_REPORT,
 		"INSERT INTO reports(content_hash, source, line, kind, app, version, device, scene,"
 		" time, cost, foreground, cluster, symbolicated, text, ingested_at, time_written)"
 		" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?15, ?10, ?11, ?12, ?13, ?14, ?16, ?9)"
 		" ON CONFLICT(content_hash) DO NOTHING");
-	if (!st)
+	if (!st) {
+		free(packed);
 		return DB_ERROR;
+	}
 	/* Every text here lives until the reset below. */
 	db_bind_text_here(st, 1, hash);
 	db_bind_text_here(st, 2, rep->source ? rep->source : "");
@@ -59,11 +70,12 @@ static int insert_report(hg_store *store, const hg_report *rep, const hg_signatu
 		db_bind_int(st, 11, rep->foreground);
 	db_bind_text_here(st, 12, sig->hash);
 	db_bind_int(st, 13, sig->symbolicated);
-	db_bind_blob(st, 14, text, len);
+	db_bind_blob(st, 14, packed ? packed : text, packed ? packed_len : len);
 	db_bind_text_here(st, 15, time[0] ? time : NULL);
 	db_bind_text_here(st, 16, now);
-	int rc = db_step(st);
+	rc = db_step(st);
 	db_reset(st);
+	free(packed);
 	if (rc >= 0 && db_changes(store->db) > 0) {
 		memcpy(when_buf, time, 32);
 		*when = when_buf;
@@ -156,6 +168,9 @@ int hg_store_add_prepared(hg_store *store, const hg_report *rep, const hg_signat
 		err = store_tree_add_prepared(store, prep->tree, sig->hash);
 		if (!err)
 			err = store_cluster_add(store, rep, sig, when[0] ? when : NULL);
+		if (!err)
+			err = store_rollup_add(store, rep, sig->hash, when[0] ? when : NULL,
+					       report_cost(rep));
 		rc = err ? DB_ERROR : 0;
 	}
 	if (rc >= 0 && savepoint)
@@ -170,6 +185,7 @@ int hg_store_add_prepared(hg_store *store, const hg_report *rep, const hg_signat
 			store_exec_cached(store, S_RELEASE, "RELEASE hg_add");
 		}
 		store_symbols_forget(store); /* ids it gave may be rolled back */
+		store_text_forget(store);    /* and a dictionary it trained */
 		*duplicate = false;
 	}
 	if (own) {

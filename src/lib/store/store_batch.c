@@ -3,6 +3,8 @@
 #include <time.h>
 
 #include "store_internal.h"
+#include "store_rollup.h"
+#include "store_text.h"
 
 /* BEGIN IMMEDIATE takes the write lock at once (so that a reader never has
  * to upgrade and deadlock); the busy timeout waits for other writers, and
@@ -59,23 +61,33 @@ int hg_store_commit(hg_store *store)
 		 * the batch would land in part. */
 		store_tree_discard(store);
 		store_cluster_discard(store);
+		store_rollup_discard(store);
 		store_symbols_forget(store);
+		store_text_forget(store);
 		hg_diagf(store->ctx, HG_DIAG_ERROR, store->path, 0, 0, 0,
 			 "cannot commit a batch: it was rolled back after an earlier error");
 		return HG_EIO;
 	}
 	int err = store_cluster_flush(store);
 	if (!err)
+		err = store_rollup_flush(store);
+	else
+		store_rollup_discard(store);
+	if (!err)
 		err = store_tree_flush(store);
 	else
 		store_tree_discard(store);
 	if (err) {
 		store_symbols_forget(store);
+		store_text_forget(store);
 		if (!batch_lost(store))
 			db_exec(store->db, "ROLLBACK");
 		return err;
 	}
-	return store_check(store, store_commit(store), "cannot commit a batch");
+	int rc = store_commit(store);
+	if (rc < 0)
+		store_text_forget(store); /* a dictionary trained in the batch is gone */
+	return store_check(store, rc, "cannot commit a batch");
 }
 
 int hg_store_checkpoint(hg_store *store)
@@ -96,7 +108,9 @@ int hg_store_rollback(hg_store *store)
 	store->in_batch = false;
 	store_tree_discard(store);
 	store_cluster_discard(store);
+	store_rollup_discard(store);
 	store_symbols_forget(store);
+	store_text_forget(store);
 	if (batch_lost(store))
 		return 0; /* undone already; its error was said when it happened */
 	return store_check(store, db_exec(store->db, "ROLLBACK"), "cannot roll back a batch");

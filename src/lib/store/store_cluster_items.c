@@ -2,7 +2,10 @@
  * cluster's index, for reading them again outside a regroup (hangar diff
  * --flame rebuilds a version's or a window's tree from them): one query
  * instead of one hg_store_report_text per report. */
+#include <stdlib.h>
+
 #include "store_internal.h"
+#include "store_text.h"
 
 int hg_store_cluster_items(hg_store *store, const char *hash, hg_item_fn fn, void *user)
 {
@@ -14,11 +17,18 @@ int hg_store_cluster_items(hg_store *store, const char *hash, hg_item_fn fn, voi
 	db_bind_text(st, 1, hash);
 	int rc, ret = 0;
 	while ((rc = db_step(st)) == DB_ROW) {
-		const char *text = db_col_text(st, 6); /* before its size: NUL-terminated */
-		hg_regroup_item item = {db_col_int(st, 0), db_col_text(st, 1), (long)db_col_int(st, 2),
+		char *text;
+		size_t len;
+		int64_t id = db_col_int(st, 0);
+		ret = store_text_decode(store, id, db_col_blob(st, 6), db_col_bytes(st, 6), &text, &len);
+		if (ret)
+			break;
+		hg_regroup_item item = {id, db_col_text(st, 1), (long)db_col_int(st, 2),
 					db_col_text(st, 3), db_col_text(st, 4), db_col_text(st, 5),
-					text ? text : "", db_col_bytes(st, 6)};
-		if ((ret = fn(user, &item, db_col_text(st, 7))) != 0)
+					text, len};
+		ret = fn(user, &item, db_col_text(st, 7));
+		free(text);
+		if (ret != 0)
 			break;
 	}
 	db_reset(st);

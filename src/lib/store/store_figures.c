@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "store_internal.h"
+#include "store_rollup.h"
 
 /* What a report's figures (hg_stat) say, as numbers. */
 struct fig {
@@ -107,6 +108,22 @@ static int insert(hg_store *store, int64_t id, const struct fig *f)
 	int rc = db_step(st);
 	db_reset(st);
 	return rc;
+}
+
+bool store_figs_of(const hg_report *rep, struct rollup_figs *out)
+{
+	struct fig f;
+	if (!figures_of(rep, &f))
+		return false;
+	/* as the figures row reads back: frames and frozen, high NULL (0 in
+	 * sums) without frame counts */
+	bool frames = f.has_frames;
+	*out = (struct rollup_figs){.n = 1, .unmeasured = !f.cost_known, .startups = f.has[0],
+				    .cold = f.start && !strcmp(f.start, "cold"),
+				    .warm = f.start && !strcmp(f.start, "warm"), .fps_n = f.has_fps,
+				    .frames = frames ? f.frames : 0, .frozen = frames ? f.frozen : 0,
+				    .high = frames ? f.high : 0, .fps = f.has_fps ? f.fps : 0};
+	return true;
 }
 
 int store_figures_add(hg_store *store, int64_t id, const hg_report *rep)

@@ -1,7 +1,6 @@
-/* Reading the figures table back (store_figures.c writes it): each
- * cluster's figures for hg_store_top, and one cluster's by version or
- * scene (hangar show, the digest).  Only FPS and startup reports have a
- * row, so these read few rows however big the store. */
+/* Reading the figures table back (store_figures.c writes it): one
+ * cluster's by version or scene (hangar show, the digest).  (hg_store_top
+ * reads every cluster's figures from the rollups.) */
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,65 +29,6 @@ static void read_sums(hg_db_stmt *st, int from, hg_figures *f)
 	f->high = db_col_int(st, from + 9);
 	f->frozen_high_share = f->frames > 0 ? (double)(f->frozen + f->high) / (double)f->frames
 					     : -1;
-}
-
-void store_figures_free(struct cluster_figures *v, size_t n)
-{
-	for (size_t i = 0; v && i < n; i++)
-		free(v[i].hash);
-	free(v);
-}
-
-int store_figures_by_cluster(hg_store *store, const hg_top_query *q, const char *hash,
-			     struct cluster_figures **out, size_t *n)
-{
-	*out = NULL;
-	*n = 0;
-	/* The window of store_top.c's scan, on the same columns. */
-	hg_db_stmt *st = db_stmt(store->db, S_FIG_TOP,
-		"SELECT r.cluster, " FIG_SUMS " FROM figures f JOIN reports r ON r.id = f.report"
-		" WHERE (?1 IS NULL OR r.cluster = ?1) AND (?2 IS NULL OR r.version = ?2)"
-		" AND (?3 IS NULL OR r.time >= " STORE_TIME_SQL("?3") ")"
-		" AND (?4 IS NULL OR r.time <= " STORE_TIME_SQL("?4") ")"
-		" GROUP BY r.cluster ORDER BY r.cluster");
-	if (!st)
-		return store_fail(store, HG_EIO, "cannot query figures");
-	db_bind_text(st, 1, hash);
-	db_bind_text(st, 2, q->version);
-	db_bind_text(st, 3, q->since);
-	db_bind_text(st, 4, q->until);
-	struct cluster_figures *v = NULL;
-	size_t len = 0, cap = 0;
-	int rc, err = 0;
-	while ((rc = db_step(st)) == DB_ROW) {
-		if (len == cap) {
-			size_t c = cap ? 2 * cap : 16;
-			struct cluster_figures *p = realloc(v, c * sizeof *p);
-			if (!p) {
-				err = HG_ENOMEM;
-				break;
-			}
-			v = p;
-			cap = c;
-		}
-		const char *h = db_col_text(st, 0);
-		if (!(v[len].hash = strdup(h ? h : ""))) {
-			err = HG_ENOMEM;
-			break;
-		}
-		read_sums(st, 1, &v[len].f);
-		len++;
-	}
-	db_reset(st);
-	if (!err && rc < 0)
-		err = store_check(store, rc, "cannot query figures");
-	if (err) {
-		store_figures_free(v, len);
-		return err;
-	}
-	*out = v;
-	*n = len;
-	return 0;
 }
 
 /* ---- one cluster by version or scene ---- */

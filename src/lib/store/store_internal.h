@@ -11,6 +11,9 @@
 /* "HGAR": PRAGMA application_id of a hangar store. */
 #define HG_STORE_APPLICATION_ID 0x48474152
 
+/* The schema name hangar merge attaches a shard store as. */
+#define STORE_SHARD "hg_shard"
+
 /* The store's one time format, as SQL applied to a text x: report times are
  * written in many ways (epoch seconds, ms, us or ns as digits; ISO 8601
  * with or without a zone, taken as UTC without one), and compared in one:
@@ -127,13 +130,57 @@ enum store_slot {
 	S_PAGE_LAST_VERSION,
 	S_COVERAGE,
 	S_COVERAGE_IMAGES,
-	S_FIG_TOP,
 	S_FIG_BY_VERSION,
 	S_FIG_BY_SCENE,
 	/* store_escalate.c, store_rates.c, store_diff.c */
 	S_ESCALATE,
 	S_VERSION_RATES,
 	S_DIFF_RATES,
+	/* store_rollup.c, store_rollup_read.c, store_check.c */
+	S_ROLLUP_PUT,
+	S_ROLLUP_GET,
+	S_ROLLUP_ROWS,
+	S_ROLLUP_CLEAR,
+	S_ROLLUP_READ,
+	S_ROLLUP_EDGE,
+	S_ROLLUP_STORED,
+	S_ROLLUP_SHARD,
+	S_ROLLUP_SHARD_KNOWN,
+	S_INTEGRITY_FULL,
+	S_DIFF_RUN_ROWS,
+	S_DIFF_CLUSTERS,
+	S_ESCALATE_CLUSTER,
+	/* store_text.c */
+	S_TEXT_HAS_DICTS,
+	S_TEXT_DICT_BY_ID,
+	S_TEXT_DICT_OF,
+	S_TEXT_FAMILY_COUNT,
+	S_TEXT_SAMPLE,
+	S_TEXT_DICT_PUT,
+	S_TEXT_SHARD_HAS,
+	S_TEXT_SHARD_CLASH,
+	S_TEXT_RC_IDS,
+	S_TEXT_RC_READ,
+	S_TEXT_RC_WRITE,
+	/* store_prune.c, store_vacuum.c */
+	S_PR_CUTOFF,
+	S_PR_BOUNDS,
+	S_PR_SAMPLES,
+	S_PR_COUNT,
+	S_PR_VICTIMS,
+	S_PR_DEL_REPORTS,
+	S_PR_DEL_FACTS,
+	S_PR_DEL_FIGURES,
+	S_PR_REJECTED,
+	S_PR_DEL_REJECTED,
+	S_PR_SAMPLE_CLUSTERS,
+	S_PR_MARK,
+	S_PR_REPORTS_LEFT,
+	S_PR_PAGES,
+	S_PR_AUTO_VACUUM,
+	S_PR_FREELIST,
+	S_PR_SECURE,
+	S_PR_CACHE,
 	S_COUNT
 };
 _Static_assert(S_COUNT <= DB_MAX_STMTS, "more store statements than db.h caches");
@@ -157,11 +204,13 @@ struct hg_store {
 	hg_regex *scene_re;   /* the --scene pattern during hg_store_top */
 	struct tree_batch *tree; /* tree-node additions not yet written (store_tree.c) */
 	struct cluster_batch *clusters; /* cluster updates not yet written (store_cluster_batch.c) */
+	struct rollup_set *rollups;     /* the batch's rollups, not yet written (store_rollup.c) */
 	strmap symbols;         /* symbol ids already looked up (store_symbols.c) */
 	struct symbol_numbers numbers[2]; /* the same by symtab number (store_tree_batch.c):
 	                           two tables, as ingest's reader and writer each number
 	                           the reports they prepare */
 	bool mark_pending;      /* hg_store_mark_ingest: mark with the next new report */
+	struct store_texts *texts; /* zstd contexts and dictionaries (store_text.c) */
 };
 
 /* A report time in the store's form (STORE_TIME_SQL), "" where that gives
@@ -205,17 +254,6 @@ int store_facts_merge(hg_store *store, const char *schema);
 /* Merging: the figures of the shard's reports just copied (the shard
  * ATTACHed as schema); a db.h result. */
 int store_figures_merge(hg_store *store, const char *schema);
-/* Every cluster's figures in a window (hg_top_query's version, since and
- * until; hash: that cluster only), for hg_store_top: *out sorted by
- * hash (malloc'd, each hash too; store_figures_free).  0 or an hg error. */
-struct cluster_figures {
-	char *hash;
-	hg_figures f;
-};
-int store_figures_by_cluster(hg_store *store, const hg_top_query *q, const char *hash,
-			     struct cluster_figures **out, size_t *n);
-void store_figures_free(struct cluster_figures *v, size_t n);
-
 /* Now, in the store's form (STORE_NOW_SQL). */
 void store_time_now(char out[32]);
 

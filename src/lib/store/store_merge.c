@@ -11,8 +11,10 @@
 #include <sys/stat.h>
 
 #include "store_internal.h"
+#include "store_rollup.h"
+#include "store_text.h"
 
-#define SHARD "hg_shard"
+#define SHARD STORE_SHARD
 
 struct merge {
 	hg_store *store;
@@ -438,8 +440,14 @@ static int merge_attached(struct merge *m)
 	int rc = classify(m);
 	if (rc < 0)
 		err = store_check(m->store, rc, "cannot merge reports");
+	if (!err) /* the dictionaries of the frames add_reports copies */
+		err = store_text_merge(m->store, SHARD, m->shard);
 	if (!err)
 		err = add_reports(m);
+	if (!err)
+		err = store_rollup_merge_shard(m->store);
+	if (!err)
+		err = store_cluster_counts_from_rollups(m->store);
 	if (!err)
 		err = add_trees(m);
 	if (!err)

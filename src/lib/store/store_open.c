@@ -6,6 +6,8 @@
 #include <sys/stat.h>
 
 #include "store_internal.h"
+#include "store_rollup.h"
+#include "store_text.h"
 
 #define BUSY_TIMEOUT_MS 30000
 #define STORE_PAGE_SIZE "65536"
@@ -123,10 +125,14 @@ static int set_pragmas(hg_store *store, bool read_only)
 	 * fixes the size: reports are ~1 KB texts written by the hundred
 	 * thousand, and with 4 KiB pages a big ingest spent a third of its time
 	 * in page-sized reads and writes of the WAL.  A store made before
-	 * keeps its pages. */
+	 * keeps its pages.  It also gets incremental vacuum, which must be
+	 * set before its first table: hangar prune gives the pages it frees
+	 * back to the file system (PRAGMA incremental_vacuum); a store made
+	 * before is rewritten once by its first prune (store_prune.c). */
 	if (store->empty) {
-		int err = store_check(store, db_exec(store->db, "PRAGMA page_size = " STORE_PAGE_SIZE),
-				      "cannot set the store's page size");
+		int err = store_check(store, db_exec(store->db, "PRAGMA page_size = " STORE_PAGE_SIZE ";"
+						     " PRAGMA auto_vacuum = INCREMENTAL"),
+				      "cannot set the store's page size and vacuum mode");
 		if (err)
 			return err;
 	}
@@ -242,7 +248,9 @@ void hg_store_close(hg_store *store)
 		return;
 	store_tree_discard(store);
 	store_cluster_discard(store);
+	store_rollup_discard(store);
 	store_symbols_forget(store);
+	store_text_forget(store);
 	if (store->db && db_in_transaction(store->db))
 		db_exec(store->db, "ROLLBACK");
 	db_close(store->db);

@@ -9,6 +9,7 @@
 #include "regex/regex.h"
 #include "report/report_time.h"
 #include "store_internal.h"
+#include "store_text.h"
 
 bool store_scene_match(void *user, const char *text)
 {
@@ -129,8 +130,9 @@ int hg_store_reports(hg_store *store, const char *hash, long limit, hg_report_ro
 	return ret ? ret : store_check(store, rc, "cannot query reports");
 }
 
-/* A copy of column 0 of the statement's only row (malloc'd, NUL after). */
-static int blob_copy(hg_store *store, hg_db_stmt *st, char **text, size_t *len)
+/* A copy of the last column of the statement's only row (malloc'd, NUL
+ * after); with two columns, a report's id and stored text, decoded. */
+static int blob_copy(hg_store *store, hg_db_stmt *st, int cols, char **text, size_t *len)
 {
 	*text = NULL;
 	*len = 0;
@@ -138,8 +140,13 @@ static int blob_copy(hg_store *store, hg_db_stmt *st, char **text, size_t *len)
 	for (; rc == DB_ROW; rc = db_step(st)) {
 		if (n++)
 			continue;
-		size_t size = db_col_bytes(st, 0);
-		const void *p = db_col_blob(st, 0);
+		size_t size = db_col_bytes(st, cols - 1);
+		const void *p = db_col_blob(st, cols - 1);
+		if (cols == 2) {
+			if ((err = store_text_decode(store, db_col_int(st, 0), p, size, text, len)))
+				break;
+			continue;
+		}
 		if (!(*text = malloc(size + 1))) {
 			err = HG_ENOMEM;
 			break;
@@ -172,12 +179,12 @@ int hg_store_report_text(hg_store *store, const char *content_hash, char **text,
 	 * hex, so those starting with p lie in [p, p || 'g').  substr() = p
 	 * read the whole table for each report `hangar reports --text` shows. */
 	hg_db_stmt *st = db_stmt(store->db, S_REPORT_TEXT,
-		"SELECT text FROM reports"
+		"SELECT id, text FROM reports"
 		" WHERE content_hash >= lower(?1) AND content_hash < lower(?1) || 'g' LIMIT 2");
 	if (!st)
 		return store_fail(store, HG_EIO, "cannot query reports");
 	db_bind_text(st, 1, content_hash);
-	return blob_copy(store, st, text, len);
+	return blob_copy(store, st, 2, text, len);
 }
 
 int hg_store_rejected(hg_store *store, hg_rejected_fn fn, void *user)
@@ -208,7 +215,7 @@ int hg_store_rejected_text(hg_store *store, int64_t id, char **text, size_t *len
 	if (!st)
 		return store_fail(store, HG_EIO, "cannot query rejected inputs");
 	db_bind_int(st, 1, id);
-	return blob_copy(store, st, text, len);
+	return blob_copy(store, st, 1, text, len);
 }
 
 /* ---- meta values and ingest runs ---- */

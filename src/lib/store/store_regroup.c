@@ -7,6 +7,8 @@
 
 #include "hangar/text.h"
 #include "store_internal.h"
+#include "store_rollup.h"
+#include "store_text.h"
 
 struct ids {
 	int64_t *v;
@@ -74,19 +76,18 @@ int store_reread(hg_store *store, int64_t id, hg_regroup_fn fn, void *user, char
 		return rc < 0 ? rc : DB_ERROR;
 	}
 	/* Copies: fn may use the store (and the text wants a NUL after it). */
-	size_t len = db_col_bytes(st, 4);
+	size_t len = 0;
+	char *text = NULL;
+	int terr = store_text_decode(store, id, db_col_blob(st, 4), db_col_bytes(st, 4), &text, &len);
 	const char *src = db_col_text(st, 0), *ver = db_col_text(st, 2), *cl = db_col_text(st, 3),
 		   *ap = db_col_text(st, 5);
-	char *text = malloc(len + 1), *source = strdup(src ? src : ""),
-	     *version = ver ? strdup(ver) : NULL, *app = ap ? strdup(ap) : NULL;
+	char *source = strdup(src ? src : ""), *version = ver ? strdup(ver) : NULL,
+	     *app = ap ? strdup(ap) : NULL;
 	snprintf(cluster, 33, "%s", cl ? cl : "");
 	long line = (long)db_col_int(st, 1);
-	if (text && len)
-		memcpy(text, db_col_blob(st, 4), len);
 	db_reset(st);
-	int err = DB_ENOMEM;
+	int err = terr && terr != HG_ENOMEM ? DB_EBAD : DB_ENOMEM;
 	if (text && source && (version || !ver) && (app || !ap)) {
-		text[len] = '\0';
 		hg_regroup_item item = {id, source, line, version, app, cluster, text, len};
 		err = fn(user, &item, rep, sig);
 		if (err > 0)
@@ -261,6 +262,11 @@ int hg_store_regroup(hg_store *store, hg_regroup_fn fn, void *user, hg_regroup_s
 		rc = regroup_reports(store, fn, user, stats);
 	if (rc >= 0)
 		rc = rebuild(store, fn, user);
+	/* the rollups of the clusters as they now are, and their counts from
+	 * them (those of pruned days included) */
+	if (rc >= 0)
+		rc = store_rollup_rebuild(store, NULL) || store_cluster_counts_from_rollups(store)
+			     ? DB_ERROR : 0;
 	if (rc >= 0)
 		rc = counts(store, &reports_after, &stats->clusters_after);
 	if (rc >= 0 && reports_after != stats->reports) {

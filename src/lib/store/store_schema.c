@@ -3,6 +3,7 @@
 #include <stdio.h>
 
 #include "store_internal.h"
+#include "store_rollup.h"
 
 /* Forward migrations: step i takes a store from version i to i + 1.  Each
  * runs inside the transaction that also sets user_version, so a store is
@@ -225,6 +226,39 @@ static const char *const migrations[] = {
 	"  variant TEXT,"
 	"  variant_frame TEXT,"
 	"  lacks TEXT);",
+	/* 9 -> 10: rollups (store_rollup.h): per cluster, UTC day and app
+	 * version, the reports' count, cost histogram, devices and first and
+	 * last seen, which top, diff and show's summary read instead of the
+	 * reports; day and version NULL as the reports' are, hence a rowid
+	 * table with an index rather than a primary key.  reports_by_time:
+	 * the reports of a window's partial first and last days, and prune's
+	 * old reports; reports_by_kind: the digest's totals by kind, counted
+	 * in the index, not across the report texts beside each row.  store_rollup_rebuild, after the migrations, fills the
+	 * rollups from the reports. */
+	"CREATE TABLE IF NOT EXISTS rollups ("
+	"  cluster TEXT NOT NULL,"
+	"  day TEXT,"
+	"  version TEXT,"
+	"  reports INTEGER NOT NULL,"
+	"  no_device INTEGER NOT NULL,"
+	"  cost_max INTEGER,"
+	"  first TEXT,"
+	"  last TEXT,"
+	"  costs BLOB NOT NULL,"
+	"  devices BLOB NOT NULL,"
+	"  fig_n INTEGER NOT NULL DEFAULT 0,"
+	"  unmeasured INTEGER NOT NULL DEFAULT 0,"
+	"  startups INTEGER NOT NULL DEFAULT 0,"
+	"  cold INTEGER NOT NULL DEFAULT 0,"
+	"  warm INTEGER NOT NULL DEFAULT 0,"
+	"  fps_n INTEGER NOT NULL DEFAULT 0,"
+	"  fps REAL NOT NULL DEFAULT 0,"
+	"  frames INTEGER NOT NULL DEFAULT 0,"
+	"  frozen INTEGER NOT NULL DEFAULT 0,"
+	"  high INTEGER NOT NULL DEFAULT 0);"
+	"CREATE INDEX IF NOT EXISTS rollups_by_cluster ON rollups(cluster, day, version);"
+	"CREATE INDEX IF NOT EXISTS reports_by_time ON reports(time);"
+	"CREATE INDEX IF NOT EXISTS reports_by_kind ON reports(kind);",
 };
 
 #define N_MIGRATIONS (sizeof migrations / sizeof migrations[0])
@@ -249,6 +283,8 @@ int store_migrate(hg_store *store)
 		rc = store_figures_backfill(store);
 	if (rc >= 0 && version > 0 && version < 9)
 		rc = store_facts_backfill(store);
+	if (rc >= 0 && version > 0 && version < 10)
+		rc = store_rollup_rebuild(store, NULL) ? DB_ERROR : 0;
 	if (rc >= 0 && version < HG_STORE_SCHEMA_VERSION) {
 		char sql[160];
 		snprintf(sql, sizeof sql, "PRAGMA application_id = %d; PRAGMA user_version = %d;",

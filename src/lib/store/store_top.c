@@ -1,8 +1,8 @@
 /* The clusters' figures (hangar top, and show's one cluster): counts,
- * devices, first and last seen, cost percentiles and versions, computed
- * here in one pass over the covering index reports_by_cluster, whose rows
- * come sorted by cluster and cost.  (The same in SQL, window functions and
- * all, took longer than a tenth of the ingest that filled the store.) */
+ * devices, first and last seen, cost percentiles, versions and FPS and
+ * startup figures, summed here from the rollups of the query's window
+ * (store_rollup_read.c): a row per cluster, day and version, not a row
+ * per report, so the cost follows the clusters and days, not the reports. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +12,7 @@
 #include "regex/regex.h"
 #include "store_internal.h"
 #include "store_trend.h"
+#include "store_rollup_read.h"
 
 /* A cluster's own fields, loaded once. */
 struct cluster_info {
@@ -37,29 +38,27 @@ struct figures {
 	hg_figures fig;
 };
 
+/* One cluster's rollups, summed over the query's window. */
+struct acc {
+	const struct cluster_info *info;
+	struct rollup sum;
+	struct version_count *versions;
+	size_t n_versions, cap_versions;
+	int64_t rated;      /* reports that count against the sessions */
+};
+
 struct top {
 	hg_store *store;
 	struct cluster_info *infos;
 	size_t n_infos;
 	struct figures *rows;
 	size_t n_rows, cap_rows;
-	/* the cluster at hand */
-	int64_t *costs;
-	size_t n_costs, cap_costs;
-	strmap devices;      /* distinct */
-	int64_t no_device;   /* reports that name no device */
-	struct version_count *versions;
-	size_t n_versions, cap_versions;
-	char *first, *last;
+	struct acc *accs;    /* one per cluster info, by the same index */
 	const char *sort;
-	struct cluster_figures *figs; /* FPS and startup figures, by hash */
-	size_t n_figs;
-	/* rates (the query's sessions and scope; the reports of the cluster at
-	 * hand that count against them) and the escalating clusters */
+	/* rates (the query's sessions and scope) and the escalating clusters */
 	const hg_sessions *sessions;
 	hg_sessions_scope scope;
 	char window[2][32];
-	int64_t rated;
 	struct esc_set escalating;
 	int err;
 };
@@ -129,19 +128,14 @@ static const struct cluster_info *find_info(const struct top *t, const char *has
 	return bsearch(&key, t->infos, t->n_infos, sizeof *t->infos, by_info_hash);
 }
 
-/* ---- one cluster's rows ---- */
+/* ---- one cluster's rollups ---- */
 
-static void forget_group(struct top *t)
+static void release_acc(struct acc *a)
 {
-	strmap_clear(&t->devices);
-	for (size_t i = 0; i < t->n_versions; i++)
-		free(t->versions[i].version);
-	free(t->first);
-	free(t->last);
-	t->first = t->last = NULL;
-	t->n_costs = t->n_versions = 0;
-	t->no_device = 0;
-	t->rated = 0;
+	rollup_release(&a->sum);
+	for (size_t i = 0; i < a->n_versions; i++)
+		free(a->versions[i].version);
+	free(a->versions);
 }
 
 static int grow(void **v, size_t *cap, size_t size)
@@ -160,45 +154,44 @@ static bool same_version(const char *a, const char *b)
 	return a && b ? !strcmp(a, b) : a == b;
 }
 
-/* Adds one report (cost in ascending order within its cluster). */
-static int add_row(struct top *t, int64_t cost, const char *device, const char *version,
-		   const char *when)
+/* n more reports of version (NULL: the unknown version, kept apart from a
+ * version named "unknown"). */
+static int count_version(struct acc *a, const char *version, int64_t n)
 {
-	if (t->n_costs == t->cap_costs &&
-	    grow((void **)&t->costs, &t->cap_costs, sizeof *t->costs))
-		return HG_ENOMEM;
-	t->costs[t->n_costs++] = cost;
-	t->rated += t->sessions && hg_sessions_counts(t->sessions, &t->scope, version, when);
-	/* count(DISTINCT device): NULLs do not count */
-	if (device && strmap_put(&t->devices, device, 1) != 0)
-		return HG_ENOMEM;
-	t->no_device += !device;
-	/* NULL: the unknown version, kept apart from a version named "unknown" */
 	size_t i = 0;
-	while (i < t->n_versions && !same_version(t->versions[i].version, version))
+	while (i < a->n_versions && !same_version(a->versions[i].version, version))
 		i++;
-	if (i == t->n_versions) {
-		if (t->n_versions == t->cap_versions &&
-		    grow((void **)&t->versions, &t->cap_versions, sizeof *t->versions))
+	if (i == a->n_versions) {
+		if (a->n_versions == a->cap_versions &&
+		    grow((void **)&a->versions, &a->cap_versions, sizeof *a->versions))
 			return HG_ENOMEM;
-		t->versions[i].version = NULL;
-		if (version && !(t->versions[i].version = strdup(version)))
+		a->versions[i].version = NULL;
+		if (version && !(a->versions[i].version = strdup(version)))
 			return HG_ENOMEM;
-		t->versions[i].n = 0;
-		t->n_versions++;
+		a->versions[i].n = 0;
+		a->n_versions++;
 	}
-	t->versions[i].n++;
-	if (when && (!t->first || strcmp(when, t->first) < 0)) {
-		free(t->first);
-		if (!(t->first = strdup(when)))
-			return HG_ENOMEM;
-	}
-	if (when && (!t->last || strcmp(when, t->last) > 0)) {
-		free(t->last);
-		if (!(t->last = strdup(when)))
-			return HG_ENOMEM;
-	}
+	a->versions[i].n += n;
 	return 0;
+}
+
+/* A rollup of the window, added to its cluster's sum (clusters of another
+ * kind than the query's have no info: left out). */
+static int add_rollup(void *user, const char *cluster, const char *day, const char *version,
+		      struct rollup *r)
+{
+	struct top *t = user;
+	const struct cluster_info *info = find_info(t, cluster);
+	if (!info)
+		return 0;
+	struct acc *a = &t->accs[info - t->infos];
+	a->info = info;
+	/* the sessions of a day count that day's reports (hg_sessions_counts
+	 * reads a time's day) */
+	if (t->sessions && hg_sessions_counts(t->sessions, &t->scope, version, day))
+		a->rated += r->reports;
+	int err = count_version(a, version, r->reports);
+	return err ? err : rollup_merge(&a->sum, r);
 }
 
 /* Most reports first, then by version text (as SQLite orders them), the
@@ -235,117 +228,90 @@ static void json_string(hg_buf *b, const char *s)
 	hg_buf_putc(b, '"');
 }
 
-/* Nearest rank: the cost at rank ceil(p * n / 100) of the n sorted costs
- * v (0 when none). */
-static int64_t rank(const int64_t *v, size_t n, int p)
+/* The FPS and startup figures of a cluster's sums (hg_figures). */
+static hg_figures figures_of(const struct rollup_figs *g)
 {
-	size_t r = (n * (size_t)p + 99) / 100;
-	return n ? v[r ? r - 1 : 0] : 0;
+	hg_figures f = {.reports = g->n, .unmeasured = g->unmeasured, .startups = g->startups,
+			.cold = g->cold, .warm = g->warm, .fps_reports = g->fps_n,
+			.fps_mean = g->fps_n ? g->fps / (double)g->fps_n : 0, .frames = g->frames,
+			.frozen = g->frozen, .high = g->high};
+	f.frozen_high_share = f.frames > 0 ? (double)(f.frozen + f.high) / (double)f.frames : -1;
+	return f;
 }
 
-static int by_fig_hash(const void *a, const void *b)
+/* The figures of a cluster's sum, kept as a result row. */
+static int end_group(struct top *t, struct acc *a)
 {
-	return strcmp(((const struct cluster_figures *)a)->hash,
-		      ((const struct cluster_figures *)b)->hash);
-}
-
-static const hg_figures *find_figures(const struct top *t, const char *hash)
-{
-	struct cluster_figures key = {.hash = (char *)hash};
-	const struct cluster_figures *c =
-		t->n_figs ? bsearch(&key, t->figs, t->n_figs, sizeof *t->figs, by_fig_hash) : NULL;
-	return c ? &c->f : NULL;
-}
-
-/* The figures of the group at hand, kept as a result row. */
-static int end_group(struct top *t, const struct cluster_info *info)
-{
-	if (!t->n_costs)
+	if (!a->info || !a->sum.reports)
 		return 0;
 	if (t->n_rows == t->cap_rows && grow((void **)&t->rows, &t->cap_rows, sizeof *t->rows))
 		return HG_ENOMEM;
-	qsort(t->versions, t->n_versions, sizeof *t->versions, by_count);
+	qsort(a->versions, a->n_versions, sizeof *a->versions, by_count);
 	hg_buf b;
 	hg_buf_init(&b);
 	hg_buf_putc(&b, '[');
-	for (size_t i = 0; i < t->n_versions; i++) {
+	for (size_t i = 0; i < a->n_versions; i++) {
 		hg_buf_puts(&b, i ? ",{\"value\":" : "{\"value\":");
-		if (t->versions[i].version)
-			json_string(&b, t->versions[i].version);
+		if (a->versions[i].version)
+			json_string(&b, a->versions[i].version);
 		else
 			hg_buf_puts(&b, "null");
-		hg_buf_printf(&b, ",\"count\":%lld}", (long long)t->versions[i].n);
+		hg_buf_printf(&b, ",\"count\":%lld}", (long long)a->versions[i].n);
 	}
 	hg_buf_putc(&b, ']');
-	if (b.failed) {
+	char *first = *a->sum.first ? strdup(a->sum.first) : NULL;
+	char *last = *a->sum.last ? strdup(a->sum.last) : NULL;
+	if (b.failed || (*a->sum.first && !first) || (*a->sum.last && !last)) {
 		hg_buf_release(&b);
+		free(first);
+		free(last);
 		return HG_ENOMEM;
 	}
-	/* Costs nobody measured are stored as 0, so they sort first: the
-	 * percentiles are of the others. */
-	const hg_figures *fig = find_figures(t, info->hash);
-	size_t skip = fig && fig->unmeasured > 0 ? (size_t)fig->unmeasured : 0;
-	skip = skip < t->n_costs ? skip : t->n_costs;
-	const int64_t *c = t->costs + skip;
-	size_t n = t->n_costs - skip;
+	/* The percentiles are of the measured costs (the histogram holds no
+	 * other); the maximum is kept exactly beside it. */
+	cost_hist *h = &a->sum.costs;
+	cost_hist_normalize(h);
+	bool has_fig = a->sum.fig.n > 0;
 	struct figures *f = &t->rows[t->n_rows++];
-	*f = (struct figures){t->sort, info, (int64_t)t->n_costs, (int64_t)t->devices.len,
-			      t->no_device, rank(c, n, 50), rank(c, n, 90), rank(c, n, 99), n ? c[n - 1] : 0,
-			      (int64_t)n, t->rated, t->first, t->last, b.data, fig != NULL, {0}};
-	if (fig) {
-		f->fig = *fig;
+	*f = (struct figures){t->sort, a->info, a->sum.reports, device_set_count(&a->sum.devices),
+			      a->sum.no_device, cost_hist_rank(h, 50), cost_hist_rank(h, 90),
+			      cost_hist_rank(h, 99), a->sum.cost_max >= 0 ? a->sum.cost_max : 0,
+			      cost_hist_total(h), a->rated, first, last, b.data, has_fig, {0}};
+	if (has_fig) {
+		f->fig = figures_of(&a->sum.fig);
 		f->fig.total_p50 = f->fig.startups ? f->p50 : 0;
 		f->fig.total_p90 = f->fig.startups ? f->p90 : 0;
 	}
-	t->first = t->last = NULL; /* now the row's */
 	return 0;
 }
 
-/* Reads the reports (through the covering index, sorted by cluster and
- * cost) and sums them by cluster.  A report of unknown time (time NULL)
- * is in no --since/--until window, but counts when neither is given;
+/* Sums the rollups of the query's window by cluster.  A report of unknown
+ * time is in no --since/--until window, but counts when neither is given;
  * first and last seen are report times only. */
 static int scan(struct top *t, const hg_top_query *q, const char *hash)
 {
 	hg_store *store = t->store;
-#define SCAN_SQL(filter)                                                                      \
-	"SELECT cluster, cost, device, version, time FROM reports"                             \
-	" INDEXED BY reports_by_cluster WHERE " filter                                         \
-	" AND (?2 IS NULL OR version = ?2)"                                                   \
-	" AND (?3 IS NULL OR time >= " STORE_TIME_SQL("?3") ")"                               \
-	" AND (?4 IS NULL OR time <= " STORE_TIME_SQL("?4") ")"                               \
-	" ORDER BY cluster, cost"
-	hg_db_stmt *st = hash ? db_stmt(store->db, S_TOP_SCAN_ONE, SCAN_SQL("cluster = ?1"))
-			      : db_stmt(store->db, S_TOP_SCAN, SCAN_SQL("?1 IS NULL"));
-#undef SCAN_SQL
-	if (!st)
-		return store_fail(store, HG_EIO, "cannot query clusters");
-	db_bind_text(st, 1, hash);
-	db_bind_text(st, 2, q->version);
-	db_bind_text(st, 3, q->since);
-	db_bind_text(st, 4, q->until);
-	const struct cluster_info *info = NULL;
-	char current[33] = "";
-	int rc, err = 0;
-	while (!err && (rc = db_step(st)) == DB_ROW) {
-		const char *cluster = db_col_text(st, 0) ? db_col_text(st, 0) : "";
-		if (strcmp(cluster, current) != 0) {
-			err = end_group(t, info);
-			forget_group(t);
-			snprintf(current, sizeof current, "%s", cluster);
-			info = find_info(t, cluster); /* NULL: another kind (or none) */
+	char at[2][32];
+	const char *when[2] = {q->since, q->until};
+	for (int i = 0; i < 2; i++)
+		if (when[i] && hg_store_time(store, when[i], at[i]) != 0) {
+			hg_diagf(store->ctx, HG_DIAG_ERROR, store->path, 0, 0, 0,
+				 "not a time: \"%s\"", when[i]);
+			return HG_EINVAL;
 		}
-		if (!err && info)
-			err = add_row(t, db_col_int(st, 1), db_col_text(st, 2), db_col_text(st, 3),
-				      db_col_text(st, 4));
-	}
-	db_reset(st);
-	if (!err)
-		err = end_group(t, info);
-	forget_group(t);
-	if (err)
-		return err;
-	return rc < 0 ? store_check(store, rc, "cannot query clusters") : 0;
+	struct store_window w;
+	if (store_window_make(&w, q->since ? at[0] : NULL, q->until ? at[1] : NULL, true) != 0)
+		return store_fail(store, HG_EINVAL, "cannot read the query's window");
+	if (t->n_infos && !(t->accs = calloc(t->n_infos, sizeof *t->accs)))
+		return HG_ENOMEM;
+	for (size_t i = 0; i < t->n_infos; i++)
+		t->accs[i].sum.cost_max = -1;
+	struct rollup_filter f = {.cluster = hash, .version = q->version,
+				  .window = q->since || q->until ? &w : NULL};
+	int err = store_rollup_each(store, &f, add_rollup, t);
+	for (size_t i = 0; !err && i < t->n_infos; i++)
+		err = end_group(t, &t->accs[i]);
+	return err;
 }
 
 /* ---- order, scene filter, results ---- */
@@ -390,7 +356,9 @@ static int scene_matches(hg_store *store, const char *hash, bool *yes)
 
 static void release(struct top *t)
 {
-	forget_group(t);
+	for (size_t i = 0; t->accs && i < t->n_infos; i++)
+		release_acc(&t->accs[i]);
+	free(t->accs);
 	for (size_t i = 0; i < t->n_rows; i++) {
 		free(t->rows[i].first_seen);
 		free(t->rows[i].last_seen);
@@ -406,9 +374,6 @@ static void release(struct top *t)
 	}
 	free(t->rows);
 	free(t->infos);
-	store_figures_free(t->figs, t->n_figs);
-	free(t->costs);
-	free(t->versions);
 	esc_set_release(&t->escalating);
 }
 
@@ -442,8 +407,6 @@ static int run(hg_store *store, const hg_top_query *q, const char *hash, bool sc
 	int64_t sessions = q->sessions ? hg_sessions_total(q->sessions, &t.scope) : -1;
 	if (!err)
 		err = load_infos(&t, q->kind, hash);
-	if (!err)
-		err = store_figures_by_cluster(store, q, hash, &t.figs, &t.n_figs);
 	if (!err)
 		err = scan(&t, q, hash);
 	if (!err && t.n_rows > 1)
