@@ -397,6 +397,21 @@ static int pruned_day(hg_store *store, char day[11])
 	return err == HG_EINVAL ? 0 : err;
 }
 
+int rollup_set_add_report_row(struct rollup_set *set, hg_db_stmt *st)
+{
+	char day[11];
+	const char *time = db_col_text(st, 1);
+	struct rollup *r = rollup_set_get(set, db_col_text(st, 0) ? db_col_text(st, 0) : "",
+					  day_of(time, day), db_col_text(st, 2));
+	if (!r)
+		return HG_ENOMEM;
+	struct rollup_figs f;
+	rollup_figs_columns(st, 6, &f);
+	rollup_figs_add(&r->fig, &f, 1);
+	return rollup_add_report(r, time, db_col_text(st, 3), db_col_int(st, 4),
+				 db_col_int(st, 5) != 0);
+}
+
 int store_rollup_recompute(hg_store *store, const char *cluster, struct rollup_set *set)
 {
 	char pruned[11];
@@ -404,8 +419,7 @@ int store_rollup_recompute(hg_store *store, const char *cluster, struct rollup_s
 	if (err)
 		return err;
 	hg_db_stmt *st = db_stmt(store->db, S_ROLLUP_ROWS,
-		"SELECT r.cluster, r.time, r.version, r.device, r.cost, coalesce(f.cost_known, 1), "
-		ROLLUP_FIG_SQL("f") " FROM reports r LEFT JOIN figures f ON f.report = r.id"
+		"SELECT " ROLLUP_REPORT_SQL " FROM reports r LEFT JOIN figures g ON g.report = r.id"
 		" WHERE (?1 IS NULL OR r.cluster = ?1)"
 		" AND (?2 IS NULL OR (r.time IS NOT NULL AND substr(r.time, 1, 10) > ?2))");
 	if (!st)
@@ -413,20 +427,8 @@ int store_rollup_recompute(hg_store *store, const char *cluster, struct rollup_s
 	db_bind_text(st, 1, cluster);
 	db_bind_text(st, 2, *pruned ? pruned : NULL);
 	int rc;
-	while (!err && (rc = db_step(st)) == DB_ROW) {
-		char day[11];
-		const char *time = db_col_text(st, 1);
-		struct rollup *r = rollup_set_get(set, db_col_text(st, 0) ? db_col_text(st, 0) : "",
-						  day_of(time, day), db_col_text(st, 2));
-		err = r ? rollup_add_report(r, time, db_col_text(st, 3), db_col_int(st, 4),
-					    db_col_int(st, 5) != 0)
-			: HG_ENOMEM;
-		if (!err) {
-			struct rollup_figs f;
-			rollup_figs_columns(st, 6, &f);
-			rollup_figs_add(&r->fig, &f, 1);
-		}
-	}
+	while (!err && (rc = db_step(st)) == DB_ROW)
+		err = rollup_set_add_report_row(set, st);
 	db_reset(st);
 	if (!err && rc < 0)
 		err = store_check(store, rc, "cannot read reports");

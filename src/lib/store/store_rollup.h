@@ -79,6 +79,13 @@ struct rollup_set {
 struct rollup *rollup_set_get(struct rollup_set *s, const char *cluster, const char *day,
 			      const char *version);
 void rollup_set_release(struct rollup_set *s);
+/* Adds a report read by st to its rollup in set: columns cluster, time,
+ * version, device, cost, cost known, then ROLLUP_FIG_SQL (ROLLUP_REPORT_SQL
+ * of the reports r joined with their figures g). */
+#define ROLLUP_REPORT_SQL                                                                   \
+	"r.cluster, r.time, r.version, r.device, r.cost, coalesce(g.cost_known, 1), "       \
+	ROLLUP_FIG_SQL("g")
+int rollup_set_add_report_row(struct rollup_set *set, hg_db_stmt *st);
 
 /* ---- in the store (store_rollup.c) ---- */
 

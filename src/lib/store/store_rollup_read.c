@@ -52,8 +52,7 @@ static int edge_rows(hg_store *store, const struct rollup_filter *f, const char 
 		     const char *to, struct rollup_set *set)
 {
 	hg_db_stmt *st = db_stmt(store->db, S_ROLLUP_EDGE,
-		"SELECT r.cluster, r.time, r.version, r.device, r.cost, coalesce(g.cost_known, 1), "
-		ROLLUP_FIG_SQL("g") " FROM reports r INDEXED BY reports_by_time LEFT JOIN figures g ON g.report = r.id"
+		"SELECT " ROLLUP_REPORT_SQL " FROM reports r INDEXED BY reports_by_time LEFT JOIN figures g ON g.report = r.id"
 		" WHERE r.time >= ?3 AND r.time <= ?4"
 		" AND (?1 IS NULL OR r.cluster = ?1) AND (?2 IS NULL OR r.version = ?2)");
 	if (!st)
@@ -63,22 +62,8 @@ static int edge_rows(hg_store *store, const struct rollup_filter *f, const char 
 	db_bind_text(st, 3, from);
 	db_bind_text(st, 4, to);
 	int rc, err = 0;
-	while (!err && (rc = db_step(st)) == DB_ROW) {
-		const char *time = db_col_text(st, 1);
-		char day[11] = "";
-		if (time)
-			memcpy(day, time, 10);
-		struct rollup *r = rollup_set_get(set, db_col_text(st, 0) ? db_col_text(st, 0) : "",
-						  time ? day : NULL, db_col_text(st, 2));
-		err = r ? rollup_add_report(r, time, db_col_text(st, 3), db_col_int(st, 4),
-					    db_col_int(st, 5) != 0)
-			: HG_ENOMEM;
-		if (!err) {
-			struct rollup_figs f;
-			rollup_figs_columns(st, 6, &f);
-			rollup_figs_add(&r->fig, &f, 1);
-		}
-	}
+	while (!err && (rc = db_step(st)) == DB_ROW)
+		err = rollup_set_add_report_row(set, st);
 	db_reset(st);
 	return err ? err : rc < 0 ? store_check(store, rc, "cannot read reports") : 0;
 }
