@@ -15,7 +15,7 @@
 #include "sessions.h"
 #include "text.h"
 
-#define HG_STORE_SCHEMA_VERSION 10
+#define HG_STORE_SCHEMA_VERSION 11
 
 typedef struct hg_store hg_store;
 
@@ -297,8 +297,9 @@ int hg_store_cluster_counts(hg_store *store, const char *hash, const char *by, h
 /* A variant of a cluster (hg_cluster_page): its reports grouped by their
  * full blamed path (the StackKey's whole path; a dump's blamed thread, all
  * frames), with its entry frame (the frame the message ran; the thread's
- * outermost app frame) and its newest report as a sample.  Reports stored
- * before schema 9 and not regrouped since have no variant. */
+ * outermost app frame) and its newest report as a sample (where prune
+ * took that one, the newest it kept; sample_hash NULL when it kept none).
+ * Reports stored before schema 9 and not regrouped since have no variant. */
 typedef struct hg_variant_row {
 	const char *variant;       /* 16 hex digits */
 	int64_t count;

@@ -92,7 +92,10 @@ static void variants_text(hg_buf *out, const hg_cluster_page *p, int width)
 		render_fit_label(out, v->entry ? v->entry : "(unknown)", width > 0 ? width - 42 : 0);
 		hg_buf where;
 		hg_buf_init(&where);
-		hg_buf_printf(&where, "%s:%ld", v->sample_source, v->sample_line);
+		if (v->sample_hash)
+			hg_buf_printf(&where, "%s:%ld", v->sample_source, v->sample_line);
+		else
+			hg_buf_puts(&where, "(no report of it kept: pruned)");
 		hg_buf_printf(out, "\n%18s e.g. ", "");
 		hg_render_fit_text(out, where.data ? where.data : "", where.len,
 				   width > 0 ? width - 24 : 0, true);
@@ -178,6 +181,10 @@ void hg_render_cluster_page_json(hg_buf *b, const hg_cluster_page *p)
 		hg_buf_printf(b, ",\"count\":%" PRId64 ",\"share\":%.4f,\"entry\":", v->count,
 			      p->count > 0 ? (double)v->count / (double)p->count : 0.0);
 		json_str(b, v->entry);
+		if (!v->sample_hash) { /* prune kept no report of it */
+			hg_buf_puts(b, ",\"sample\":null}");
+			continue;
+		}
 		hg_buf_puts(b, ",\"sample\":{\"content_hash\":");
 		json_str(b, v->sample_hash);
 		hg_buf_puts(b, ",\"source\":");

@@ -16,7 +16,7 @@
 
 /* ---- varints: LEB128, signed ones zigzagged ---- */
 
-static void put_varint(hg_buf *out, uint64_t v)
+void sketch_put_varint(hg_buf *out, uint64_t v)
 {
 	char b[10];
 	size_t n = 0;
@@ -27,7 +27,7 @@ static void put_varint(hg_buf *out, uint64_t v)
 	hg_buf_add(out, b, n);
 }
 
-static bool get_varint(const unsigned char **p, const unsigned char *end, uint64_t *v)
+bool sketch_get_varint(const unsigned char **p, const unsigned char *end, uint64_t *v)
 {
 	uint64_t x = 0;
 	for (int shift = 0; shift < 64 && *p < end; shift += 7) {
@@ -90,11 +90,49 @@ static int by_value(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* Sorts bins made of sorted runs (each decoded blob is one), merging
+ * neighbouring runs until one is left: linear in the bins per pass and
+ * the passes log2 of the runs, without qsort's call per comparison (a
+ * third of top's instructions at 400,000 reports).  false on ENOMEM. */
+static bool merge_runs(struct cost_bin *a, size_t n)
+{
+	struct cost_bin *tmp = malloc(n * sizeof *tmp);
+	if (!tmp)
+		return false;
+	for (;;) {
+		size_t i = 0, merges = 0;
+		while (i < n) {
+			size_t mid = i + 1;
+			while (mid < n && a[mid - 1].value <= a[mid].value)
+				mid++;
+			if (mid >= n)
+				break;
+			size_t end = mid + 1;
+			while (end < n && a[end - 1].value <= a[end].value)
+				end++;
+			size_t x = i, y = mid, k = i;
+			while (x < mid && y < end)
+				tmp[k++] = a[y].value < a[x].value ? a[y++] : a[x++];
+			while (x < mid)
+				tmp[k++] = a[x++];
+			while (y < end)
+				tmp[k++] = a[y++];
+			memcpy(a + i, tmp + i, (end - i) * sizeof *a);
+			merges++;
+			i = end;
+		}
+		if (!merges)
+			break;
+	}
+	free(tmp);
+	return true;
+}
+
 void cost_hist_normalize(cost_hist *h)
 {
 	if (!h->len)
 		return;
-	if (!h->sorted)
+	if (!h->sorted && !merge_runs(h->bins, h->len))
 		qsort(h->bins, h->len, sizeof *h->bins, by_value);
 	size_t w = 0;
 	for (size_t r = 0; r < h->len; r++) {
@@ -142,11 +180,11 @@ void cost_hist_encode(cost_hist *h, hg_buf *out)
 {
 	cost_hist_normalize(h);
 	hg_buf_putc(out, 'C');
-	put_varint(out, h->len);
+	sketch_put_varint(out, h->len);
 	int64_t prev = 0;
 	for (size_t i = 0; i < h->len; i++) {
-		put_varint(out, zigzag(h->bins[i].value - prev));
-		put_varint(out, (uint64_t)h->bins[i].n);
+		sketch_put_varint(out, zigzag(h->bins[i].value - prev));
+		sketch_put_varint(out, (uint64_t)h->bins[i].n);
 		prev = h->bins[i].value;
 	}
 }
@@ -155,11 +193,11 @@ int cost_hist_decode_add(cost_hist *h, const void *blob, size_t len)
 {
 	const unsigned char *p = blob, *end = p + len;
 	uint64_t bins, step, n;
-	if (!len || *p++ != 'C' || !get_varint(&p, end, &bins) || bins > len)
+	if (!len || *p++ != 'C' || !sketch_get_varint(&p, end, &bins) || bins > len)
 		return HG_EINVAL;
 	int64_t value = 0;
 	for (uint64_t i = 0; i < bins; i++) {
-		if (!get_varint(&p, end, &step) || !get_varint(&p, end, &n) || n > INT64_MAX)
+		if (!sketch_get_varint(&p, end, &step) || !sketch_get_varint(&p, end, &n) || n > INT64_MAX)
 			return HG_EINVAL;
 		value += unzigzag(step);
 		if (cost_hist_add(h, value, (int64_t)n) != 0)
@@ -293,7 +331,7 @@ void device_set_encode(const device_set *d, hg_buf *out)
 		return;
 	}
 	hg_buf_putc(out, 'S');
-	put_varint(out, d->len);
+	sketch_put_varint(out, d->len);
 	uint64_t sorted[DEVICE_EXACT_MAX];
 	size_t n = 0;
 	for (size_t i = 0; i < d->cap; i++)
@@ -302,7 +340,7 @@ void device_set_encode(const device_set *d, hg_buf *out)
 	qsort(sorted, n, sizeof *sorted, by_hash);
 	uint64_t prev = 0;
 	for (size_t i = 0; i < n; i++) {
-		put_varint(out, sorted[i] - prev);
+		sketch_put_varint(out, sorted[i] - prev);
 		prev = sorted[i];
 	}
 }
@@ -327,11 +365,11 @@ int device_set_decode_add(device_set *d, const void *blob, size_t len)
 	}
 	uint64_t n, step, h = 0;
 	p++;
-	if (blob == NULL || *(const unsigned char *)blob != 'S' || !get_varint(&p, end, &n) ||
+	if (blob == NULL || *(const unsigned char *)blob != 'S' || !sketch_get_varint(&p, end, &n) ||
 	    n > DEVICE_EXACT_MAX)
 		return HG_EINVAL;
 	for (uint64_t i = 0; i < n; i++) {
-		if (!get_varint(&p, end, &step) || !step)
+		if (!sketch_get_varint(&p, end, &step) || !step)
 			return HG_EINVAL;
 		h += step;
 		int err = device_set_add(d, h);

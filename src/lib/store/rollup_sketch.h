@@ -16,6 +16,11 @@
  * (an error under 1/8,192 of the cost: under 8 ms at a minute). */
 #define COST_EXACT_BELOW 16384
 
+/* LEB128 varints, as the blobs here and the facets' (rollup_facets.c)
+ * write them; get: false when the bytes end first. */
+void sketch_put_varint(hg_buf *out, uint64_t v);
+bool sketch_get_varint(const unsigned char **p, const unsigned char *end, uint64_t *v);
+
 /* ---- costs ---- */
 
 struct cost_bin {

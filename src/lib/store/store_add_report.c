@@ -31,7 +31,7 @@ static int64_t report_cost(const hg_report *rep)
  * a big ingest. */
 static int insert_report(hg_store *store, const hg_report *rep, const hg_signature *sig,
 			 const char *hash, const char *text, size_t len, char when_buf[32],
-			 const char **when)
+			 const char **when, struct report_facets *facets)
 {
 	*when = NULL;
 	char time[32], now[32];
@@ -82,7 +82,7 @@ static int insert_report(hg_store *store, const hg_report *rep, const hg_signatu
 		int64_t id = db_last_rowid(store->db);
 		rc = store_figures_add(store, id, rep);
 		if (rc >= 0)
-			rc = store_facts_add(store, id, rep);
+			rc = store_facts_add(store, id, rep, facets);
 	}
 	return rc;
 }
@@ -151,10 +151,11 @@ int hg_store_add_prepared(hg_store *store, const hg_report *rep, const hg_signat
 		return err;
 	char when_buf[32];
 	const char *when = NULL;
+	struct report_facets facets = {.lacks = -1};
 	bool savepoint = !store->bulk || own;
 	int rc = savepoint ? store_exec_cached(store, S_SAVEPOINT, "SAVEPOINT hg_add") : 0;
 	if (rc >= 0)
-		rc = insert_report(store, rep, sig, hash, text, len, when_buf, &when);
+		rc = insert_report(store, rep, sig, hash, text, len, when_buf, &when, &facets);
 	if (rc >= 0 && !when)
 		*duplicate = true;
 	bool marked = false;
@@ -168,9 +169,15 @@ int hg_store_add_prepared(hg_store *store, const hg_report *rep, const hg_signat
 		err = store_tree_add_prepared(store, prep->tree, sig->hash);
 		if (!err)
 			err = store_cluster_add(store, rep, sig, when[0] ? when : NULL);
-		if (!err)
+		if (!err) { /* the facts' facets and the row's */
+			facets.value[FACET_SCENE] = rep->scene;
+			facets.value[FACET_FOREGROUND] = rep->foreground == 1 ? "foreground"
+							 : rep->foreground == 0 ? "background" : NULL;
+			facets.time = when[0] ? when : NULL;
+			facets.content_hash = hash;
 			err = store_rollup_add(store, rep, sig->hash, when[0] ? when : NULL,
-					       report_cost(rep));
+					       report_cost(rep), &facets);
+		}
 		rc = err ? DB_ERROR : 0;
 	}
 	if (rc >= 0 && savepoint)

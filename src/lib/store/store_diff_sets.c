@@ -80,7 +80,7 @@ static int run_rows(hg_store *store, struct diff_sets *d, int64_t from, int64_t 
 		}
 		struct rollup *r = &c->side[db_col_int(st, 0) > first ? DIFF_NEW : DIFF_CMP];
 		err = rollup_add_report(r, db_col_text(st, 2), db_col_text(st, 3), db_col_int(st, 4),
-					db_col_int(st, 5) != 0);
+					db_col_int(st, 5) != 0, NULL);
 		if (!err) {
 			struct rollup_figs f;
 			rollup_figs_columns(st, 6, &f);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rollup_facets.h"
 #include "store_internal.h"
 
 struct facts {
@@ -20,6 +21,7 @@ struct facts {
 	char variant[17];       /* "" when the report has no blamed path */
 	const char *variant_frame;
 	hg_buf lacks;           /* JSON object, empty when nothing was missing */
+	int lack_bits;          /* LACK_* of rollup_facets.h; -1 unknown */
 };
 
 /* ---- the variant: the full blamed path ---- */
@@ -184,9 +186,11 @@ static bool app_native_image(const hg_report *rep, const hg_image *img)
  * a method stack whose ids no methodMapping named (or some), Java frames
  * that look obfuscated and no mapping retraced, native frames in images
  * no symbols named (by Build ID / UUID). */
-static void lacks_of(const hg_report *rep, hg_buf *j)
+static void lacks_of(const hg_report *rep, hg_buf *j, int *bits)
 {
+	*bits = 0;
 	if (rep->has_method_stack && rep->trimmed.len && (!rep->symbols || rep->missing_ids > 0)) {
+		*bits |= LACK_METHOD_MAPPING;
 		lacks_member(j, "method_mapping");
 		put_string(j, rep->symbols ? "partial" : "missing");
 	}
@@ -202,6 +206,7 @@ static void lacks_of(const hg_report *rep, hg_buf *j)
 		}
 	}
 	if (obfuscated) {
+		*bits |= LACK_PROGUARD;
 		lacks_member(j, "proguard");
 		hg_buf_printf(j, "%ld", obfuscated);
 	}
@@ -219,6 +224,7 @@ static void lacks_of(const hg_report *rep, hg_buf *j)
 		if (!unnamed)
 			continue;
 		if (n_images++ == 0) {
+			*bits |= LACK_IMAGES;
 			lacks_member(j, "images");
 			hg_buf_putc(j, '[');
 		} else {
@@ -237,6 +243,7 @@ static void lacks_of(const hg_report *rep, hg_buf *j)
 	if (n_images)
 		hg_buf_putc(j, ']');
 	/* "{}": named and nothing missing; NULL (a migrated report) is unknown */
+	*bits |= j->len ? LACK_ANY : 0;
 	hg_buf_puts(j, j->len ? "}" : "{}");
 }
 
@@ -246,6 +253,7 @@ static int facts_of(const hg_report *rep, hg_arena *a, bool named, struct facts 
 {
 	memset(x, 0, sizeof *x);
 	hg_buf_init(&x->lacks);
+	x->lack_bits = -1;
 	int rc = hg_report_who_of(rep, a, &x->who);
 	x->anr_type = rep->anr_type;
 	hg_blocker blk;
@@ -263,7 +271,7 @@ static int facts_of(const hg_report *rep, hg_arena *a, bool named, struct facts 
 			rc = HG_ENOMEM;
 		hg_buf_release(&path);
 		if (!rc)
-			lacks_of(rep, &x->lacks);
+			lacks_of(rep, &x->lacks, &x->lack_bits);
 		if (!rc && x->lacks.failed)
 			rc = HG_ENOMEM;
 	}
@@ -299,20 +307,39 @@ static int insert(hg_store *store, int64_t id, const struct facts *x)
 /* named: the report went through the naming stage (ingest, regroup), so
  * its variant and what it lacked are known; a migration reads stored
  * texts without their mappings and leaves those two unknown (NULL). */
-static int add(hg_store *store, int64_t id, const hg_report *rep, bool named)
+/* The facets' part of x (the scene, foreground, time and sample are the
+ * report row's: the caller's). */
+static int facets_of(hg_arena *a, const struct facts *x, struct report_facets *out)
+{
+	*out = (struct report_facets){.lacks = x->lack_bits};
+	out->value[FACET_OS] = x->who.os;
+	out->value[FACET_MODEL] = x->who.model;
+	out->value[FACET_CLASS] = x->who.device_class;
+	out->value[FACET_ANR_TYPE] = x->anr_type;
+	out->value[FACET_BLOCKER] = x->blocker;
+	out->entry = x->variant_frame;
+	if (x->variant[0] && !(out->value[FACET_VARIANT] = hg_arena_strdup(a, x->variant)))
+		return HG_ENOMEM;
+	return 0;
+}
+
+static int add(hg_store *store, int64_t id, const hg_report *rep, bool named,
+	       struct report_facets *out)
 {
 	/* The few short strings go to the report's own arena (its owner is
 	 * the only one using it now, and frees them with it): an arena of
 	 * their own per report was a tenth of the facts' cost. */
 	struct facts x;
 	int rc = facts_of(rep, rep->arena, named, &x) ? DB_ERROR : insert(store, id, &x);
+	if (rc >= 0 && out && facets_of(rep->arena, &x, out))
+		rc = DB_ERROR;
 	hg_buf_release(&x.lacks);
 	return rc;
 }
 
-int store_facts_add(hg_store *store, int64_t id, const hg_report *rep)
+int store_facts_add(hg_store *store, int64_t id, const hg_report *rep, struct report_facets *out)
 {
-	return add(store, id, rep, true);
+	return add(store, id, rep, true, out);
 }
 
 /* ---- migrating to schema 9 ---- */
@@ -322,7 +349,7 @@ int store_facts_add(hg_store *store, int64_t id, const hg_report *rep)
 static int backfill_one(hg_store *store, int64_t id, const hg_report *rep)
 {
 	hg_report empty = {0};
-	return add(store, id, rep ? rep : &empty, false);
+	return add(store, id, rep ? rep : &empty, false, NULL);
 }
 
 int store_facts_backfill(hg_store *store)

@@ -41,10 +41,7 @@ enum store_slot {
 	S_TOP_SCAN_ONE,
 	S_TOP_SCENE,
 	S_RESOLVE,
-	S_COUNTS_VERSION,
 	S_COUNTS_DEVICE,
-	S_COUNTS_SCENE,
-	S_COUNTS_DAY,
 	S_TREE,
 	S_REPORTS,
 	S_REPORT_TEXT,
@@ -54,6 +51,7 @@ enum store_slot {
 	S_META_SET,
 	S_APP_ID,
 	S_USER_VERSION,
+	S_SCHEMA_HAS_FACETS,
 	S_N_TABLES,
 	S_TIME,
 	S_CLUSTER_ID,
@@ -117,18 +115,8 @@ enum store_slot {
 	S_FIG_COST,
 	S_FACTS_INSERT,
 	S_FACTS_NEXT,
-	S_COUNTS_OS,
-	S_COUNTS_MODEL,
-	S_COUNTS_DEVICE_CLASS,
-	S_COUNTS_ANR_TYPE,
-	S_COUNTS_FOREGROUND,
-	S_COUNTS_BLOCKER,
-	S_PAGE_ROWS,
-	S_PAGE_FACTS,
 	S_PAGE_SAMPLE,
-	S_PAGE_FIRST_VERSION,
-	S_PAGE_LAST_VERSION,
-	S_COVERAGE,
+	S_PAGE_SAMPLE_KEPT,
 	S_COVERAGE_IMAGES,
 	S_FIG_BY_VERSION,
 	S_FIG_BY_SCENE,
@@ -143,6 +131,7 @@ enum store_slot {
 	S_ROLLUP_CLEAR,
 	S_ROLLUP_READ,
 	S_ROLLUP_EDGE,
+	S_ROLLUP_EDGE_FACETS,
 	S_ROLLUP_STORED,
 	S_ROLLUP_SHARD,
 	S_ROLLUP_SHARD_KNOWN,
@@ -248,8 +237,15 @@ int store_backfill(hg_store *store, int slot, const char *sql, store_backfill_fn
  * just inserted as id; store_facts_backfill gives every stored report
  * without one its row, read from its text (migrating to schema 9);
  * store_facts_merge copies a shard's rows for the reports just copied. */
-int store_facts_add(hg_store *store, int64_t id, const hg_report *rep);
+struct report_facets;
+/* out (may be NULL) gets the facets' part of them (rollup_facets.h), its
+ * strings in the report's arena. */
+int store_facts_add(hg_store *store, int64_t id, const hg_report *rep, struct report_facets *out);
 int store_facts_backfill(hg_store *store);
+/* hg_store_cluster_counts but by device: from the cluster's rollups
+ * (store_page.c). */
+int store_cluster_breakdown(hg_store *store, const char *hash, const char *by, hg_count_fn fn,
+			    void *user);
 int store_facts_merge(hg_store *store, const char *schema);
 /* Merging: the figures of the shard's reports just copied (the shard
  * ATTACHed as schema); a db.h result. */

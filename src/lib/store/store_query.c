@@ -45,51 +45,15 @@ int hg_store_resolve(hg_store *store, const char *prefix, char hash[33])
 	return n == 0 ? HG_EINVAL : n > 1 ? HG_EPARSE : 0;
 }
 
-/* What the breakdowns group by: a column of reports, or of report_facts
- * (schema 9; a report without its row counts as unknown). */
-#define FACTS_COUNT(col)                                                                   \
-	"SELECT f." col ", count(*) FROM reports r LEFT JOIN report_facts f ON f.report = r.id" \
-	" WHERE r.cluster = ?1 GROUP BY 1 ORDER BY 2 DESC, 1"
-
-static const struct breakdown {
-	const char *by;
-	enum store_slot slot;
-	const char *sql;
-} breakdowns[] = {
-	{"version", S_COUNTS_VERSION,
-	 "SELECT version, count(*) FROM reports WHERE cluster = ?1 GROUP BY 1 ORDER BY 2 DESC, 1"},
-	{"device", S_COUNTS_DEVICE,
-	 "SELECT device, count(*) FROM reports WHERE cluster = ?1 GROUP BY 1 ORDER BY 2 DESC, 1"},
-	/* Scenes are not in the covering index: the rows are read in rowid
-	 * order (each page once), not in the index's order. */
-	{"scene", S_COUNTS_SCENE,
-	 "SELECT scene, count(*) FROM reports WHERE id IN (SELECT id FROM reports"
-	 " WHERE cluster = ?1) GROUP BY 1 ORDER BY 2 DESC, 1"},
-	/* Days in order (the digest's chart), untimed reports first. */
-	{"day", S_COUNTS_DAY,
-	 "SELECT substr(time, 1, 10), count(*) FROM reports WHERE id IN (SELECT id FROM reports"
-	 " WHERE cluster = ?1) GROUP BY 1 ORDER BY 1"},
-	{"foreground", S_COUNTS_FOREGROUND,
-	 "SELECT CASE foreground WHEN 1 THEN 'foreground' WHEN 0 THEN 'background' END, count(*)"
-	 " FROM reports WHERE id IN (SELECT id FROM reports WHERE cluster = ?1)"
-	 " GROUP BY 1 ORDER BY 2 DESC, 1"},
-	{"os", S_COUNTS_OS, FACTS_COUNT("os")},
-	{"model", S_COUNTS_MODEL, FACTS_COUNT("model")},
-	{"device_class", S_COUNTS_DEVICE_CLASS, FACTS_COUNT("device_class")},
-	{"anr_type", S_COUNTS_ANR_TYPE, FACTS_COUNT("anr_type")},
-	{"blocker", S_COUNTS_BLOCKER, FACTS_COUNT("blocker")},
-};
-
+/* Devices from the reports (the rollups keep how many, not which); the
+ * other breakdowns from the rollups (store_page.c). */
 int hg_store_cluster_counts(hg_store *store, const char *hash, const char *by, hg_count_fn fn,
 			    void *user)
 {
-	const struct breakdown *b = NULL;
-	for (size_t i = 0; by && i < sizeof breakdowns / sizeof *breakdowns; i++)
-		if (!strcmp(by, breakdowns[i].by))
-			b = &breakdowns[i];
-	if (!b)
-		return HG_EINVAL;
-	hg_db_stmt *st = db_stmt(store->db, b->slot, b->sql);
+	if (!by || strcmp(by, "device"))
+		return store_cluster_breakdown(store, hash, by, fn, user);
+	hg_db_stmt *st = db_stmt(store->db, S_COUNTS_DEVICE,
+		"SELECT device, count(*) FROM reports WHERE cluster = ?1 GROUP BY 1 ORDER BY 2 DESC, 1");
 	if (!st)
 		return store_fail(store, HG_EIO, "cannot query a cluster");
 	db_bind_text(st, 1, hash);

@@ -193,7 +193,7 @@ static int regroup_reports(hg_store *store, hg_regroup_fn fn, void *user, hg_reg
 		}
 		/* named again: its facts too (a migrated report's variant and
 		 * what it lacked become known) */
-		rc = store_facts_add(store, all.v[i], rep);
+		rc = store_facts_add(store, all.v[i], rep, NULL);
 		if (rc >= 0 && strcmp(old, sig.hash) != 0) {
 			rc = move(store, all.v[i], rep, &sig);
 			if (rc >= 0)

@@ -27,11 +27,13 @@ static void keep_time(char first[32], char last[32], const char *t)
 }
 
 int rollup_add_report(struct rollup *r, const char *time, const char *device, int64_t cost,
-		      bool cost_known)
+		      bool cost_known, const struct report_facets *facets)
 {
 	r->reports++;
 	keep_time(r->first, r->last, time);
-	int err = 0;
+	int err = facets ? facets_add_report(&r->facets, facets, 1) : 0;
+	if (err)
+		return err;
 	if (device)
 		err = device_set_add(&r->devices, device_hash(device));
 	else
@@ -106,17 +108,49 @@ int rollup_add_row_costs(struct rollup *r, hg_db_stmt *st, int col)
 				    (size_t)db_col_bytes(st, col + 5));
 }
 
-int rollup_add_row(struct rollup *r, hg_db_stmt *st, int col)
+static int decode_facets(struct rollup *r, hg_db_stmt *st, int col)
 {
-	int err = rollup_add_row_costs(r, st, col);
-	if (!err)
-		err = device_set_decode_add(&r->devices, db_col_blob(st, col + 6),
-					    (size_t)db_col_bytes(st, col + 6));
-	return err;
+	return facets_decode_add(&r->facets, db_col_blob(st, col + 17),
+				 (size_t)db_col_bytes(st, col + 17));
 }
 
-int rollup_remove_report(struct rollup *r, const char *device, int64_t cost, bool cost_known)
+int rollup_add_row_sketches(struct rollup *r, hg_db_stmt *st, int col)
 {
+	int err = rollup_add_row_costs(r, st, col);
+	return err ? err : device_set_decode_add(&r->devices, db_col_blob(st, col + 6),
+						 (size_t)db_col_bytes(st, col + 6));
+}
+
+int rollup_add_row(struct rollup *r, hg_db_stmt *st, int col)
+{
+	int err = rollup_add_row_sketches(r, st, col);
+	return err ? err : decode_facets(r, st, col);
+}
+
+int rollup_add_row_facets(struct rollup *r, hg_db_stmt *st, int col, bool lacks_only)
+{
+	rollup_add_row_counts(r, st, col);
+	if (lacks_only)
+		return facets_decode_lacks(&r->facets, db_col_blob(st, col + 17),
+					   (size_t)db_col_bytes(st, col + 17));
+	return decode_facets(r, st, col);
+}
+
+void rollup_facets_columns(hg_db_stmt *st, int col, const char *time, struct report_facets *out)
+{
+	for (int d = 0; d < FACET_N; d++)
+		out->value[d] = db_col_text(st, col + d);
+	out->entry = db_col_text(st, col + FACET_N);
+	out->content_hash = db_col_text(st, col + FACET_N + 1);
+	out->lacks = (int)db_col_int(st, col + FACET_N + 2);
+	out->time = time;
+}
+
+int rollup_remove_report(struct rollup *r, const char *device, int64_t cost, bool cost_known,
+			 const struct report_facets *facets)
+{
+	if (facets && facets_add_report(&r->facets, facets, -1))
+		return HG_ENOMEM;
 	r->reports--;
 	r->no_device -= !device;
 	/* a bin of -1, merged away by cost_hist_normalize */
@@ -131,6 +165,8 @@ int rollup_merge(struct rollup *r, struct rollup *from)
 	r->cost_max = from->cost_max > r->cost_max ? from->cost_max : r->cost_max;
 	keep_time(r->first, r->last, from->first);
 	keep_time(r->first, r->last, from->last);
+	if (facets_merge(&r->facets, &from->facets))
+		return HG_ENOMEM;
 	for (size_t i = 0; i < from->costs.len; i++)
 		if (cost_hist_add(&r->costs, from->costs.bins[i].value, from->costs.bins[i].n))
 			return HG_ENOMEM;
@@ -155,6 +191,7 @@ void rollup_release(struct rollup *r)
 	free(r->version);
 	cost_hist_release(&r->costs);
 	device_set_release(&r->devices);
+	facets_release(&r->facets);
 }
 
 bool rollup_equal(struct rollup *a, struct rollup *b)
@@ -166,6 +203,8 @@ bool rollup_equal(struct rollup *a, struct rollup *b)
 	hg_buf_init(&y);
 	device_set_encode(&a->devices, &x);
 	device_set_encode(&b->devices, &y);
+	facets_encode(&a->facets, &x);
+	facets_encode(&b->facets, &y);
 	/* fps sums of doubles differ in their last bits with the order added */
 	const struct rollup_figs *f = &a->fig, *g = &b->fig;
 	double dfps = f->fps - g->fps, scale = f->fps > 1 ? f->fps : 1;
@@ -268,7 +307,7 @@ static char *day_of(const char *time, char day[11])
 }
 
 int store_rollup_add(hg_store *store, const hg_report *rep, const char *cluster,
-		     const char *time, int64_t cost)
+		     const char *time, int64_t cost, const struct report_facets *facets)
 {
 	if (!store->rollups && !(store->rollups = calloc(1, sizeof *store->rollups)))
 		return HG_ENOMEM;
@@ -280,7 +319,7 @@ int store_rollup_add(hg_store *store, const hg_report *rep, const char *cluster,
 	struct rollup_figs f;
 	if (store_figs_of(rep, &f))
 		rollup_figs_add(&r->fig, &f, 1);
-	return rollup_add_report(r, time, rep->device, cost, store_cost_known(rep));
+	return rollup_add_report(r, time, rep->device, cost, store_cost_known(rep), facets);
 }
 
 void store_rollup_discard(hg_store *store)
@@ -298,15 +337,17 @@ static int write_rollup(hg_store *store, struct rollup *r, int64_t rowid)
 	hg_db_stmt *st = db_stmt(store->db, S_ROLLUP_PUT,
 		"INSERT OR REPLACE INTO rollups(rowid, cluster, day, version, " ROLLUP_COLUMNS ")"
 		" VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,"
-		" ?18, ?19, ?20, ?21)");
+		" ?18, ?19, ?20, ?21, ?22)");
 	if (!st)
 		return store_fail(store, HG_EIO, "cannot write the rollups");
-	hg_buf costs, devices;
+	hg_buf costs, devices, facets;
 	hg_buf_init(&costs);
 	hg_buf_init(&devices);
+	hg_buf_init(&facets);
 	cost_hist_encode(&r->costs, &costs);
 	device_set_encode(&r->devices, &devices);
-	int err = costs.failed || devices.failed ? HG_ENOMEM : 0;
+	facets_encode(&r->facets, &facets);
+	int err = costs.failed || devices.failed || facets.failed ? HG_ENOMEM : 0;
 	if (!err) {
 		if (rowid > 0)
 			db_bind_int(st, 1, rowid);
@@ -329,6 +370,8 @@ static int write_rollup(hg_store *store, struct rollup *r, int64_t rowid)
 		db_bind_int(st, 19, f->frames);
 		db_bind_int(st, 20, f->frozen);
 		db_bind_int(st, 21, f->high);
+		if (facets.len) /* NULL: no facets (a row of days pruned before them) */
+			db_bind_blob(st, 22, facets.data, facets.len);
 		int rc = db_step(st);
 		db_reset(st);
 		err = store_check(store, rc, "cannot write the rollups");
@@ -336,6 +379,7 @@ static int write_rollup(hg_store *store, struct rollup *r, int64_t rowid)
 	db_reset(st);
 	hg_buf_release(&costs);
 	hg_buf_release(&devices);
+	hg_buf_release(&facets);
 	return err;
 }
 
@@ -397,7 +441,7 @@ static int pruned_day(hg_store *store, char day[11])
 	return err == HG_EINVAL ? 0 : err;
 }
 
-int rollup_set_add_report_row(struct rollup_set *set, hg_db_stmt *st)
+int rollup_set_add_report_row(struct rollup_set *set, hg_db_stmt *st, bool with_facets)
 {
 	char day[11];
 	const char *time = db_col_text(st, 1);
@@ -408,8 +452,11 @@ int rollup_set_add_report_row(struct rollup_set *set, hg_db_stmt *st)
 	struct rollup_figs f;
 	rollup_figs_columns(st, 6, &f);
 	rollup_figs_add(&r->fig, &f, 1);
+	struct report_facets facets;
+	if (with_facets)
+		rollup_facets_columns(st, ROLLUP_REPORT_FACETS_COL, time, &facets);
 	return rollup_add_report(r, time, db_col_text(st, 3), db_col_int(st, 4),
-				 db_col_int(st, 5) != 0);
+				 db_col_int(st, 5) != 0, with_facets ? &facets : NULL);
 }
 
 int store_rollup_recompute(hg_store *store, const char *cluster, struct rollup_set *set)
@@ -419,8 +466,8 @@ int store_rollup_recompute(hg_store *store, const char *cluster, struct rollup_s
 	if (err)
 		return err;
 	hg_db_stmt *st = db_stmt(store->db, S_ROLLUP_ROWS,
-		"SELECT " ROLLUP_REPORT_SQL " FROM reports r LEFT JOIN figures g ON g.report = r.id"
-		" WHERE (?1 IS NULL OR r.cluster = ?1)"
+		"SELECT " ROLLUP_REPORT_FACETS_SQL " FROM reports r LEFT JOIN figures g ON g.report = r.id"
+		" LEFT JOIN report_facts f ON f.report = r.id WHERE (?1 IS NULL OR r.cluster = ?1)"
 		" AND (?2 IS NULL OR (r.time IS NOT NULL AND substr(r.time, 1, 10) > ?2))");
 	if (!st)
 		return store_fail(store, HG_EIO, "cannot read reports");
@@ -428,7 +475,7 @@ int store_rollup_recompute(hg_store *store, const char *cluster, struct rollup_s
 	db_bind_text(st, 2, *pruned ? pruned : NULL);
 	int rc;
 	while (!err && (rc = db_step(st)) == DB_ROW)
-		err = rollup_set_add_report_row(set, st);
+		err = rollup_set_add_report_row(set, st, true);
 	db_reset(st);
 	if (!err && rc < 0)
 		err = store_check(store, rc, "cannot read reports");

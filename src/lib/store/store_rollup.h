@@ -9,6 +9,7 @@
 
 #include "core/core.h"
 #include "hangar/report.h"
+#include "rollup_facets.h"
 #include "rollup_sketch.h"
 
 typedef struct hg_store hg_store;
@@ -42,27 +43,35 @@ struct rollup {
 	cost_hist costs;                /* the measured costs */
 	device_set devices;
 	struct rollup_figs fig;
+	facets facets;                  /* what the cluster page breaks it down by */
 };
 
 /* Adds one report: its time in the store's form (NULL unknown), device
- * (NULL none), cost and whether it was measured. */
+ * (NULL none), cost and whether it was measured, and its facets (NULL:
+ * none: a reader that does not want them). */
 int rollup_add_report(struct rollup *r, const char *time, const char *device, int64_t cost,
-		      bool cost_known);
+		      bool cost_known, const struct report_facets *facets);
 /* Adds a stored rollup row read by st, whose columns from col on are
  * ROLLUP_COLUMNS: 0, HG_EINVAL (a malformed blob) or HG_ENOMEM. */
 #define ROLLUP_COLUMNS                                                                     \
 	"reports, no_device, cost_max, first, last, costs, devices, fig_n, unmeasured, startups," \
-	" cold, warm, fps_n, fps, frames, frozen, high"
-#define ROLLUP_N_COLUMNS 17
+	" cold, warm, fps_n, fps, frames, frozen, high, facets"
+#define ROLLUP_N_COLUMNS 18
 int rollup_add_row(struct rollup *r, hg_db_stmt *st, int col);
 /* The same without the blobs (costs, devices): counts, times, figures. */
 void rollup_add_row_counts(struct rollup *r, hg_db_stmt *st, int col);
-/* The same with the costs, not the devices. */
+/* The same without the facets (top, diff, show's summary). */
+int rollup_add_row_sketches(struct rollup *r, hg_db_stmt *st, int col);
+/* The same with the costs, not the devices or facets. */
 int rollup_add_row_costs(struct rollup *r, hg_db_stmt *st, int col);
+/* The counts and the facets (or only their lacks counts), not the costs
+ * or devices. */
+int rollup_add_row_facets(struct rollup *r, hg_db_stmt *st, int col, bool lacks_only);
 /* Takes one report out again (a report both merged stores hold): its
  * count and cost; its device stays (another report may have it) and so
  * do first and last seen (the store that keeps it keeps its time). */
-int rollup_remove_report(struct rollup *r, const char *device, int64_t cost, bool cost_known);
+int rollup_remove_report(struct rollup *r, const char *device, int64_t cost, bool cost_known,
+			 const struct report_facets *facets);
 /* Adds all of from to r. */
 int rollup_merge(struct rollup *r, struct rollup *from);
 void rollup_release(struct rollup *r);
@@ -79,19 +88,36 @@ struct rollup_set {
 struct rollup *rollup_set_get(struct rollup_set *s, const char *cluster, const char *day,
 			      const char *version);
 void rollup_set_release(struct rollup_set *s);
+/* A report's facets from a query of its row r joined with its facts row
+ * f, whose columns from col on are ROLLUP_FACETS_SQL; its time for the
+ * variant's sample.  The strings are the statement's until its next step. */
+#define ROLLUP_FACETS_SQL(r, f)                                                             \
+	r ".scene, CASE " r ".foreground WHEN 1 THEN 'foreground' WHEN 0 THEN 'background' END, " \
+	f ".os, " f ".model, " f ".device_class, " f ".anr_type, " f ".blocker, " f ".variant, "   \
+	f ".variant_frame, " r ".content_hash, CASE WHEN " f ".lacks IS NULL THEN -1 ELSE"         \
+	" (json_extract(" f ".lacks, '$.method_mapping') IS NOT NULL)"                            \
+	" + 2 * (json_extract(" f ".lacks, '$.proguard') IS NOT NULL)"                            \
+	" + 4 * (json_extract(" f ".lacks, '$.images') IS NOT NULL)"                              \
+	" + 8 * (" f ".lacks <> '{}') END"
+#define ROLLUP_FACETS_N_COLUMNS 11
+void rollup_facets_columns(hg_db_stmt *st, int col, const char *time, struct report_facets *out);
+
 /* Adds a report read by st to its rollup in set: columns cluster, time,
- * version, device, cost, cost known, then ROLLUP_FIG_SQL (ROLLUP_REPORT_SQL
- * of the reports r joined with their figures g). */
+ * version, device, cost, cost known, then ROLLUP_FIG_SQL, then with facets
+ * ROLLUP_FACETS_SQL (ROLLUP_REPORT_SQL and ROLLUP_REPORT_FACETS_SQL of the
+ * reports r joined with their figures g and facts f). */
 #define ROLLUP_REPORT_SQL                                                                   \
 	"r.cluster, r.time, r.version, r.device, r.cost, coalesce(g.cost_known, 1), "       \
 	ROLLUP_FIG_SQL("g")
-int rollup_set_add_report_row(struct rollup_set *set, hg_db_stmt *st);
+#define ROLLUP_REPORT_FACETS_SQL ROLLUP_REPORT_SQL ", " ROLLUP_FACETS_SQL("r", "f")
+#define ROLLUP_REPORT_FACETS_COL 15
+int rollup_set_add_report_row(struct rollup_set *set, hg_db_stmt *st, bool with_facets);
 
 /* ---- in the store (store_rollup.c) ---- */
 
 /* The batch's reports, summed in memory and written at commit. */
 int store_rollup_add(hg_store *store, const hg_report *rep, const char *cluster,
-		     const char *time, int64_t cost);
+		     const char *time, int64_t cost, const struct report_facets *facets);
 int store_rollup_flush(hg_store *store);
 void store_rollup_discard(hg_store *store);
 

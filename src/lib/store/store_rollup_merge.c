@@ -37,8 +37,9 @@ static int remove_known(hg_store *store, struct rollup_set *set)
 {
 	hg_db_stmt *st = db_stmt(store->db, S_ROLLUP_SHARD_KNOWN,
 		"SELECT s.cluster, s.time, s.version, s.device, s.cost, coalesce(g.cost_known, 1), "
-		ROLLUP_FIG_SQL("g") " FROM " STORE_SHARD ".reports s"
+		ROLLUP_FIG_SQL("g") ", " ROLLUP_FACETS_SQL("s", "f") " FROM " STORE_SHARD ".reports s"
 		" LEFT JOIN " STORE_SHARD ".figures g ON g.report = s.id"
+		" LEFT JOIN " STORE_SHARD ".report_facts f ON f.report = s.id"
 		" WHERE NOT EXISTS (SELECT 1 FROM temp.hg_merge_new n"
 		"  WHERE n.content_hash = s.content_hash)");
 	if (!st)
@@ -51,8 +52,10 @@ static int remove_known(hg_store *store, struct rollup_set *set)
 			memcpy(day, time, 10);
 		struct rollup *r = rollup_set_get(set, db_col_text(st, 0) ? db_col_text(st, 0) : "",
 						  *day ? day : NULL, db_col_text(st, 2));
+		struct report_facets facets;
+		rollup_facets_columns(st, ROLLUP_REPORT_FACETS_COL, time, &facets);
 		err = r ? rollup_remove_report(r, db_col_text(st, 3), db_col_int(st, 4),
-					       db_col_int(st, 5) != 0)
+					       db_col_int(st, 5) != 0, &facets)
 			: HG_ENOMEM;
 		if (!err) { /* its figures out too */
 			struct rollup_figs f;

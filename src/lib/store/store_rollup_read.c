@@ -26,12 +26,14 @@ static int stored_rows(hg_store *store, const struct rollup_filter *f, rollup_fn
 	int rc, err = 0;
 	while (!err && (rc = db_step(st)) == DB_ROW) {
 		struct rollup r = {.cost_max = -1};
-		if (f->counts_only)
+		if (f->facets || f->lacks)
+			err = rollup_add_row_facets(&r, st, 3, !f->facets);
+		else if (f->counts_only)
 			rollup_add_row_counts(&r, st, 3);
 		else if (f->no_devices)
 			err = rollup_add_row_costs(&r, st, 3);
 		else
-			err = rollup_add_row(&r, st, 3);
+			err = rollup_add_row_sketches(&r, st, 3);
 		if (err == HG_EINVAL) {
 			hg_diagf(store->ctx, HG_DIAG_ERROR, store->path, 0, 0, 0,
 				 "the rollup of cluster %s, day %s is malformed (hangar check"
@@ -51,10 +53,19 @@ static int stored_rows(hg_store *store, const struct rollup_filter *f, rollup_fn
 static int edge_rows(hg_store *store, const struct rollup_filter *f, const char *from,
 		     const char *to, struct rollup_set *set)
 {
-	hg_db_stmt *st = db_stmt(store->db, S_ROLLUP_EDGE,
-		"SELECT " ROLLUP_REPORT_SQL " FROM reports r INDEXED BY reports_by_time LEFT JOIN figures g ON g.report = r.id"
-		" WHERE r.time >= ?3 AND r.time <= ?4"
-		" AND (?1 IS NULL OR r.cluster = ?1) AND (?2 IS NULL OR r.version = ?2)");
+#define EDGE_WHERE                                                                    \
+	" WHERE r.time >= ?3 AND r.time <= ?4"                                        \
+	" AND (?1 IS NULL OR r.cluster = ?1) AND (?2 IS NULL OR r.version = ?2)"
+	/* the facets only when asked: their JSON is most of a row's cost */
+	bool facets = f->facets || f->lacks;
+	hg_db_stmt *st = facets
+		? db_stmt(store->db, S_ROLLUP_EDGE_FACETS,
+			  "SELECT " ROLLUP_REPORT_FACETS_SQL " FROM reports r INDEXED BY reports_by_time"
+			  " LEFT JOIN figures g ON g.report = r.id"
+			  " LEFT JOIN report_facts f ON f.report = r.id" EDGE_WHERE)
+		: db_stmt(store->db, S_ROLLUP_EDGE,
+			  "SELECT " ROLLUP_REPORT_SQL " FROM reports r INDEXED BY reports_by_time"
+			  " LEFT JOIN figures g ON g.report = r.id" EDGE_WHERE);
 	if (!st)
 		return store_fail(store, HG_EIO, "cannot read reports");
 	db_bind_text(st, 1, f->cluster);
@@ -63,7 +74,7 @@ static int edge_rows(hg_store *store, const struct rollup_filter *f, const char 
 	db_bind_text(st, 4, to);
 	int rc, err = 0;
 	while (!err && (rc = db_step(st)) == DB_ROW)
-		err = rollup_set_add_report_row(set, st);
+		err = rollup_set_add_report_row(set, st, facets);
 	db_reset(st);
 	return err ? err : rc < 0 ? store_check(store, rc, "cannot read reports") : 0;
 }
@@ -83,4 +94,19 @@ int store_rollup_each(hg_store *store, const struct rollup_filter *f, rollup_fn 
 	}
 	rollup_set_release(&set);
 	return err;
+}
+
+int store_query_window(hg_store *store, const hg_top_query *q, struct store_window *w)
+{
+	char at[2][32];
+	const char *when[2] = {q ? q->since : NULL, q ? q->until : NULL};
+	for (int i = 0; i < 2; i++)
+		if (when[i] && hg_store_time(store, when[i], at[i]) != 0) {
+			hg_diagf(store->ctx, HG_DIAG_ERROR, store->path, 0, 0, 0,
+				 "not a time: \"%s\"", when[i]);
+			return HG_EINVAL;
+		}
+	if (store_window_make(w, when[0] ? at[0] : NULL, when[1] ? at[1] : NULL, true) != 0)
+		return store_fail(store, HG_EINVAL, "cannot read the query's window");
+	return 0;
 }

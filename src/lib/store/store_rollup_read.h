@@ -2,6 +2,7 @@
 #ifndef HANGAR_STORE_ROLLUP_READ_H
 #define HANGAR_STORE_ROLLUP_READ_H
 
+#include "hangar/store.h"
 #include "store_rollup.h"
 #include "store_window.h"
 
@@ -10,8 +11,13 @@ struct rollup_filter {
 	const char *version;                /* NULL: every version */
 	const struct store_window *window;  /* NULL: all time, unknown times too */
 	bool counts_only;                   /* the rows' counts and times, not their
-	                                       costs and devices (not decoded) */
+	                                       costs and devices (not decoded); the
+	                                       facets only when asked below */
 	bool no_devices;                    /* costs, but not devices */
+	bool facets;                        /* the counts and the facets only (the
+	                                       cluster page) */
+	bool lacks;                         /* the counts and the facets' lacks
+	                                       counts only (coverage) */
 };
 
 /* r is the caller's to read and merge from during the call only; rows
@@ -21,5 +27,9 @@ typedef int (*rollup_fn)(void *user, const char *cluster, const char *day,
 			 const char *version, struct rollup *r);
 
 int store_rollup_each(hg_store *store, const struct rollup_filter *f, rollup_fn fn, void *user);
+
+/* The window of a query's since and until (until inclusive), the times
+ * read as the store reads them: 0, or HG_EINVAL said (not a time). */
+int store_query_window(hg_store *store, const hg_top_query *q, struct store_window *w);
 
 #endif

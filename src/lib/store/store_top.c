@@ -291,24 +291,17 @@ static int end_group(struct top *t, struct acc *a)
 static int scan(struct top *t, const hg_top_query *q, const char *hash)
 {
 	hg_store *store = t->store;
-	char at[2][32];
-	const char *when[2] = {q->since, q->until};
-	for (int i = 0; i < 2; i++)
-		if (when[i] && hg_store_time(store, when[i], at[i]) != 0) {
-			hg_diagf(store->ctx, HG_DIAG_ERROR, store->path, 0, 0, 0,
-				 "not a time: \"%s\"", when[i]);
-			return HG_EINVAL;
-		}
 	struct store_window w;
-	if (store_window_make(&w, q->since ? at[0] : NULL, q->until ? at[1] : NULL, true) != 0)
-		return store_fail(store, HG_EINVAL, "cannot read the query's window");
+	int err = store_query_window(store, q, &w);
+	if (err)
+		return err;
 	if (t->n_infos && !(t->accs = calloc(t->n_infos, sizeof *t->accs)))
 		return HG_ENOMEM;
 	for (size_t i = 0; i < t->n_infos; i++)
 		t->accs[i].sum.cost_max = -1;
 	struct rollup_filter f = {.cluster = hash, .version = q->version,
 				  .window = q->since || q->until ? &w : NULL};
-	int err = store_rollup_each(store, &f, add_rollup, t);
+	err = store_rollup_each(store, &f, add_rollup, t);
 	for (size_t i = 0; !err && i < t->n_infos; i++)
 		err = end_group(t, &t->accs[i]);
 	return err;
