@@ -33,6 +33,7 @@ typedef struct hg_digest_run {
 	int64_t new_reports, duplicates, rejected;
 	int64_t rejected_before;      /* inputs rejected again with the bytes an earlier run
 				       * rejected: not in rejected */
+	int64_t expired;              /* reports older than the store keeps: not stored */
 	int64_t objects_listed, objects_fetched, objects_skipped, objects_failed;
 	int top;                      /* clusters in the top list; <= 0: 10 */
 	int limit;                    /* Markdown: rows of each list; <= 0: 5 (JSON: all) */

@@ -89,6 +89,8 @@ typedef struct hg_ingest_summary {
 	size_t duplicate;        /* reports the store had */
 	size_t rejected;         /* unreadable reports and inputs, stored with their reason */
 	size_t rejected_before;  /* rejected again with the same bytes (not in rejected) */
+	size_t expired;          /* older than the store keeps reports (hg_store_expired):
+	                            not stored, as prune dropped their like */
 	size_t skipped;          /* folder entries that are not regular files */
 	size_t links_followed;   /* symbolic links in folders that stay inside them */
 	size_t links_skipped;    /* ones that leave their folder, lead nowhere or loop */

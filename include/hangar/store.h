@@ -84,6 +84,14 @@ int hg_store_checkpoint(hg_store *store);
 int hg_store_add_report(hg_store *store, const hg_report *rep, const hg_signature *sig,
 			const char *text, size_t len, bool *duplicate);
 
+/* Whether rep is older than the store keeps reports: its time before the
+ * cutoff of the store's last hangar prune (meta pruned_before).  Such a
+ * report was counted in the rollups and then pruned, or would have been:
+ * adding it again would count it twice, so ingest leaves it out and says
+ * so.  An untimed report is never expired (its age is when it arrives).
+ * 0 or an hg error. */
+int hg_store_expired(hg_store *store, const hg_report *rep, bool *expired);
+
 /* The same in two steps, so that the work that needs no store (the text's
  * hash, the report's own call tree) can be done on another thread:
  * hg_store_prepare makes *out (caller owns it; it borrows rep, which must

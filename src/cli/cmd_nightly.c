@@ -341,6 +341,7 @@ static int digest(struct ingest_cli *in, const struct nightly *n, hg_digest_run 
 	run->duplicates = (int64_t)s->duplicate;
 	run->rejected = (int64_t)s->rejected;
 	run->rejected_before = (int64_t)s->rejected_before;
+	run->expired = (int64_t)s->expired;
 	run->objects_listed = (int64_t)s->objects.listed;
 	run->objects_fetched = (int64_t)s->objects.fetched;
 	run->objects_skipped = (int64_t)s->objects.skipped;

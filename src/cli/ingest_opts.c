@@ -180,20 +180,20 @@ static void print_summary(const struct ingest_cli *in)
 		       "\"reports_per_second\":%.0f,\"objects\":{\"listed\":%zu,\"fetched\":%zu,"
 		       "\"skipped\":%zu,\"failed\":%zu,\"bytes\":%lld},\"failed_sources\":%zu,"
 		       "\"store_errors\":%d,\"not_stored\":%zu,\"rejected_before\":%zu,"
-		       "\"links_followed\":%zu,\"links_skipped\":%zu}\n",
+		       "\"links_followed\":%zu,\"links_skipped\":%zu,\"expired\":%zu}\n",
 		       s->fresh, s->duplicate, s->rejected, s->skipped, s->clusters_touched, rate,
 		       s->objects.listed, s->objects.fetched, s->objects.skipped, s->objects.failed,
 		       (long long)s->objects.bytes, s->sources_failed, s->store_errors, s->not_stored,
-		       s->rejected_before, s->links_followed, s->links_skipped);
+		       s->rejected_before, s->links_followed, s->links_skipped, s->expired);
 		return;
 	}
 	if (in->summary_format == HG_ROWS_CSV) {
 		printf("new,duplicate,rejected,skipped,clusters_touched,reports_per_second,"
-		       "objects_listed,objects_fetched,objects_skipped,objects_failed,bytes\n"
-		       "%zu,%zu,%zu,%zu,%zu,%.0f,%zu,%zu,%zu,%zu,%lld\n",
+		       "objects_listed,objects_fetched,objects_skipped,objects_failed,bytes,expired\n"
+		       "%zu,%zu,%zu,%zu,%zu,%.0f,%zu,%zu,%zu,%zu,%lld,%zu\n",
 		       s->fresh, s->duplicate, s->rejected, s->skipped, s->clusters_touched, rate,
 		       s->objects.listed, s->objects.fetched, s->objects.skipped, s->objects.failed,
-		       (long long)s->objects.bytes);
+		       (long long)s->objects.bytes, s->expired);
 		return;
 	}
 	fprintf(stderr, "ingest: %zu new, %zu duplicate, %zu rejected, ", s->fresh, s->duplicate,
@@ -202,6 +202,8 @@ static void print_summary(const struct ingest_cli *in)
 		fprintf(stderr, "%zu rejected before, ", s->rejected_before);
 	if (s->skipped) /* said only when there are: the line scripts know stays */
 		fprintf(stderr, "%zu skipped, ", s->skipped);
+	if (s->expired) /* older than the store keeps (its last prune's cutoff) */
+		fprintf(stderr, "%zu expired (older than the store keeps), ", s->expired);
 	if (s->links_followed) /* symbolic links in folders, as skipped */
 		fprintf(stderr, "%zu link%s followed, ", s->links_followed,
 			s->links_followed == 1 ? "" : "s");

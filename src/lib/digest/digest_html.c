@@ -94,6 +94,9 @@ static void heading(hg_buf *b, const struct digest *d)
 	if (r->rejected_before)
 		hg_buf_printf(b, " (and %" PRId64 " rejected before, the same bytes: not counted)",
 			      r->rejected_before);
+	if (r->expired)
+		hg_buf_printf(b, "; %" PRId64 " expired (older than the store keeps: not stored)",
+			      r->expired);
 	hg_buf_puts(b, "</li>");
 	if (r->remote)
 		hg_buf_printf(b, "<li><b>Objects</b> %" PRId64 " listed, %" PRId64 " fetched, %" PRId64

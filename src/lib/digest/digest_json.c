@@ -102,8 +102,9 @@ static void heading(hg_buf *b, const struct digest *d)
 		      r->min_count > 1 ? r->min_count : 1, r->min_rise,
 		      d->diff.baseline ? "true" : "false");
 	hg_buf_printf(b, ",\"run\":{\"new_reports\":%" PRId64 ",\"duplicates\":%" PRId64
-		      ",\"rejected\":%" PRId64 ",\"rejected_before\":%" PRId64 ",\"objects\":",
-		      r->new_reports, r->duplicates, r->rejected, r->rejected_before);
+		      ",\"rejected\":%" PRId64 ",\"rejected_before\":%" PRId64
+		      ",\"expired\":%" PRId64 ",\"objects\":",
+		      r->new_reports, r->duplicates, r->rejected, r->rejected_before, r->expired);
 	if (r->remote)
 		hg_buf_printf(b, "{\"listed\":%" PRId64 ",\"fetched\":%" PRId64
 			      ",\"skipped\":%" PRId64 ",\"failed\":%" PRId64 "}}", r->objects_listed,

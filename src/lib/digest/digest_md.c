@@ -231,6 +231,9 @@ static void heading(hg_buf *b, const struct digest *d)
 	if (r->rejected_before)
 		hg_buf_printf(b, " (and %" PRId64 " rejected before, the same bytes: not counted)",
 			      r->rejected_before);
+	if (r->expired)
+		hg_buf_printf(b, "; %" PRId64 " expired (older than the store keeps: not stored)",
+			      r->expired);
 	hg_buf_putc(b, '\n');
 	/* Local files and folders have no objects: no line of zeros. */
 	if (r->remote)

@@ -154,7 +154,7 @@ struct diag_tap {
 	char last[512];
 };
 
-struct ingest_counts { size_t fresh, duplicate, rejected, rejected_before; };
+struct ingest_counts { size_t fresh, duplicate, rejected, rejected_before, expired; };
 
 struct hg_ingest {
 	hg_ingest_opts opts;

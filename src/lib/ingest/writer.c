@@ -76,6 +76,7 @@ static void batch_committed(struct hg_ingest *in)
 	in->sum.duplicate += in->batch.duplicate;
 	in->sum.rejected += in->batch.rejected;
 	in->sum.rejected_before += in->batch.rejected_before;
+	in->sum.expired += in->batch.expired;
 	in->batch = (struct ingest_counts){0};
 	for (size_t i = 0; i < in->touched_in_batch.cap; i++)
 		if (in->touched_in_batch.slots[i][0])
@@ -87,7 +88,7 @@ static void batch_committed(struct hg_ingest *in)
 static void batch_lost(struct hg_ingest *in)
 {
 	in->sum.not_stored += in->batch.fresh + in->batch.duplicate + in->batch.rejected +
-			  in->batch_failed_item;
+			  in->batch.expired + in->batch_failed_item;
 	in->batch_failed_item = false;
 	in->batch = (struct ingest_counts){0};
 	set_clear(&in->touched_in_batch);
@@ -240,12 +241,17 @@ static void store_item(struct hg_ingest *in, const struct ingest_item *item)
 				  rep ? rep->error : item->reason, rep && rep->text ? rep->text : "",
 				  rep && rep->text ? rep->text_len : 0);
 	} else {
-		bool dup = false;
-		rc = hg_store_add_prepared(in->store, rep, &item->sig, rep->text ? rep->text : "",
-					   rep->text ? rep->text_len : 0, prep, &dup);
+		bool dup = false, expired = false;
+		rc = hg_store_expired(in->store, rep, &expired);
+		if (rc == 0 && expired) /* counted and pruned already, or would be */
+			in->batch.expired++;
+		else if (rc == 0)
+			rc = hg_store_add_prepared(in->store, rep, &item->sig,
+						   rep->text ? rep->text : "",
+						   rep->text ? rep->text_len : 0, prep, &dup);
 		if (prep != item->prep)
 			hg_store_prep_destroy(prep);
-		if (rc == 0) {
+		if (rc == 0 && !expired) {
 			dup ? in->batch.duplicate++ : in->batch.fresh++;
 			touch(in, item->sig.hash);
 		}

@@ -1,5 +1,6 @@
 /* Batches: the write transactions that reports are added in, with the
  * pending tree and cluster updates written at commit; checkpoints. */
+#include <string.h>
 #include <time.h>
 
 #include "store_internal.h"
@@ -40,7 +41,29 @@ int hg_store_begin(hg_store *store)
 	if (rc < 0)
 		return store_check(store, rc, "cannot begin a batch");
 	store->in_batch = true;
+	store->pruned_read = false; /* a prune may have run since the last batch */
 	return 0;
+}
+
+int hg_store_expired(hg_store *store, const hg_report *rep, bool *expired)
+{
+	*expired = false;
+	if (!store->pruned_read) {
+		int err = hg_store_meta_get(store, "pruned_before", store->pruned_before,
+					    sizeof store->pruned_before);
+		if (err == HG_EINVAL) /* never pruned */
+			store->pruned_before[0] = '\0';
+		else if (err)
+			return err;
+		store->pruned_read = true;
+	}
+	if (!store->pruned_before[0] || !rep->time)
+		return 0;
+	char time[32];
+	int err = store_time_normalize(store, rep->time, time);
+	if (!err)
+		*expired = time[0] && strcmp(time, store->pruned_before) < 0;
+	return err;
 }
 
 /* After some failures (a full disk, an I/O error, max_page_count) SQLite

@@ -200,6 +200,8 @@ struct hg_store {
 	                           the reports they prepare */
 	bool mark_pending;      /* hg_store_mark_ingest: mark with the next new report */
 	struct store_texts *texts; /* zstd contexts and dictionaries (store_text.c) */
+	char pruned_before[32];    /* meta's, read at each batch ("" never pruned) */
+	bool pruned_read;
 };
 
 /* A report time in the store's form (STORE_TIME_SQL), "" where that gives
