@@ -623,8 +623,9 @@ int hg_store_diff(hg_store *store, const hg_diff_query *q, hg_diff_fn fn, void *
 		  hg_diff_totals *totals);
 
 /* Reports of each kind (reports.kind, see hangar-formats(5) KINDS): all of
- * them and those with id > after_report_id, the most first (kind borrowed,
- * valid during the call).  0, a negative error, or fn's non-zero value. */
+ * them (from the rollups: pruned reports too, as top counts them) and
+ * those with id > after_report_id, the most first (kind borrowed, valid
+ * during the call).  0, a negative error, or fn's non-zero value. */
 typedef int (*hg_kind_total_fn)(void *user, const char *kind, int64_t all, int64_t after);
 int hg_store_kind_totals(hg_store *store, int64_t after_report_id, hg_kind_total_fn fn,
 			 void *user);

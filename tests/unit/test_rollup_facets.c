@@ -3,7 +3,7 @@
  * scan, through the map); encodings that round trip and merge in any
  * order to the same bytes; a variant's sample the newest report (ties:
  * the greater hash) whatever the order; a report taken out again; the
- * lacks counts read alone; malformed, truncated and random blobs
+ * lacks counts and kinds read alone; malformed, truncated and random blobs
  * refused, never read past. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -52,6 +52,7 @@ static void make(struct made *m, int i)
 		m->hash[k] = "0123456789abcdef"[next() % 16];
 	m->hash[64] = '\0';
 	memset(&m->f, 0, sizeof m->f);
+	m->f.value[FACET_KIND] = i % 4 ? "lag" : "anr";
 	m->f.value[FACET_MODEL] = m->model;
 	m->f.value[FACET_SCENE] = i % 11 ? m->scene : NULL; /* some unknown */
 	m->f.value[FACET_BLOCKER] = m->blocker;
@@ -123,10 +124,14 @@ static void test_counts_exact_and_round_trip(void **state)
 	encode(&again, &b);
 	assert_int_equal(a.len, b.len);
 	assert_memory_equal(a.data, b.data, a.len);
-	/* the lacks alone */
+	/* the head alone: the lacks and the kinds */
 	facets lacks = {0};
-	assert_int_equal(facets_decode_lacks(&lacks, a.data, a.len), 0);
-	assert_int_equal(lacks.len, 0);
+	assert_int_equal(facets_decode_head(&lacks, a.data, a.len), 0);
+	assert_int_equal(lacks.len, 2);
+	for (size_t i = 0; i < lacks.len; i++)
+		assert_int_equal(lacks.v[i].dim, FACET_KIND);
+	assert_int_equal(count_of(&lacks, FACET_KIND, "anr"), (N + 3) / 4);
+	assert_int_equal(count_of(&lacks, FACET_KIND, "lag"), N - (N + 3) / 4);
 	assert_memory_equal(lacks.lacks, all.lacks, sizeof all.lacks);
 
 	/* in three parts, merged in two orders: the same bytes */

@@ -339,7 +339,7 @@ static int decode_value(facets *f, const unsigned char **p, const unsigned char 
 	return 0;
 }
 
-static int decode(facets *f, const void *blob, size_t len, bool lacks_only)
+static int decode(facets *f, const void *blob, size_t len, bool head_only)
 {
 	if (!len)
 		return 0;
@@ -355,9 +355,9 @@ static int decode(facets *f, const void *blob, size_t len, bool lacks_only)
 	uint64_t n;
 	if (!sketch_get_varint(&p, end, &n) || n > len)
 		return HG_EINVAL;
-	if (lacks_only)
-		return 0;
 	for (uint64_t i = 0; i < n; i++) {
+		if (head_only && p < end && *p != FACET_KIND)
+			return 0; /* past the kinds, which come first */
 		int err = decode_value(f, &p, end);
 		if (err)
 			return err;
@@ -370,7 +370,7 @@ int facets_decode_add(facets *f, const void *blob, size_t len)
 	return decode(f, blob, len, false);
 }
 
-int facets_decode_lacks(facets *f, const void *blob, size_t len)
+int facets_decode_head(facets *f, const void *blob, size_t len)
 {
 	return decode(f, blob, len, true);
 }

@@ -1,5 +1,5 @@
-/* A rollup's facets: how its reports break down by what the cluster page
- * shows (scene, foreground, OS, model, device class, ANR type, blocker,
+/* A rollup's facets: how its reports break down by their kind (the
+ * digest's totals) and what the cluster page shows (scene, foreground, OS, model, device class, ANR type, blocker,
  * variant, each value with its count; a variant also with its entry frame
  * and its newest report as a sample) and what was missing to name their
  * frames (hangar coverage).  Kept exactly, in a form that merges like the
@@ -18,8 +18,10 @@
 #include "core/core.h"
 #include "hangar/text.h"
 
+/* The kind first: values are encoded in this order, so that the kinds
+ * and the lacks counts are read without the rest (facets_decode_head). */
 enum facet_dim {
-	FACET_SCENE, FACET_FOREGROUND, FACET_OS, FACET_MODEL, FACET_CLASS, FACET_ANR_TYPE,
+	FACET_KIND, FACET_SCENE, FACET_FOREGROUND, FACET_OS, FACET_MODEL, FACET_CLASS, FACET_ANR_TYPE,
 	FACET_BLOCKER, FACET_VARIANT, FACET_N
 };
 
@@ -66,8 +68,9 @@ int facets_merge(facets *f, const facets *from);
 void facets_encode(facets *f, hg_buf *out);
 /* Adds an encoding's facets: 0, HG_EINVAL (malformed) or HG_ENOMEM. */
 int facets_decode_add(facets *f, const void *blob, size_t len);
-/* The lacks counts alone (hangar coverage), the values not read. */
-int facets_decode_lacks(facets *f, const void *blob, size_t len);
+/* The lacks counts and the kinds alone (coverage, the digest's totals),
+ * the other values not read. */
+int facets_decode_head(facets *f, const void *blob, size_t len);
 bool facets_empty(const facets *f);
 void facets_release(facets *f);
 

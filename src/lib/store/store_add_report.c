@@ -170,6 +170,7 @@ int hg_store_add_prepared(hg_store *store, const hg_report *rep, const hg_signat
 		if (!err)
 			err = store_cluster_add(store, rep, sig, when[0] ? when : NULL);
 		if (!err) { /* the facts' facets and the row's */
+			facets.value[FACET_KIND] = hg_report_kind_name(rep->kind);
 			facets.value[FACET_SCENE] = rep->scene;
 			facets.value[FACET_FOREGROUND] = rep->foreground == 1 ? "foreground"
 							 : rep->foreground == 0 ? "background" : NULL;

@@ -87,7 +87,7 @@ int hg_store_coverage(hg_store *store, const hg_top_query *q, hg_coverage_fn fn,
 	if (err)
 		return err;
 	struct cov c = {0};
-	struct rollup_filter f = {.version = q ? q->version : NULL, .lacks = true,
+	struct rollup_filter f = {.version = q ? q->version : NULL, .head = true,
 				  .window = q && (q->since || q->until) ? &w : NULL};
 	err = store_rollup_each(store, &f, on_rollup, &c);
 	if (!err && c.len > 1)

@@ -270,23 +270,6 @@ int hg_store_diff(hg_store *store, const hg_diff_query *q, hg_diff_fn fn, void *
 	return err;
 }
 
-int hg_store_kind_totals(hg_store *store, int64_t after_report_id, hg_kind_total_fn fn,
-			 void *user)
-{
-	hg_db_stmt *st = db_stmt(store->db, S_KIND_TOTALS,
-		"SELECT kind, count(*), sum(id > ?1) FROM reports INDEXED BY reports_by_kind GROUP BY kind"
-		" ORDER BY 3 DESC, 2 DESC, kind");
-	if (!st)
-		return store_fail(store, HG_EIO, "cannot count reports");
-	db_bind_int(st, 1, after_report_id);
-	int rc, ret = 0;
-	while ((rc = db_step(st)) == DB_ROW)
-		if ((ret = fn(user, db_col_text(st, 0), db_col_int(st, 1), db_col_int(st, 2))) != 0)
-			break;
-	db_reset(st);
-	return ret ? ret : store_check(store, rc, "cannot count reports");
-}
-
 int hg_store_cluster_count_after(hg_store *store, const char *hash, int64_t after_report_id,
 				 int64_t *count)
 {

@@ -1,10 +1,11 @@
-/* Reading the figures table back (store_figures.c writes it): one
- * cluster's by version or scene (hangar show, the digest).  (hg_store_top
- * reads every cluster's figures from the rollups.) */
+/* One cluster's figures by version (from its rollups, as hg_store_top
+ * reads every cluster's) or by scene (the figures table back, which
+ * store_figures.c writes): hangar show, the digest. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "store_internal.h"
+#include "store_rollup_read.h"
 
 /* The columns both queries read, after their first (the group): sums
  * that SQL can do for a whole cluster at once. */
@@ -127,6 +128,72 @@ static int read_groups(hg_store *store, hg_db_stmt *st, struct group **out, size
 	return 0;
 }
 
+/* ---- by version: from the rollups ---- */
+
+struct by_version {
+	struct group *g;
+	struct rollup *sums;      /* one per group */
+	size_t len, cap;
+};
+
+static int on_rollup(void *user, const char *cluster, const char *day, const char *version,
+		     struct rollup *r)
+{
+	(void)cluster;
+	(void)day;
+	struct by_version *v = user;
+	size_t i = 0;
+	while (i < v->len && !same_value(v->g[i].value, version))
+		i++;
+	if (i == v->len) {
+		if (v->len == v->cap) {
+			size_t c = v->cap ? 2 * v->cap : 8;
+			struct group *g = realloc(v->g, c * sizeof *g);
+			if (g)
+				v->g = g;
+			struct rollup *s = g ? realloc(v->sums, c * sizeof *s) : NULL;
+			if (!s)
+				return HG_ENOMEM;
+			v->sums = s;
+			v->cap = c;
+		}
+		v->g[i] = (struct group){0};
+		v->sums[i] = (struct rollup){.cost_max = -1};
+		if (version && !(v->g[i].value = strdup(version)))
+			return HG_ENOMEM;
+		v->len++;
+	}
+	return rollup_merge(&v->sums[i], r);
+}
+
+/* The groups of versions whose reports have figures, summed from the
+ * cluster's rollups (pruned reports too, as top counts them); a
+ * startup's total percentiles from the costs (exact below 16,384 ms). */
+static int version_groups(hg_store *store, const char *hash, struct group **out, size_t *n)
+{
+	struct by_version v = {0};
+	struct rollup_filter f = {.cluster = hash, .no_devices = true};
+	int err = store_rollup_each(store, &f, on_rollup, &v);
+	size_t kept = 0;
+	for (size_t i = 0; i < v.len; i++) {
+		if (!err && v.sums[i].fig.n > 0) {
+			v.g[i].f = rollup_figures(&v.sums[i]);
+			v.g[kept++] = v.g[i];
+		} else {
+			free(v.g[i].value);
+		}
+		rollup_release(&v.sums[i]);
+	}
+	free(v.sums);
+	if (err) {
+		release_groups(v.g, kept);
+		return err;
+	}
+	*out = v.g;
+	*n = kept;
+	return 0;
+}
+
 int hg_store_cluster_figures(hg_store *store, const char *hash, const char *by,
 			     hg_figures_fn fn, void *user)
 {
@@ -142,21 +209,25 @@ int hg_store_cluster_figures(hg_store *store, const char *hash, const char *by,
 	int which = !by ? -1 : !strcmp(by, "version") ? 0 : !strcmp(by, "scene") ? 1 : -1;
 	if (which < 0)
 		return HG_EINVAL;
-	hg_db_stmt *st = which == 0 ? db_stmt(store->db, S_FIG_BY_VERSION, GROUP_SQL("r.version"))
-				    : db_stmt(store->db, S_FIG_BY_SCENE, GROUP_SQL("r.scene"));
-#undef GROUP_SQL
-	if (!st)
-		return store_fail(store, HG_EIO, "cannot query figures");
-	db_bind_text(st, 1, hash);
 	struct group *g;
 	size_t n;
-	int err = read_groups(store, st, &g, &n);
+	int err;
+	if (which == 0) {
+		err = version_groups(store, hash, &g, &n);
+	} else { /* scenes are not rollup keys: the cluster's figures rows */
+		hg_db_stmt *st = db_stmt(store->db, S_FIG_BY_SCENE, GROUP_SQL("r.scene"));
+		if (!st)
+			return store_fail(store, HG_EIO, "cannot query figures");
+		db_bind_text(st, 1, hash);
+		err = read_groups(store, st, &g, &n);
+		for (size_t i = 0; !err && i < n; i++) {
+			g[i].f.total_p50 = nearest_rank(g[i].totals, g[i].n_totals, 50);
+			g[i].f.total_p90 = nearest_rank(g[i].totals, g[i].n_totals, 90);
+		}
+	}
+#undef GROUP_SQL
 	if (err)
 		return err;
-	for (size_t i = 0; i < n; i++) {
-		g[i].f.total_p50 = nearest_rank(g[i].totals, g[i].n_totals, 50);
-		g[i].f.total_p90 = nearest_rank(g[i].totals, g[i].n_totals, 90);
-	}
 	if (n > 1)
 		qsort(g, n, sizeof *g, by_reports);
 	int ret = 0;

@@ -118,7 +118,6 @@ enum store_slot {
 	S_PAGE_SAMPLE,
 	S_PAGE_SAMPLE_KEPT,
 	S_COVERAGE_IMAGES,
-	S_FIG_BY_VERSION,
 	S_FIG_BY_SCENE,
 	/* store_escalate.c, store_rates.c, store_diff.c */
 	S_ESCALATE,

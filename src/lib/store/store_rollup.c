@@ -76,6 +76,21 @@ void rollup_figs_columns(hg_db_stmt *st, int col, struct rollup_figs *out)
 	out->high = db_col_int(st, col + 8);
 }
 
+hg_figures rollup_figures(struct rollup *r)
+{
+	const struct rollup_figs *g = &r->fig;
+	hg_figures f = {.reports = g->n, .unmeasured = g->unmeasured, .startups = g->startups,
+			.cold = g->cold, .warm = g->warm, .fps_reports = g->fps_n,
+			.fps_mean = g->fps_n ? g->fps / (double)g->fps_n : 0, .frames = g->frames,
+			.frozen = g->frozen, .high = g->high};
+	f.frozen_high_share = f.frames > 0 ? (double)(f.frozen + f.high) / (double)f.frames : -1;
+	if (f.startups) { /* a startup's total is its cost */
+		f.total_p50 = cost_hist_rank(&r->costs, 50);
+		f.total_p90 = cost_hist_rank(&r->costs, 90);
+	}
+	return f;
+}
+
 /* The stored figure sums of a rollups row, from col on. */
 static void stored_figs(hg_db_stmt *st, int col, struct rollup_figs *out)
 {
@@ -127,11 +142,11 @@ int rollup_add_row(struct rollup *r, hg_db_stmt *st, int col)
 	return err ? err : decode_facets(r, st, col);
 }
 
-int rollup_add_row_facets(struct rollup *r, hg_db_stmt *st, int col, bool lacks_only)
+int rollup_add_row_facets(struct rollup *r, hg_db_stmt *st, int col, bool head_only)
 {
 	rollup_add_row_counts(r, st, col);
-	if (lacks_only)
-		return facets_decode_lacks(&r->facets, db_col_blob(st, col + 17),
+	if (head_only)
+		return facets_decode_head(&r->facets, db_col_blob(st, col + 17),
 					   (size_t)db_col_bytes(st, col + 17));
 	return decode_facets(r, st, col);
 }

@@ -9,6 +9,7 @@
 
 #include "core/core.h"
 #include "hangar/report.h"
+#include "hangar/store.h"
 #include "rollup_facets.h"
 #include "rollup_sketch.h"
 
@@ -46,6 +47,10 @@ struct rollup {
 	facets facets;                  /* what the cluster page breaks it down by */
 };
 
+/* The figures of r (read with its costs) as top and show give them: the
+ * sums, and a startup cluster's total percentiles from its costs. */
+hg_figures rollup_figures(struct rollup *r);
+
 /* Adds one report: its time in the store's form (NULL unknown), device
  * (NULL none), cost and whether it was measured, and its facets (NULL:
  * none: a reader that does not want them). */
@@ -64,9 +69,9 @@ void rollup_add_row_counts(struct rollup *r, hg_db_stmt *st, int col);
 int rollup_add_row_sketches(struct rollup *r, hg_db_stmt *st, int col);
 /* The same with the costs, not the devices or facets. */
 int rollup_add_row_costs(struct rollup *r, hg_db_stmt *st, int col);
-/* The counts and the facets (or only their lacks counts), not the costs
- * or devices. */
-int rollup_add_row_facets(struct rollup *r, hg_db_stmt *st, int col, bool lacks_only);
+/* The counts and the facets (or only their head: lacks counts and kinds),
+ * not the costs or devices. */
+int rollup_add_row_facets(struct rollup *r, hg_db_stmt *st, int col, bool head_only);
 /* Takes one report out again (a report both merged stores hold): its
  * count and cost; its device stays (another report may have it) and so
  * do first and last seen (the store that keeps it keeps its time). */
@@ -92,14 +97,14 @@ void rollup_set_release(struct rollup_set *s);
  * f, whose columns from col on are ROLLUP_FACETS_SQL; its time for the
  * variant's sample.  The strings are the statement's until its next step. */
 #define ROLLUP_FACETS_SQL(r, f)                                                             \
-	r ".scene, CASE " r ".foreground WHEN 1 THEN 'foreground' WHEN 0 THEN 'background' END, " \
+	r ".kind, " r ".scene, CASE " r ".foreground WHEN 1 THEN 'foreground' WHEN 0 THEN 'background' END, " \
 	f ".os, " f ".model, " f ".device_class, " f ".anr_type, " f ".blocker, " f ".variant, "   \
 	f ".variant_frame, " r ".content_hash, CASE WHEN " f ".lacks IS NULL THEN -1 ELSE"         \
 	" (json_extract(" f ".lacks, '$.method_mapping') IS NOT NULL)"                            \
 	" + 2 * (json_extract(" f ".lacks, '$.proguard') IS NOT NULL)"                            \
 	" + 4 * (json_extract(" f ".lacks, '$.images') IS NOT NULL)"                              \
 	" + 8 * (" f ".lacks <> '{}') END"
-#define ROLLUP_FACETS_N_COLUMNS 11
+#define ROLLUP_FACETS_N_COLUMNS 12
 void rollup_facets_columns(hg_db_stmt *st, int col, const char *time, struct report_facets *out);
 
 /* Adds a report read by st to its rollup in set: columns cluster, time,

@@ -26,7 +26,7 @@ static int stored_rows(hg_store *store, const struct rollup_filter *f, rollup_fn
 	int rc, err = 0;
 	while (!err && (rc = db_step(st)) == DB_ROW) {
 		struct rollup r = {.cost_max = -1};
-		if (f->facets || f->lacks)
+		if (f->facets || f->head)
 			err = rollup_add_row_facets(&r, st, 3, !f->facets);
 		else if (f->counts_only)
 			rollup_add_row_counts(&r, st, 3);
@@ -57,7 +57,7 @@ static int edge_rows(hg_store *store, const struct rollup_filter *f, const char 
 	" WHERE r.time >= ?3 AND r.time <= ?4"                                        \
 	" AND (?1 IS NULL OR r.cluster = ?1) AND (?2 IS NULL OR r.version = ?2)"
 	/* the facets only when asked: their JSON is most of a row's cost */
-	bool facets = f->facets || f->lacks;
+	bool facets = f->facets || f->head;
 	hg_db_stmt *st = facets
 		? db_stmt(store->db, S_ROLLUP_EDGE_FACETS,
 			  "SELECT " ROLLUP_REPORT_FACETS_SQL " FROM reports r INDEXED BY reports_by_time"

@@ -16,8 +16,9 @@ struct rollup_filter {
 	bool no_devices;                    /* costs, but not devices */
 	bool facets;                        /* the counts and the facets only (the
 	                                       cluster page) */
-	bool lacks;                         /* the counts and the facets' lacks
-	                                       counts only (coverage) */
+	bool head;                          /* the counts and the facets' head only:
+	                                       lacks counts and kinds (coverage, the
+	                                       digest's totals by kind) */
 };
 
 /* r is the caller's to read and merge from during the call only; rows

@@ -229,16 +229,6 @@ static void json_string(hg_buf *b, const char *s)
 }
 
 /* The FPS and startup figures of a cluster's sums (hg_figures). */
-static hg_figures figures_of(const struct rollup_figs *g)
-{
-	hg_figures f = {.reports = g->n, .unmeasured = g->unmeasured, .startups = g->startups,
-			.cold = g->cold, .warm = g->warm, .fps_reports = g->fps_n,
-			.fps_mean = g->fps_n ? g->fps / (double)g->fps_n : 0, .frames = g->frames,
-			.frozen = g->frozen, .high = g->high};
-	f.frozen_high_share = f.frames > 0 ? (double)(f.frozen + f.high) / (double)f.frames : -1;
-	return f;
-}
-
 /* The figures of a cluster's sum, kept as a result row. */
 static int end_group(struct top *t, struct acc *a)
 {
@@ -278,9 +268,7 @@ static int end_group(struct top *t, struct acc *a)
 			      cost_hist_rank(h, 99), a->sum.cost_max >= 0 ? a->sum.cost_max : 0,
 			      cost_hist_total(h), a->rated, first, last, b.data, has_fig, {0}};
 	if (has_fig) {
-		f->fig = figures_of(&a->sum.fig);
-		f->fig.total_p50 = f->fig.startups ? f->p50 : 0;
-		f->fig.total_p90 = f->fig.startups ? f->p90 : 0;
+		f->fig = rollup_figures(&a->sum);
 	}
 	return 0;
 }
