@@ -123,10 +123,15 @@ int rollup_add_row_costs(struct rollup *r, hg_db_stmt *st, int col)
 				    (size_t)db_col_bytes(st, col + 5));
 }
 
-static int decode_facets(struct rollup *r, hg_db_stmt *st, int col)
+/* The facets blob of a row whose ROLLUP_COLUMNS start at col (its last
+ * column), all of it or its head only. */
+static int decode_facets(struct rollup *r, hg_db_stmt *st, int col, bool head_only)
 {
-	return facets_decode_add(&r->facets, db_col_blob(st, col + 17),
-				 (size_t)db_col_bytes(st, col + 17));
+	int at = col + ROLLUP_N_COLUMNS - 1;
+	const void *blob = db_col_blob(st, at);
+	size_t n = (size_t)db_col_bytes(st, at);
+	return head_only ? facets_decode_head(&r->facets, blob, n)
+			 : facets_decode_add(&r->facets, blob, n);
 }
 
 int rollup_add_row_sketches(struct rollup *r, hg_db_stmt *st, int col)
@@ -139,16 +144,13 @@ int rollup_add_row_sketches(struct rollup *r, hg_db_stmt *st, int col)
 int rollup_add_row(struct rollup *r, hg_db_stmt *st, int col)
 {
 	int err = rollup_add_row_sketches(r, st, col);
-	return err ? err : decode_facets(r, st, col);
+	return err ? err : decode_facets(r, st, col, false);
 }
 
 int rollup_add_row_facets(struct rollup *r, hg_db_stmt *st, int col, bool head_only)
 {
 	rollup_add_row_counts(r, st, col);
-	if (head_only)
-		return facets_decode_head(&r->facets, db_col_blob(st, col + 17),
-					   (size_t)db_col_bytes(st, col + 17));
-	return decode_facets(r, st, col);
+	return decode_facets(r, st, col, head_only);
 }
 
 void rollup_facets_columns(hg_db_stmt *st, int col, const char *time, struct report_facets *out)

@@ -104,7 +104,6 @@ void rollup_set_release(struct rollup_set *s);
 	" + 2 * (json_extract(" f ".lacks, '$.proguard') IS NOT NULL)"                            \
 	" + 4 * (json_extract(" f ".lacks, '$.images') IS NOT NULL)"                              \
 	" + 8 * (" f ".lacks <> '{}') END"
-#define ROLLUP_FACETS_N_COLUMNS 12
 void rollup_facets_columns(hg_db_stmt *st, int col, const char *time, struct report_facets *out);
 
 /* Adds a report read by st to its rollup in set: columns cluster, time,
